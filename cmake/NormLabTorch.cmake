@@ -1,0 +1,50 @@
+# Provides the imported target NormLab::Torch.
+#
+# NORMLAB_TORCH=wheel  (default) LibTorch from the pinned PyPI `torch` wheel that
+#                      scripts/setup.sh installs under ~/.cache/normlab. We wire the
+#                      libraries ourselves instead of calling the wheel's TorchConfig,
+#                      because that config insists on a matching CUDA toolkit at build
+#                      time; the wheel already carries the CUDA runtime it was built for.
+# NORMLAB_TORCH=system Debian's libtorch-dev (CPU only), through its TorchConfig.
+set(NORMLAB_TORCH "wheel" CACHE STRING "Where LibTorch comes from: wheel or system")
+set_property(CACHE NORMLAB_TORCH PROPERTY STRINGS wheel system)
+set(NORMLAB_TORCH_VERSION "2.11.0" CACHE STRING "Pinned torch wheel version")
+
+if(NORMLAB_TORCH STREQUAL "system")
+  find_package(Torch REQUIRED)
+  add_library(NormLab::Torch INTERFACE IMPORTED)
+  target_link_libraries(NormLab::Torch INTERFACE ${TORCH_LIBRARIES})
+  return()
+endif()
+
+if(DEFINED ENV{XDG_CACHE_HOME})
+  set(_normlab_cache "$ENV{XDG_CACHE_HOME}/normlab")
+else()
+  set(_normlab_cache "$ENV{HOME}/.cache/normlab")
+endif()
+file(GLOB _torch_candidates
+     "${_normlab_cache}/torch-${NORMLAB_TORCH_VERSION}/lib/python3*/site-packages/torch")
+set(NORMLAB_TORCH_DIR "${_torch_candidates}" CACHE PATH
+    "The `torch` package folder of the pinned wheel (holds lib/ and include/)")
+if(NOT EXISTS "${NORMLAB_TORCH_DIR}/lib/libtorch_cpu.so")
+  message(FATAL_ERROR
+    "LibTorch ${NORMLAB_TORCH_VERSION} not found under ${_normlab_cache}. "
+    "Run scripts/setup.sh, set NORMLAB_TORCH_DIR, or configure with -DNORMLAB_TORCH=system.")
+endif()
+
+set(_lib "${NORMLAB_TORCH_DIR}/lib")
+add_library(NormLab::Torch INTERFACE IMPORTED)
+target_include_directories(NormLab::Torch SYSTEM INTERFACE
+  "${NORMLAB_TORCH_DIR}/include"
+  "${NORMLAB_TORCH_DIR}/include/torch/csrc/api/include")
+target_compile_definitions(NormLab::Torch INTERFACE _GLIBCXX_USE_CXX11_ABI=1)
+set(_torch_libs "${_lib}/libtorch.so" "${_lib}/libtorch_cpu.so" "${_lib}/libc10.so")
+if(EXISTS "${_lib}/libtorch_cuda.so")
+  # Nothing references libtorch_cuda directly; it registers the CUDA backend when
+  # loaded, so it must stay linked even though the linker sees no use for it.
+  list(APPEND _torch_libs "-Wl,--no-as-needed" "${_lib}/libtorch_cuda.so"
+       "${_lib}/libc10_cuda.so" "-Wl,--as-needed")
+endif()
+target_link_libraries(NormLab::Torch INTERFACE ${_torch_libs})
+target_link_options(NormLab::Torch INTERFACE "LINKER:-rpath,${_lib}")
+message(STATUS "LibTorch: ${NORMLAB_TORCH_DIR}")

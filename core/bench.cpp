@@ -1,0 +1,87 @@
+#include "bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "learner.h"
+#include "trainer.h"
+
+namespace normlab {
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void synchronize(torch::Device device) {
+  if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+// Best of several square fp32 products, large enough to reach the device's dense rate.
+double measure_matmul_flops(torch::Device device) {
+  const std::int64_t n = device.is_cuda() ? 8192 : 1024;
+  auto a = torch::randn({n, n}, torch::TensorOptions().device(device));
+  auto b = torch::randn({n, n}, torch::TensorOptions().device(device));
+  double best = 1e30;
+  for (int rep = 0; rep < 8; ++rep) {
+    synchronize(device);
+    const double start = now_s();
+    auto c = torch::mm(a, b);
+    synchronize(device);
+    best = std::min(best, now_s() - start);
+  }
+  return 2.0 * n * n * n / best;
+}
+
+}  // namespace
+
+BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
+  validate(config);
+  if (steps < 1 || warmup < 0) throw UserError("bench needs at least 1 measured step");
+  BenchResult result;
+  result.environment = describe_device(config.device);
+  const torch::Device device = select_device(result.environment);
+
+  const ModelConfig& m = config.model;
+  Learner learner(config, m.vocab, device);
+  result.parameters = learner.parameter_count();
+  std::mt19937_64 rng(config.seed);
+  std::uniform_int_distribution<std::int64_t> token(0, m.vocab - 1);
+  auto random_batch = [&] {
+    std::vector<std::int64_t> ids(std::size_t(config.batch_size) * (m.context + 1));
+    for (auto& id : ids) id = token(rng);
+    auto all = torch::tensor(ids, torch::kInt64).view({config.batch_size, m.context + 1});
+    using torch::indexing::Slice;
+    return Batch{all.index({Slice(), Slice(0, m.context)}).contiguous(),
+                 all.index({Slice(), Slice(1, m.context + 1)}).contiguous()};
+  };
+
+  std::vector<double> times;
+  for (int i = 0; i < warmup + steps; ++i) {
+    const Batch batch = random_batch();
+    const double start = now_s();
+    learner.step(batch, config.peak_lr);  // returns the loss, so the step has finished
+    if (i >= warmup) times.push_back(now_s() - start);
+  }
+  const double tokens = double(config.batch_size) * m.context;
+  // Per token: 6 flop per matmul weight (forward, two backward), plus attention's
+  // two T x d products per layer, also tripled.
+  const double matmul_params = double(m.layers) * 12 * m.d_model * m.d_model + double(m.vocab) * m.d_model;
+  result.model_flop_per_step = tokens * (6 * matmul_params + 12.0 * m.layers * m.context * m.d_model);
+  result.measured_steps = steps;
+  result.median_ms_per_step = 1e3 * median(times);
+  result.tokens_per_s = tokens / median(times);
+  result.achieved_flop_per_s = result.model_flop_per_step / median(times);
+  result.matmul_flop_per_s = measure_matmul_flops(device);
+  return result;
+}
+
+}  // namespace normlab

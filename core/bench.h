@@ -1,0 +1,22 @@
+#pragma once
+// Training-step speed for one config on one device, and how close it comes to the
+// device's own dense matmul rate.
+#include "run_record.h"
+
+namespace normlab {
+
+struct BenchResult {
+  Environment environment;
+  std::int64_t parameters = 0;
+  int measured_steps = 0;
+  double median_ms_per_step = 0;
+  double tokens_per_s = 0;            // at the median step time
+  double model_flop_per_step = 0;     // 6 x matmul parameters x tokens + attention
+  double achieved_flop_per_s = 0;
+  double matmul_flop_per_s = 0;       // measured square fp32 matmul on the same device
+};
+
+// Random tokens (speed does not depend on the text); `warmup` steps are not timed.
+BenchResult benchmark(const TrainConfig& config, int warmup, int steps);
+
+}  // namespace normlab

@@ -1,0 +1,26 @@
+#pragma once
+// The text a model trains on: a UTF-8 file, or the King James Bible from `bible`.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace normlab {
+
+inline constexpr std::size_t kMinCorpusBytes = 20000;
+
+struct Corpus {
+  std::filesystem::path path;  // where the text lives (the cache for the default corpus)
+  std::string text;
+  std::string hash;            // hex content hash, the key of every derived cache
+};
+
+// Throws UserError saying which check failed: missing, empty, binary, invalid UTF-8, too short.
+Corpus load_corpus(const std::filesystem::path& path);
+// The King James text, generated once with `bible` into the cache.
+Corpus load_default_corpus();
+// Validates text that did not come from a file; `origin` names it in messages.
+void check_corpus_text(const std::string& text, const std::string& origin);
+
+std::string content_hash(const std::string& bytes);
+
+}  // namespace normlab

@@ -1,0 +1,41 @@
+#pragma once
+// A model and its optimiser on one device: the training step that the trainer and the
+// benchmark share.
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "dataset.h"
+#include "model.h"
+#include "run_record.h"
+
+namespace normlab {
+
+class Learner {
+ public:
+  // Seeds torch with config.seed before building the model, so runs repeat exactly.
+  Learner(const TrainConfig& config, int vocab_size, torch::Device device);
+
+  // One optimiser update at `lr`; returns the batch's training loss (may be non-finite).
+  double step(const Batch& batch, double lr);
+  // Mean loss over `batches`, which must already be on this device.
+  double evaluate(const std::vector<Batch>& batches);
+
+  std::int64_t parameter_count() const { return model_->parameter_count(); }
+  torch::Device device() const { return device_; }
+  Gpt& model() { return model_; }
+
+ private:
+  const TrainConfig config_;
+  torch::Device device_;
+  Gpt model_{nullptr};
+  std::unique_ptr<torch::optim::AdamW> optimizer_;
+};
+
+// Moves a batch to `device`.
+Batch to_device(const Batch& batch, torch::Device device);
+
+// torch::Device for "cpu"/"cuda" as describe_device resolved it; also sets CPU threads.
+torch::Device select_device(const Environment& environment);
+
+}  // namespace normlab

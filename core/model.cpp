@@ -1,0 +1,98 @@
+#include "model.h"
+
+#include <cmath>
+
+namespace normlab {
+namespace F = torch::nn::functional;
+
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
+    : heads(config.heads) {
+  qkv = register_module("qkv", torch::nn::Linear(config.d_model, 3 * config.d_model));
+  proj = register_module("proj", torch::nn::Linear(config.d_model, config.d_model));
+}
+
+torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
+  const auto batch = x.size(0), time = x.size(1), width = x.size(2);
+  // (B, T, 3C) -> three (B, heads, T, C/heads)
+  auto split = qkv(x).view({batch, time, 3, heads, width / heads}).permute({2, 0, 3, 1, 4});
+  auto q = split[0], k = split[1], v = split[2];
+#if TORCH_VERSION_MAJOR >= 2
+  auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
+#else  // Debian's LibTorch 1.13 has no fused attention
+  auto scores = q.matmul(k.transpose(-2, -1)) / std::sqrt(double(width / heads));
+  auto future = torch::ones({time, time}, x.options().dtype(torch::kBool)).triu(1);
+  auto y = scores.masked_fill(future, -INFINITY).softmax(-1).matmul(v);
+#endif
+  return proj(y.transpose(1, 2).reshape({batch, time, width}));
+}
+
+MlpImpl::MlpImpl(const ModelConfig& config) {
+  up = register_module("up", torch::nn::Linear(config.d_model, 4 * config.d_model));
+  down = register_module("down", torch::nn::Linear(4 * config.d_model, config.d_model));
+}
+
+torch::Tensor MlpImpl::forward(const torch::Tensor& x) { return down(F::gelu(up(x))); }
+
+BlockImpl::BlockImpl(const ModelConfig& config) : placement(config.norm) {
+  const auto shape = std::vector<std::int64_t>{config.d_model};
+  norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions(shape)));
+  attention = register_module("attention", CausalSelfAttention(config));
+  norm2 = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions(shape)));
+  mlp = register_module("mlp", Mlp(config));
+}
+
+torch::Tensor BlockImpl::forward(torch::Tensor x) {
+  if (placement == NormPlacement::Post) {  // x <- Norm(x + f(x))
+    x = norm1(x + attention(x));
+    x = norm2(x + mlp(x));
+  } else {                                 // x <- x + f(Norm x)
+    x = x + attention(norm1(x));
+    x = x + mlp(norm2(x));
+  }
+  return x;
+}
+
+GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {
+  token_embedding = register_module("token_embedding",
+                                    torch::nn::Embedding(config.vocab, config.d_model));
+  position_embedding = register_module("position_embedding",
+                                       torch::nn::Embedding(config.context, config.d_model));
+  blocks = register_module("blocks", torch::nn::ModuleList());
+  for (int i = 0; i < config.layers; ++i) blocks->push_back(Block(config));
+  if (config.norm == NormPlacement::Pre) {
+    final_norm = register_module(
+        "final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model})));
+  }
+
+  torch::NoGradGuard no_grad;
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* linear = module->as<torch::nn::Linear>()) {
+      linear->weight.normal_(0.0, 0.02);
+      linear->bias.zero_();
+    } else if (auto* embedding = module->as<torch::nn::Embedding>()) {
+      embedding->weight.normal_(0.0, 0.02);
+    }
+  }
+}
+
+torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
+  const auto time = ids.size(1);
+  auto positions = torch::arange(time, ids.options());
+  auto x = token_embedding(ids) + position_embedding(positions);
+  for (auto& block : *blocks) x = block->as<BlockImpl>()->forward(x);
+  if (final_norm) x = final_norm(x);
+  return F::linear(x, token_embedding->weight);  // output tied to the input embedding
+}
+
+torch::Tensor GptImpl::loss(const torch::Tensor& ids, const torch::Tensor& targets) {
+  auto logits = forward(ids);
+  return F::cross_entropy(logits.view({-1, logits.size(-1)}), targets.view({-1}));
+}
+
+std::int64_t GptImpl::parameter_count() const {
+  std::int64_t total = 0;
+  for (const auto& p : parameters()) total += p.numel();
+  return total;
+}
+
+}  // namespace normlab

@@ -1,0 +1,54 @@
+#pragma once
+// A small GPT, in the shape of nanoGPT's model.py. The norm placement is read in
+// Block::forward, where each placement is two lines.
+#include <torch/torch.h>
+
+#include "config.h"
+
+namespace normlab {
+
+struct CausalSelfAttentionImpl : torch::nn::Module {
+  explicit CausalSelfAttentionImpl(const ModelConfig& config);
+  torch::Tensor forward(const torch::Tensor& x);
+
+  torch::nn::Linear qkv{nullptr}, proj{nullptr};
+  int heads;
+};
+TORCH_MODULE(CausalSelfAttention);
+
+struct MlpImpl : torch::nn::Module {
+  explicit MlpImpl(const ModelConfig& config);
+  torch::Tensor forward(const torch::Tensor& x);
+
+  torch::nn::Linear up{nullptr}, down{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+struct BlockImpl : torch::nn::Module {
+  explicit BlockImpl(const ModelConfig& config);
+  torch::Tensor forward(torch::Tensor x);
+
+  torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr};
+  CausalSelfAttention attention{nullptr};
+  Mlp mlp{nullptr};
+  NormPlacement placement;
+};
+TORCH_MODULE(Block);
+
+struct GptImpl : torch::nn::Module {
+  explicit GptImpl(const ModelConfig& config);
+  // (batch, time) token ids -> (batch, time, vocab) logits.
+  torch::Tensor forward(const torch::Tensor& ids);
+  // Mean cross-entropy of the next-token predictions, nats.
+  torch::Tensor loss(const torch::Tensor& ids, const torch::Tensor& targets);
+
+  std::int64_t parameter_count() const;
+
+  ModelConfig config;
+  torch::nn::Embedding token_embedding{nullptr}, position_embedding{nullptr};
+  torch::nn::ModuleList blocks{nullptr};
+  torch::nn::LayerNorm final_norm{nullptr};  // pre-norm only: the stream is never normalised otherwise
+};
+TORCH_MODULE(Gpt);
+
+}  // namespace normlab

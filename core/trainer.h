@@ -1,0 +1,27 @@
+#pragma once
+// Trains one run. Config in, RunRecord out, progress through callbacks.
+// No torch in this header, so the UI can drive it.
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "run_record.h"
+
+namespace normlab {
+
+struct TrainCallbacks {
+  std::function<void(const std::string& stage)> on_stage;   // "Training tokenizer…"
+  std::function<void(const RunRecord& run)> on_start;       // prepared: env, baseline, counts
+  std::function<void(const StepMetrics& step)> on_step;
+  std::function<void(const EvalMetrics& eval, const RunRecord& run)> on_eval;
+};
+
+// Runs to completion, cancellation (status Stopped, points kept) or divergence
+// (status Diverged). Throws UserError for bad config or input, before training starts.
+RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks = {},
+                const std::atomic<bool>* cancel = nullptr);
+
+// What `device` ("auto", "cpu", "cuda") resolves to here; UserError when unavailable.
+Environment describe_device(const std::string& device);
+
+}  // namespace normlab
