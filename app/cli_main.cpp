@@ -45,6 +45,7 @@ Run options (defaults are the course's 8-layer, d_model 128 model):
   --vocab N                BPE vocabulary size (default 8192)
   --seed N                 seeds the model and the batches (default 1337)
   --device auto|cpu|cuda   auto takes the GPU when LibTorch sees one (default auto)
+  --threads N              CPU threads; 0 = OMP_NUM_THREADS, else one per core (default 0)
   --eval-interval N        steps between held-out evaluations (default 100)
   --eval-batches N         held-out batches per evaluation (default 16)
   --clip X                 clip the gradient norm at X; 0 = off (default 0)
@@ -78,7 +79,7 @@ struct Options {
 
 const std::vector<std::string> kValueOptions = {
     "norm", "lr", "warmup", "steps", "batch", "context", "layers", "d-model", "heads", "vocab",
-    "seed", "device", "eval-interval", "eval-batches", "clip", "weight-decay", "corpus", "name",
+    "seed", "device", "threads", "eval-interval", "eval-batches", "clip", "weight-decay", "corpus", "name",
     "scale", "preset", "out", "bench-steps", "bench-warmup"};
 
 Options parse_arguments(int argc, char** argv) {
@@ -148,6 +149,7 @@ TrainConfig build_config(const Options& options) {
       {"vocab", [&](auto& t) { c.model.vocab = int(parse_integer("vocab", t)); }},
       {"seed", [&](auto& t) { c.seed = std::uint64_t(parse_integer("seed", t)); }},
       {"device", [&](auto& t) { c.device = t; }},
+      {"threads", [&](auto& t) { c.threads = int(parse_integer("threads", t)); }},
       {"eval-interval", [&](auto& t) { c.eval_interval = int(parse_integer("eval-interval", t)); }},
       {"eval-batches", [&](auto& t) { c.eval_batches = int(parse_integer("eval-batches", t)); }},
       {"clip", [&](auto& t) { c.clip_grad_norm = parse_real("clip", t); }},

@@ -47,7 +47,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   validate(config);
   if (steps < 1 || warmup < 0) throw UserError("bench needs at least 1 measured step");
   BenchResult result;
-  result.environment = describe_device(config.device);
+  result.environment = describe_device(config.device, config.threads);
   const torch::Device device = select_device(result.environment);
 
   const ModelConfig& m = config.model;

@@ -39,6 +39,7 @@ void validate(const TrainConfig& c) {
   require(std::isfinite(c.weight_decay) && c.weight_decay >= 0, "weight decay must be 0 or more");
   require(std::isfinite(c.clip_grad_norm) && c.clip_grad_norm >= 0,
           "gradient clipping norm must be 0 (off) or more");
+  require(c.threads >= 0 && c.threads <= 1024, "threads must be between 0 (LibTorch's default) and 1024");
   require(c.eval_interval >= 1, "evaluation interval must be at least 1 step");
   require(c.eval_batches >= 1 && c.eval_batches <= 1000,
           "evaluation batches must be between 1 and 1000");

@@ -38,6 +38,7 @@ struct TrainConfig {
   double clip_grad_norm = 0.0;  // 0 = no clipping
   std::uint64_t seed = 1337;
   std::string device = "auto";  // auto | cpu | cuda
+  int threads = 0;              // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
   int eval_interval = 100;
   int eval_batches = 16;
   std::string corpus_path;  // empty: the King James text from `bible`

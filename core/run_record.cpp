@@ -48,6 +48,7 @@ json config_to_json(const TrainConfig& c) {
           {"steps", c.steps},                {"batch_size", c.batch_size},
           {"weight_decay", c.weight_decay},  {"clip_grad_norm", c.clip_grad_norm},
           {"seed", c.seed},                  {"device", c.device},
+          {"threads", c.threads},
           {"eval_interval", c.eval_interval}, {"eval_batches", c.eval_batches},
           {"corpus", c.corpus_path}};
 }
@@ -70,6 +71,7 @@ TrainConfig config_from_json(const json& j, const std::string& name) {
   c.clip_grad_norm = field<double>(j, "clip_grad_norm", at);
   c.seed = field<std::uint64_t>(j, "seed", at);
   c.device = field<std::string>(j, "device", at);
+  c.threads = field<int>(j, "threads", at);
   c.eval_interval = field<int>(j, "eval_interval", at);
   c.eval_batches = field<int>(j, "eval_batches", at);
   c.corpus_path = field<std::string>(j, "corpus", at);

@@ -36,7 +36,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-Environment describe_device(const std::string& device) {
+Environment describe_device(const std::string& device, int threads) {
   Environment env;
   env.app_version = NORMLAB_VERSION;
   env.libtorch_version = TORCH_VERSION;
@@ -51,7 +51,7 @@ Environment describe_device(const std::string& device) {
     env.threads = torch::get_num_threads();
   } else {
     env.device = "cpu";
-    env.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    env.threads = threads > 0 ? threads : torch::get_num_threads();
     env.device_name = "CPU, " + std::to_string(env.threads) + " threads";
   }
   return env;
@@ -67,7 +67,7 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
   run.config = requested;
   if (run.config.name.empty()) run.config.name = default_run_name(run.config);
   const TrainConfig& config = run.config;
-  run.environment = describe_device(config.device);
+  run.environment = describe_device(config.device, config.threads);
   const torch::Device device = select_device(run.environment);
 
   stage("Reading the corpus");

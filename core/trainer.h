@@ -21,7 +21,8 @@ struct TrainCallbacks {
 RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks = {},
                 const std::atomic<bool>* cancel = nullptr);
 
-// What `device` ("auto", "cpu", "cuda") resolves to here; UserError when unavailable.
-Environment describe_device(const std::string& device);
+// What `device` ("auto", "cpu", "cuda") resolves to here, with `threads` CPU threads
+// (0 = LibTorch's default); UserError when unavailable.
+Environment describe_device(const std::string& device, int threads = 0);
 
 }  // namespace normlab

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine: installs what is missing, builds, then
+#   scripts/normlab.sh launch   starts the desktop app
+#   scripts/normlab.sh test     runs the whole test suite
+#   scripts/normlab.sh cli ...  runs normlab-cli with the given arguments
+#   scripts/normlab.sh setup    only installs and builds
+# Idempotent: packages already there, the cached LibTorch and an up-to-date build are reused.
+# NORMLAB_TORCH=system uses Debian's libtorch-dev (CPU only) instead of the pinned wheel.
+set -euo pipefail
+
+TORCH_VERSION=2.11.0
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/normlab
+torch_source=${NORMLAB_TORCH:-wheel}
+case $torch_source in
+  wheel) preset=release ;;
+  system) preset=system-torch ;;
+  *) echo "normlab: NORMLAB_TORCH must be 'wheel' or 'system', not '$torch_source'" >&2; exit 2 ;;
+esac
+
+say() { printf '\033[1mnormlab:\033[0m %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_packages() {
+  local wanted=(build-essential cmake pkg-config git
+    qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev libxkbcommon-dev
+    nlohmann-json3-dev libgtest-dev libsentencepiece-dev libopenblas-dev
+    bible-kjv xvfb xauth python3 python3-venv)
+  [ "$torch_source" = system ] && wanted+=(libtorch-dev)
+  local missing=()
+  for package in "${wanted[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  say "installing Debian packages: ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# LibTorch is the C++ library inside the PyPI torch wheel (CUDA build); one copy in the
+# user's cache serves every clone.
+install_libtorch() {
+  local venv=$cache/torch-$TORCH_VERSION
+  [ -f "$venv/.complete" ] && return
+  say "installing LibTorch $TORCH_VERSION (PyPI torch wheel with its CUDA libraries, about 4 GB) into $venv"
+  rm -rf "$venv"
+  mkdir -p "$cache"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir "torch==$TORCH_VERSION" numpy
+  touch "$venv/.complete"
+}
+
+build() {
+  install_packages
+  [ "$torch_source" = wheel ] && install_libtorch
+  cd "$root"
+  [ -f "build/$preset/CMakeCache.txt" ] || cmake --preset "$preset" >/dev/null
+  say "building ($preset)"
+  cmake --build --preset "$preset"
+}
+
+command=${1:-launch}
+[ $# -gt 0 ] && shift
+case $command in
+  setup) build ;;
+  test)
+    build
+    say "running the tests"
+    ctest --preset "$preset" -j2 "$@" ;;
+  launch)
+    build
+    exec "$root/build/$preset/app/normlab" "$@" ;;
+  cli)
+    build >&2
+    exec "$root/build/$preset/app/normlab-cli" "$@" ;;
+  *) echo "usage: scripts/normlab.sh [launch|test|cli ARGS...|setup]" >&2; exit 2 ;;
+esac
