@@ -1,0 +1,33 @@
+#include "bench.h"
+
+#include "test_support.h"
+
+namespace normlab::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Bench, MeasuresATinyModel) {
+  TrainConfig config = tiny_config("unused");
+  const BenchResult r = benchmark(config, 1, 3);
+  const ModelConfig& m = config.model;
+  EXPECT_EQ(r.environment.device, "cpu");
+  EXPECT_EQ(r.measured_steps, 3);
+  EXPECT_GT(r.median_ms_per_step, 0);
+  const double tokens = double(config.batch_size) * m.context;
+  EXPECT_NEAR(r.tokens_per_s, tokens / (r.median_ms_per_step / 1e3), 1e-6 * r.tokens_per_s);
+  // 6 flop per matmul weight and token (tied head included), plus attention's scores
+  // and weighted sum: 2 x 2 T d per layer and token, tripled for the backward pass.
+  const double weights = m.layers * 12.0 * m.d_model * m.d_model + double(m.vocab) * m.d_model;
+  EXPECT_DOUBLE_EQ(r.model_flop_per_step, tokens * (6 * weights + 12.0 * m.layers * m.context * m.d_model));
+  EXPECT_NEAR(r.achieved_flop_per_s, r.model_flop_per_step * r.tokens_per_s / tokens, 1e-6 * r.achieved_flop_per_s);
+  EXPECT_GT(r.matmul_flop_per_s, 1e8);
+  EXPECT_GT(r.parameters, 0);
+
+  EXPECT_THAT(user_error([&] { benchmark(config, 0, 0); }), HasSubstr("step"));
+  config.model.heads = 3;
+  EXPECT_THAT(user_error([&] { benchmark(config, 1, 1); }), HasSubstr("heads"));
+}
+
+}  // namespace
+}  // namespace normlab::test

@@ -1,0 +1,255 @@
+#include "run_record.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace normlab::test {
+namespace {
+
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+RunRecord sample_run() {
+  RunRecord run;
+  run.config.name = "post-norm lr 6e-3 warmup 30";
+  run.config.model = {4, 64, 2, 32, 1024, NormPlacement::Post};
+  run.config.peak_lr = 6e-3;
+  run.config.warmup_steps = 30;
+  run.config.steps = 5;
+  run.config.batch_size = 8;
+  run.config.weight_decay = 0.05;
+  run.config.clip_grad_norm = 1.5;
+  run.config.seed = 18'000'000'000'000'000'000ull;  // above INT64_MAX
+  run.config.device = "cpu";
+  run.config.threads = 3;
+  run.config.eval_interval = 2;
+  run.config.eval_batches = 3;
+  run.config.corpus_path = "/data/text with spaces.txt";
+  run.environment = {"0.1.0", "2.11.0", "cpu", "CPU, 2 threads", 2};
+  run.parameters = 123'456;
+  run.train_tokens = 90'000;
+  run.heldout_tokens = 10'000;
+  run.baseline_loss = 5.4321;
+  run.status = RunStatus::Diverged;
+  run.message = "training loss became NaN at step 5";
+  for (int s = 1; s <= 5; ++s) {
+    run.steps.push_back({s, 0.1 * s + 1e-9, 6e-3 / 3 * s, s == 5 ? kNaN : 7.0 - 0.1 * s, 1000.0 / 3 * s});
+  }
+  run.evals = {{0, 0.0, 6.9}, {2, 0.2, 6.5}, {4, 0.4, 6.123456789012345}};
+  return run;
+}
+
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+void expect_equal(const RunRecord& a, const RunRecord& b) {
+  EXPECT_EQ(a.config.name, b.config.name);
+  EXPECT_EQ(a.config.model.layers, b.config.model.layers);
+  EXPECT_EQ(a.config.model.d_model, b.config.model.d_model);
+  EXPECT_EQ(a.config.model.heads, b.config.model.heads);
+  EXPECT_EQ(a.config.model.context, b.config.model.context);
+  EXPECT_EQ(a.config.model.vocab, b.config.model.vocab);
+  EXPECT_EQ(a.config.model.norm, b.config.model.norm);
+  EXPECT_EQ(a.config.peak_lr, b.config.peak_lr);
+  EXPECT_EQ(a.config.warmup_steps, b.config.warmup_steps);
+  EXPECT_EQ(a.config.steps, b.config.steps);
+  EXPECT_EQ(a.config.batch_size, b.config.batch_size);
+  EXPECT_EQ(a.config.weight_decay, b.config.weight_decay);
+  EXPECT_EQ(a.config.clip_grad_norm, b.config.clip_grad_norm);
+  EXPECT_EQ(a.config.seed, b.config.seed);
+  EXPECT_EQ(a.config.device, b.config.device);
+  EXPECT_EQ(a.config.threads, b.config.threads);
+  EXPECT_EQ(a.config.eval_interval, b.config.eval_interval);
+  EXPECT_EQ(a.config.eval_batches, b.config.eval_batches);
+  EXPECT_EQ(a.config.corpus_path, b.config.corpus_path);
+  EXPECT_EQ(a.environment.app_version, b.environment.app_version);
+  EXPECT_EQ(a.environment.libtorch_version, b.environment.libtorch_version);
+  EXPECT_EQ(a.environment.device, b.environment.device);
+  EXPECT_EQ(a.environment.device_name, b.environment.device_name);
+  EXPECT_EQ(a.environment.threads, b.environment.threads);
+  EXPECT_EQ(a.parameters, b.parameters);
+  EXPECT_EQ(a.train_tokens, b.train_tokens);
+  EXPECT_EQ(a.heldout_tokens, b.heldout_tokens);
+  EXPECT_TRUE(same(a.baseline_loss, b.baseline_loss));
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.message, b.message);
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    EXPECT_EQ(a.steps[i].step, b.steps[i].step);
+    EXPECT_TRUE(same(a.steps[i].wall_s, b.steps[i].wall_s));
+    EXPECT_TRUE(same(a.steps[i].lr, b.steps[i].lr));
+    EXPECT_TRUE(same(a.steps[i].train_loss, b.steps[i].train_loss)) << "step " << i + 1;
+    EXPECT_TRUE(same(a.steps[i].tokens_per_s, b.steps[i].tokens_per_s));
+  }
+  ASSERT_EQ(a.evals.size(), b.evals.size());
+  for (std::size_t i = 0; i < a.evals.size(); ++i) {
+    EXPECT_EQ(a.evals[i].step, b.evals[i].step);
+    EXPECT_TRUE(same(a.evals[i].wall_s, b.evals[i].wall_s));
+    EXPECT_TRUE(same(a.evals[i].val_loss, b.evals[i].val_loss));
+  }
+}
+
+class RunRecordTest : public CacheTest {
+ protected:
+  // The sample run as JSON, edited by `change`, written to a file and read back.
+  std::string read_error(const std::function<void(json&)>& change) {
+    json j = json::parse(to_json_text(sample_run()));
+    change(j);
+    const fs::path path = temp_ / "run.json";
+    write_file(path, j.dump());
+    const std::string message = user_error([&] { read_json(path); });
+    EXPECT_THAT(message, HasSubstr(path.string()));
+    return message;
+  }
+};
+
+TEST_F(RunRecordTest, JsonRoundTrip) {
+  const RunRecord run = sample_run();
+  expect_equal(from_json_text(to_json_text(run)), run);
+  write_json(run, temp_ / "runs" / "a.json");  // creates the folder
+  expect_equal(read_json(temp_ / "runs" / "a.json"), run);
+}
+
+TEST_F(RunRecordTest, JsonLayout) {
+  const json j = json::parse(to_json_text(sample_run()));
+  EXPECT_EQ(j["schema"], "normlab.run");
+  EXPECT_EQ(j["version"], kRunSchemaVersion);
+  EXPECT_EQ(j["status"], "diverged");
+  EXPECT_TRUE(j["steps"]["train_loss"][4].is_null());  // NaN has no JSON form
+  EXPECT_EQ(j["steps"]["step"].size(), 5u);
+  EXPECT_EQ(j["evals"]["val_loss"].size(), 3u);
+}
+
+TEST_F(RunRecordTest, StatusNamesAndFinalValLoss) {
+  RunRecord run = sample_run();
+  EXPECT_DOUBLE_EQ(run.final_val_loss(), 6.123456789012345);
+  run.evals.clear();
+  EXPECT_TRUE(std::isnan(run.final_val_loss()));
+
+  for (auto status : {RunStatus::Queued, RunStatus::Running, RunStatus::Done, RunStatus::Stopped,
+                      RunStatus::Diverged, RunStatus::Failed}) {
+    EXPECT_EQ(parse_status(to_string(status)), status);
+  }
+  EXPECT_THAT(user_error([] { parse_status("exploded"); }), HasSubstr("exploded"));
+}
+
+TEST_F(RunRecordTest, ReadNotJson) {
+  EXPECT_THAT(user_error([&] { read_json(temp_ / "absent.json"); }), HasSubstr("absent.json"));
+
+  const fs::path path = temp_ / "notes.json";
+  write_file(path, "step,loss\n1,2.0\n");
+  const std::string message = user_error([&] { read_json(path); });
+  EXPECT_THAT(message, HasSubstr("not valid JSON"));
+  EXPECT_THAT(message, HasSubstr(path.string()));
+}
+
+TEST_F(RunRecordTest, ReadForeignJsonOrOtherVersion) {
+  EXPECT_THAT(read_error([](json& j) { j = {{"name", "x"}, {"steps", json::array()}}; }),
+              HasSubstr("not a NormLab run file"));
+  EXPECT_THAT(read_error([](json& j) { j["schema"] = "other.app"; }), HasSubstr("not a NormLab run file"));
+  EXPECT_THAT(read_error([](json& j) { j = json::array({1, 2}); }), HasSubstr("not a NormLab run file"));
+  EXPECT_THAT(read_error([](json& j) { j["version"] = kRunSchemaVersion + 1; }),
+              HasSubstr("version " + std::to_string(kRunSchemaVersion + 1)));
+}
+
+TEST_F(RunRecordTest, ReadMissingOrMistypedFieldNamesIt) {
+  EXPECT_THAT(read_error([](json& j) { j.erase("name"); }), HasSubstr("'name'"));
+  EXPECT_THAT(read_error([](json& j) { j.erase("baseline_loss"); }), HasSubstr("'baseline_loss'"));
+  EXPECT_THAT(read_error([](json& j) { j["config"].erase("peak_lr"); }), HasSubstr("'config.peak_lr'"));
+  EXPECT_THAT(read_error([](json& j) { j["environment"].erase("threads"); }),
+              HasSubstr("'environment.threads'"));
+  EXPECT_THAT(read_error([](json& j) { j["evals"].erase("val_loss"); }), HasSubstr("'evals.val_loss'"));
+  EXPECT_THAT(read_error([](json& j) { j["parameters"] = "many"; }), HasSubstr("'parameters'"));
+  EXPECT_THAT(read_error([](json& j) { j["steps"]["lr"][1] = "fast"; }), HasSubstr("'steps.lr'"));
+}
+
+TEST_F(RunRecordTest, ReadColumnsOfDifferentLengths) {
+  EXPECT_THAT(read_error([](json& j) { j["steps"]["lr"].erase(0); }), HasSubstr("differ in length"));
+}
+
+TEST_F(RunRecordTest, ReadBadValues) {
+  EXPECT_THAT(read_error([](json& j) { j["status"] = "exploded"; }), HasSubstr("exploded"));
+  EXPECT_THAT(read_error([](json& j) { j["config"]["heads"] = 3; }), HasSubstr("heads"));
+  EXPECT_THAT(read_error([](json& j) { j["config"]["norm"] = "middle"; }), HasSubstr("middle"));
+}
+
+TEST_F(RunRecordTest, CsvRows) {
+  RunRecord a = sample_run();
+  RunRecord b = sample_run();
+  b.config.name = "say \"hi\", twice";
+  b.steps.resize(2);
+  b.evals = {{0, 0.0, 6.9}, {2, 0.2, 6.25}};
+  const fs::path path = temp_ / "runs.csv";
+  write_csv({a, b}, path);
+
+  const auto lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 1u + 5 + 2);
+  EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss");
+  EXPECT_EQ(lines[1].rfind("\"post-norm lr 6e-3 warmup 30\",1,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[1].back(), ',');      // step 1: no evaluation
+  EXPECT_THAT(lines[2], ::testing::EndsWith(",6.5"));
+  EXPECT_EQ(lines[3].back(), ',');
+  EXPECT_THAT(lines[4], ::testing::EndsWith(",6.12345679"));
+  EXPECT_THAT(lines[5], ::testing::EndsWith(",,"));  // NaN train loss, no evaluation
+  EXPECT_EQ(lines[6].rfind("\"say \"\"hi\"\", twice\",1,", 0), 0u) << lines[6];
+  EXPECT_THAT(lines[7], ::testing::EndsWith(",6.25"));
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    // Six fields: the quoted name holds one comma in the second run.
+    const auto commas = std::count(lines[i].begin(), lines[i].end(), ',');
+    EXPECT_EQ(commas, i <= 5 ? 5 : 6) << lines[i];
+  }
+}
+
+TEST_F(RunRecordTest, AtomicWriteReplacesContents) {
+  const fs::path path = temp_ / "out" / "file.txt";
+  write_file_atomically(path, "first");
+  write_file_atomically(path, "second");
+  EXPECT_EQ(read_file(path), "second");
+  EXPECT_EQ(std::distance(fs::directory_iterator(path.parent_path()), fs::directory_iterator()), 1);
+}
+
+TEST_F(RunRecordTest, AtomicWriteToBadPathFails) {
+  const fs::path path = temp_ / "taken";
+  fs::create_directories(path / "inside");
+  EXPECT_THAT(user_error([&] { write_file_atomically(path, "data"); }), HasSubstr(path.string()));
+  EXPECT_TRUE(fs::is_directory(path / "inside"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
+      << "a temp file was left behind";
+
+  const fs::path blocker = temp_ / "blocker";
+  write_file(blocker, "old");
+  EXPECT_THAT(user_error([&] { write_file_atomically(blocker / "run.json", "data"); }),
+              HasSubstr("cannot write"));
+  EXPECT_EQ(read_file(blocker), "old");
+}
+
+// A write that fails half way (here: the file size limit, as on a full disk) keeps
+// the old file whole and leaves no temp file. Works as root, unlike a read-only folder.
+TEST_F(RunRecordTest, AtomicWriteFailingMidwayKeepsOldFile) {
+  const fs::path path = temp_ / "run.json";
+  write_file(path, "old contents");
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto* old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit limited = saved;
+  limited.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  const std::string message = user_error([&] { write_file_atomically(path, std::string(100'000, 'x')); });
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, old_handler);
+
+  EXPECT_THAT(message, HasSubstr(path.string()));
+  EXPECT_EQ(read_file(path), "old contents");
+  EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
+      << "a temp file was left behind";
+}
+
+}  // namespace
+}  // namespace normlab::test

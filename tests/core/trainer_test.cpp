@@ -1,0 +1,235 @@
+#include "trainer.h"
+
+#include <torch/torch.h>
+
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "learner.h"
+#include "test_support.h"
+
+namespace normlab::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TrainerTest : public CacheTest {
+ protected:
+  TrainConfig config_ = tiny_config(corpus_file(synthetic_corpus()));
+};
+
+std::vector<double> train_losses(const RunRecord& run) {
+  std::vector<double> losses;
+  for (const auto& s : run.steps) losses.push_back(s.train_loss);
+  return losses;
+}
+
+TEST_F(TrainerTest, PreNormLearnsBelowBaseline) {
+  const RunRecord run = train(config_);
+  EXPECT_EQ(run.status, RunStatus::Done);
+  ASSERT_EQ(run.steps.size(), 150u);
+  ASSERT_GE(run.evals.size(), 2u);
+  const double initial = run.evals.front().val_loss, final = run.final_val_loss();
+  EXPECT_NEAR(initial, std::log(256.0), 0.1);
+  EXPECT_GT(run.baseline_loss, 1.0);
+  EXPECT_LT(run.baseline_loss, initial);
+  EXPECT_LT(final, run.baseline_loss - 0.3) << "initial " << initial;
+}
+
+TEST_F(TrainerTest, RecordDescribesTheRun) {
+  config_.steps = 5;
+  const RunRecord run = train(config_);
+  EXPECT_EQ(run.config.name, "pre-norm lr 3e-3 warmup 10");
+  EXPECT_EQ(run.environment.device, "cpu");
+  EXPECT_EQ(run.environment.libtorch_version, TORCH_VERSION);
+  EXPECT_EQ(run.environment.app_version, NORMLAB_VERSION);
+  EXPECT_EQ(run.environment.threads, 1);
+  EXPECT_THAT(run.environment.device_name, HasSubstr("1 thread"));
+  EXPECT_GT(run.train_tokens, 8 * run.heldout_tokens);
+  EXPECT_GT(run.heldout_tokens, 1000);
+  Gpt expected(config_.model);
+  EXPECT_EQ(run.parameters, expected->parameter_count());
+  for (std::size_t i = 0; i < run.steps.size(); ++i) {
+    const auto& s = run.steps[i];
+    EXPECT_EQ(s.step, int(i) + 1);
+    EXPECT_DOUBLE_EQ(s.lr, config_.peak_lr * (i + 1) / config_.warmup_steps);
+    EXPECT_GT(s.tokens_per_s, 0);
+    EXPECT_TRUE(std::isfinite(s.train_loss));
+    if (i > 0) {
+      EXPECT_GE(s.wall_s, run.steps[i - 1].wall_s);
+    }
+  }
+}
+
+TEST_F(TrainerTest, SeedDecidesLosses) {
+  config_.steps = 20;
+  config_.eval_interval = 10;
+  const RunRecord a = train(config_), b = train(config_);
+  EXPECT_EQ(train_losses(a), train_losses(b));
+  ASSERT_EQ(a.evals.size(), b.evals.size());
+  for (std::size_t i = 0; i < a.evals.size(); ++i) EXPECT_EQ(a.evals[i].val_loss, b.evals[i].val_loss);
+
+  config_.seed += 1;
+  const RunRecord c = train(config_);
+  EXPECT_NE(train_losses(a), train_losses(c));
+  EXPECT_NE(a.evals.front().val_loss, c.evals.front().val_loss);  // different initial weights
+}
+
+TEST_F(TrainerTest, CallbacksCalled) {
+  config_.steps = 10;
+  config_.eval_interval = 4;
+  int starts = 0;
+  std::vector<int> steps, evals;
+  std::vector<std::string> stages;
+  TrainCallbacks callbacks;
+  callbacks.on_stage = [&](const std::string& stage) { stages.push_back(stage); };
+  callbacks.on_start = [&](const RunRecord& run) {
+    ++starts;
+    EXPECT_EQ(run.status, RunStatus::Running);
+    EXPECT_GT(run.baseline_loss, 0);
+    EXPECT_TRUE(run.steps.empty());
+  };
+  callbacks.on_step = [&](const StepMetrics& s) { steps.push_back(s.step); };
+  callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
+    evals.push_back(e.step);
+    EXPECT_EQ(run.evals.back().step, e.step);
+    EXPECT_EQ(int(run.steps.size()), e.step);  // the record is current when saved
+  };
+  const RunRecord run = train(config_, callbacks);
+  EXPECT_EQ(starts, 1);
+  EXPECT_EQ(steps, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(evals, (std::vector<int>{0, 4, 8, 10}));
+  EXPECT_FALSE(stages.empty());
+  EXPECT_EQ(run.evals.size(), 4u);
+
+  // A last step on the interval is evaluated once.
+  config_.steps = 8;
+  evals.clear();
+  train(config_, callbacks);
+  EXPECT_EQ(evals, (std::vector<int>{0, 4, 8}));
+}
+
+TEST_F(TrainerTest, CancelStopsWithinOneStep) {
+  std::atomic<bool> cancel{false};
+  TrainCallbacks callbacks;
+  callbacks.on_step = [&](const StepMetrics& s) {
+    if (s.step == 7) cancel = true;
+  };
+  const RunRecord run = train(config_, callbacks, &cancel);
+  EXPECT_EQ(run.status, RunStatus::Stopped);
+  EXPECT_EQ(run.steps.size(), 7u);
+  EXPECT_EQ(run.steps.back().step, 7);
+  EXPECT_FALSE(run.evals.empty());
+  EXPECT_THAT(run.message, HasSubstr("7"));
+
+  const RunRecord early = train(config_, {}, &cancel);  // still set: stops before step 1
+  EXPECT_EQ(early.status, RunStatus::Stopped);
+  EXPECT_TRUE(early.steps.empty());
+}
+
+TEST_F(TrainerTest, NonFiniteLossEndsAsDiverged) {
+  // Adam moves a weight by at most the learning rate per step, so at lr <= 1 this
+  // model's loss stays finite for thousands of steps. A decoupled weight decay with
+  // lr x decay > 2 multiplies every matrix by |1 - lr x decay| > 1 each step instead:
+  // the weights overflow within a few steps.
+  config_.peak_lr = 1.0;
+  config_.warmup_steps = 1;
+  config_.weight_decay = 1000;
+  config_.steps = 50;
+  config_.eval_interval = 1;
+  int reported = 0;
+  TrainCallbacks callbacks;
+  callbacks.on_step = [&](const StepMetrics&) { ++reported; };
+  const RunRecord run = train(config_, callbacks);
+  EXPECT_EQ(run.status, RunStatus::Diverged);
+  ASSERT_FALSE(run.steps.empty());
+  EXPECT_LT(run.steps.size(), 50u);
+  EXPECT_FALSE(std::isfinite(run.steps.back().train_loss));
+  for (std::size_t i = 0; i + 1 < run.steps.size(); ++i) EXPECT_TRUE(std::isfinite(run.steps[i].train_loss));
+  EXPECT_EQ(reported, int(run.steps.size()));  // the last, non-finite step is reported too
+  EXPECT_EQ(run.evals.size(), run.steps.size());  // evaluated after every finite step only
+  EXPECT_THAT(run.message, HasSubstr("step " + std::to_string(run.steps.back().step)));
+}
+
+TEST_F(TrainerTest, Devices) {
+  const Environment env = describe_device("auto");
+  EXPECT_EQ(env.device, torch::cuda::is_available() ? "cuda" : "cpu");
+  EXPECT_FALSE(env.device_name.empty());
+  EXPECT_EQ(describe_device("cpu").device, "cpu");
+  config_.device = "cuda";
+  if (torch::cuda::is_available()) {
+    EXPECT_EQ(describe_device("cuda").device, "cuda");
+  } else {  // this machine: a clear error, before any work
+    EXPECT_THAT(user_error([&] { train(config_); }), HasSubstr("cuda"));
+    EXPECT_THAT(user_error([&] { describe_device("cuda"); }), HasSubstr("cuda"));
+  }
+}
+
+TEST_F(TrainerTest, BadInputIsUserError) {
+  const std::vector<std::pair<std::function<void(TrainConfig&)>, std::string>> cases = {
+      {[](TrainConfig& c) { c.model.layers = 0; }, "layers"},
+      {[](TrainConfig& c) { c.model.heads = 5; }, "heads"},
+      {[](TrainConfig& c) { c.peak_lr = -1; }, "learning rate"},
+      {[](TrainConfig& c) { c.steps = 0; }, "steps"},
+      {[](TrainConfig& c) { c.batch_size = 0; }, "batch"},
+      {[](TrainConfig& c) { c.device = "tpu"; }, "device"},
+  };
+  for (const auto& [change, field] : cases) {
+    TrainConfig bad = config_;
+    change(bad);
+    EXPECT_THAT(user_error([&] { train(bad); }), HasSubstr(field));
+  }
+  config_.corpus_path = corpus_file("", "empty.txt").string();
+  EXPECT_THAT(user_error([&] { train(config_); }), HasSubstr("empty"));
+}
+
+TEST_F(TrainerTest, ClippingStillTrains) {
+  config_.clip_grad_norm = 0.5;
+  config_.steps = 60;
+  const RunRecord run = train(config_);
+  EXPECT_EQ(run.status, RunStatus::Done);
+  EXPECT_LT(run.final_val_loss(), run.evals.front().val_loss - 0.5);
+}
+
+class LearnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { torch::manual_seed(11); }  // for the random batches
+  TrainConfig config_ = tiny_config("unused");
+};
+
+TEST_F(LearnerTest, FitsOneBatch) {
+  Learner learner(config_, 256, torch::kCPU);
+  const Batch batch{torch::randint(256, {4, 32}, torch::kInt64), torch::randint(256, {4, 32}, torch::kInt64)};
+  const double before = learner.evaluate({batch});
+  for (int i = 0; i < 60; ++i) learner.step(batch, 1e-2);
+  EXPECT_LT(learner.evaluate({batch}), before - 1.0);
+}
+
+TEST_F(LearnerTest, WeightDecayOnMatricesOnly) {
+  // Two learners with the same weights and batch see the same gradients, so their
+  // AdamW updates differ only by the decoupled decay lr * wd * w.
+  const Batch batch{torch::randint(256, {2, 32}, torch::kInt64), torch::randint(256, {2, 32}, torch::kInt64)};
+  const double lr = 0.1, decay = 0.5;
+  config_.weight_decay = 0;
+  Learner plain(config_, 256, torch::kCPU);
+  config_.weight_decay = decay;
+  Learner decayed(config_, 256, torch::kCPU);
+  std::map<std::string, torch::Tensor> before;
+  for (const auto& p : plain.model()->named_parameters()) before[p.key()] = p.value().detach().clone();
+  plain.step(batch, lr);
+  decayed.step(batch, lr);
+
+  const auto decayed_params = decayed.model()->named_parameters();
+  for (const auto& p : plain.model()->named_parameters()) {
+    const auto difference = p.value() - decayed_params[p.key()];
+    const auto expected = p.value().dim() >= 2 ? lr * decay * before[p.key()] : torch::zeros_like(difference);
+    EXPECT_TRUE(torch::allclose(difference, expected, 1e-3, 1e-7)) << p.key();
+  }
+}
+
+}  // namespace
+}  // namespace normlab::test
