@@ -248,9 +248,10 @@ int run_train(const Options& options) {
     }
     configs = workshop_runs(base);
   }
-  std::error_code error;
-  fs::create_directories(out, error);
-  if (error || !fs::is_directory(out)) throw UserError("cannot create output folder " + out.string());
+  // Created by the first save, so a run refused for its corpus leaves no empty folder.
+  if (std::error_code error; fs::exists(out, error) && !fs::is_directory(out, error)) {
+    throw UserError("output folder " + out.string() + " is a file");
+  }
 
   std::vector<RunRecord> runs;
   for (std::size_t i = 0; i < configs.size() && !g_cancel; ++i) {

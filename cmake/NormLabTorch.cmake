@@ -45,6 +45,9 @@ if(EXISTS "${_lib}/libtorch_cuda.so")
   list(APPEND _torch_libs "-Wl,--no-as-needed" "${_lib}/libtorch_cuda.so"
        "${_lib}/libc10_cuda.so" "-Wl,--as-needed")
 endif()
-target_link_libraries(NormLab::Torch INTERFACE ${_torch_libs})
+# libtorch exports its own std::filesystem (pytorch/pytorch#133437), built against a newer
+# libstdc++ than Debian 12's; libstdc++ must come first or calls like remove_all crash.
+target_link_libraries(NormLab::Torch INTERFACE
+  "-Wl,--no-as-needed" stdc++ "-Wl,--as-needed" ${_torch_libs})
 target_link_options(NormLab::Torch INTERFACE "LINKER:-rpath,${_lib}")
 message(STATUS "LibTorch: ${NORMLAB_TORCH_DIR}")

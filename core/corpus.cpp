@@ -62,7 +62,7 @@ void check_corpus_text(const std::string& text, const std::string& origin) {
   const auto probe = text.substr(0, 1 << 16);
   std::size_t control = 0;
   for (unsigned char c : probe) control += (c < 0x20 && c != '\n' && c != '\r' && c != '\t');
-  if (probe.find('\0') != std::string::npos || control * 100 > probe.size()) {
+  if (text.find('\0') != std::string::npos || control * 100 > probe.size()) {
     throw UserError("corpus " + origin + " looks binary (it holds NUL or control bytes); " +
                     "give a plain UTF-8 text file");
   }

@@ -34,8 +34,8 @@ T field(const json& object, const char* key, const std::string& where) {
     if (!value.is_number_integer()) throw UserError("field '" + name + "' must be an integer");
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!value.is_string()) throw UserError("field '" + name + "' must be a string");
-  } else {
-    if (!value.is_array()) throw UserError("field '" + name + "' must be an array");
+  } else if (!value.is_array() && !value.is_object()) {
+    throw UserError("field '" + name + "' must be an object or an array");
   }
   return value.get<T>();
 }

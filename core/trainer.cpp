@@ -52,7 +52,7 @@ Environment describe_device(const std::string& device, int threads) {
   } else {
     env.device = "cpu";
     env.threads = threads > 0 ? threads : torch::get_num_threads();
-    env.device_name = "CPU, " + std::to_string(env.threads) + " threads";
+    env.device_name = "CPU, " + std::to_string(env.threads) + (env.threads == 1 ? " thread" : " threads");
   }
   return env;
 }
