@@ -1,0 +1,132 @@
+// The chart on its own: colours, smoothing, scales, zoom and the hover readout.
+#include <gtest/gtest.h>
+
+#include <QCategoryAxis>
+#include <QLineSeries>
+#include <cmath>
+
+#include "chart_export.h"
+#include "loss_chart.h"
+#include "run_colors.h"
+#include "run_store.h"
+#include "smoothing.h"
+#include "test_support.h"
+
+namespace normlab::ui {
+namespace {
+
+TEST(DebiasedEma, FirstValueIsKeptAndAConstantStaysConstant) {
+  DebiasedEma ema(0.9);
+  EXPECT_DOUBLE_EQ(ema.add(5.0), 5.0);  // a plain EMA would give 0.5
+  for (int i = 0; i < 50; ++i) EXPECT_NEAR(ema.add(5.0), 5.0, 1e-12);
+  DebiasedEma off(0);
+  EXPECT_DOUBLE_EQ(off.add(3.0), 3.0);
+  EXPECT_DOUBLE_EQ(off.add(7.0), 7.0);
+}
+
+TEST(RunColours, FollowThePlate) {
+  TrainConfig pre, post, long_warmup;
+  pre.model.norm = NormPlacement::Pre;
+  post.model.norm = NormPlacement::Post;
+  long_warmup.model.norm = NormPlacement::Post;
+  long_warmup.warmup_steps = 1000;
+  long_warmup.steps = 3000;
+  EXPECT_EQ(family_of(pre), RunFamily::PreNorm);
+  EXPECT_EQ(family_of(post), RunFamily::PostNorm);
+  EXPECT_EQ(family_of(long_warmup), RunFamily::PostNormLongWarmup);
+  const QColor blue = family_colour(RunFamily::PreNorm, 0), red = family_colour(RunFamily::PostNorm, 0),
+               green = family_colour(RunFamily::PostNormLongWarmup, 0);
+  EXPECT_GT(blue.blue(), blue.red());
+  EXPECT_GT(red.red(), red.blue());
+  EXPECT_GT(green.green(), green.red());
+  EXPECT_GT(training_colour(blue).lightness(), blue.lightness());
+}
+
+TEST(RunStore, RunsOfOneFamilyGetDifferentShades) {
+  RunStore store;
+  const int a = store.add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 1000), {});
+  const int b = store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 1000), {});
+  const int c = store.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 1000), {});
+  EXPECT_NE(store.find(a)->colour, store.find(b)->colour);
+  EXPECT_EQ(store.find(c)->colour, family_colour(RunFamily::PostNorm, 0));
+  store.remove(a);  // its shade is free again
+  EXPECT_EQ(store.find(store.add(test::synthetic_run(NormPlacement::Pre, 2e-3, 30, 1000), {}))->colour,
+            family_colour(RunFamily::PreNorm, 0));
+  EXPECT_EQ(store.unique_name("pre-norm lr 6e-3 warmup 30"), "pre-norm lr 6e-3 warmup 30 (2)");
+}
+
+class LossChartTest : public ::testing::Test {
+ protected:
+  LossChartTest() : chart_(store_) { chart_.resize(1000, 600); }
+  RunStore store_;
+  LossChart chart_;
+};
+
+TEST_F(LossChartTest, FollowsTheDataUntilZoomedAndFitsAgainOnReset) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  chart_.refresh();
+  ViewRange fitted = chart_.view();
+  EXPECT_DOUBLE_EQ(fitted.x_min, 0);
+  EXPECT_DOUBLE_EQ(fitted.x_max, 600);
+  EXPECT_LT(fitted.y_min, 4.6);
+  EXPECT_GT(fitted.y_max, 9.0);
+  chart_.set_view({100, 200, 5, 6});
+  EXPECT_FALSE(chart_.follows_data());
+  store_.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 3000, 100), {});
+  chart_.refresh();
+  EXPECT_DOUBLE_EQ(chart_.view().x_max, 200);  // a zoom is not undone by new data
+  chart_.reset_view();
+  EXPECT_DOUBLE_EQ(chart_.view().x_max, 3000);
+}
+
+TEST_F(LossChartTest, LogScaleKeepsTheShownRangeAndLabelsItInNats) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  chart_.refresh();
+  chart_.set_view({0, 600, 4, 9});
+  chart_.set_log_scale(true);
+  EXPECT_NEAR(chart_.view().y_min, 4, 1e-9);
+  EXPECT_NEAR(chart_.view().y_max, 9, 1e-9);
+  QCategoryAxis* y = nullptr;
+  for (QAbstractAxis* axis : chart_.axes(Qt::Vertical)) y = qobject_cast<QCategoryAxis*>(axis);
+  ASSERT_NE(y, nullptr);
+  const QStringList labels = y->categoriesLabels();
+  EXPECT_TRUE(labels.contains(QStringLiteral("5"))) << labels.join(' ').toStdString();
+  EXPECT_NEAR(y->endValue(QStringLiteral("5")), std::log10(5.0), 1e-12);
+}
+
+TEST_F(LossChartTest, SmoothingDrawsTheRawCurveBehindTheSmoothedOne) {
+  const int id = store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  chart_.set_smoothing(0.9);
+  chart_.refresh();
+  int full_series = 0;
+  for (QAbstractSeries* s : chart_.series()) {
+    if (auto* line = qobject_cast<QLineSeries*>(s); line && line->count() == 600 && line->isVisible()) ++full_series;
+  }
+  EXPECT_EQ(full_series, 2);
+  const std::vector<Readout> values = chart_.readout(300.4);
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_EQ(values[0].step, 300);
+  EXPECT_EQ(values[0].eval_step, 300);
+  EXPECT_TRUE(std::isfinite(values[0].train_smoothed));
+  EXPECT_EQ(values[0].train, store_.find(id)->record.steps[299].train_loss);
+}
+
+TEST_F(LossChartTest, HiddenRunsLeaveTheChartAndTheReadout) {
+  const int id = store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  store_.set_visible(id, false);
+  chart_.refresh();
+  EXPECT_TRUE(chart_.readout(100).empty());
+  for (QAbstractSeries* s : chart_.series()) {
+    if (auto* line = qobject_cast<QLineSeries*>(s); line && line->count() > 2) {
+      EXPECT_FALSE(line->isVisible());
+    }
+  }
+}
+
+TEST(ChartExport, ScaleKeepsTextReadable) {
+  EXPECT_DOUBLE_EQ(export_scale(QSize(1000, 600), QSize(2000, 1200)), 2.0);
+  EXPECT_DOUBLE_EQ(export_scale(QSize(1000, 600), QSize(500, 300)), 1.0);
+}
+
+}  // namespace
+}  // namespace normlab::ui

@@ -1,0 +1,243 @@
+// The window driven as a person would: settings, Start, Stop, import, export, close.
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QLineSeries>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+
+#include "loss_chart.h"
+#include "loss_chart_view.h"
+#include "main_window.h"
+#include "run_store.h"
+#include "settings_panel.h"
+#include "test_support.h"
+#include "training_queue.h"
+
+namespace normlab::ui {
+namespace {
+
+constexpr int kTrainTimeoutMs = 180'000;  // tokenizer training included, on a busy machine
+
+class MainWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(folder_.isValid());
+    corpus_ = test::write_synthetic_corpus(folder_.path());
+    MainWindowOptions options;
+    options.data_folder = folder_.filePath(QStringLiteral("runs"));
+    options.report_error = [this](const QString& title, const QString& text) { errors_ << title + ": " + text; };
+    options.confirm = [](const QString&, const QString&) { return true; };
+    window_ = std::make_unique<MainWindow>(options);
+    window_->show();
+  }
+
+  RunStatus status(int id) const { return window_->store().find(id)->record.status; }
+  const RunRecord& record(int id) const { return window_->store().find(id)->record; }
+
+  // Points in the chart's series, counted from the series themselves.
+  int series_with_points(int count) const {
+    int found = 0;
+    for (QAbstractSeries* series : window_->chart().series()) {
+      if (auto* line = qobject_cast<QLineSeries*>(series); line && line->count() == count) ++found;
+    }
+    return found;
+  }
+
+  int start_tiny_run(int steps) {
+    window_->settings_panel().set_config(test::tiny_config(corpus_, steps));
+    EXPECT_TRUE(window_->settings_panel().problem().isEmpty()) << window_->settings_panel().problem().toStdString();
+    EXPECT_TRUE(window_->start_action()->isEnabled());
+    window_->start_action()->trigger();
+    EXPECT_EQ(window_->store().runs().size(), 1u);
+    return window_->store().runs().back().id;
+  }
+
+  QTemporaryDir folder_;
+  QString corpus_;
+  QStringList errors_;
+  std::unique_ptr<MainWindow> window_;
+};
+
+TEST_F(MainWindowTest, TinyRunStartedFromTheWindowPutsItsPointsOnTheChart) {
+  const int id = start_tiny_run(30);
+  ASSERT_TRUE(test::wait_until([&] { return status(id) != RunStatus::Running; }, kTrainTimeoutMs))
+      << "still running after " << record(id).steps.size() << " steps";
+  ASSERT_EQ(status(id), RunStatus::Done) << record(id).message;
+  // The chart catches up on its next refresh: all 30 steps, evaluations at 0, 10, 20 and 30.
+  ASSERT_TRUE(test::wait_until([&] {
+    return window_->chart().plotted_points(id) == 30 && window_->chart().plotted_evals(id) == 4;
+  }, 2000));
+  EXPECT_GE(series_with_points(30), 1);              // the training curve
+  EXPECT_GE(series_with_points(4), 1);               // the held-out curve
+  EXPECT_GT(record(id).baseline_loss, 0);
+  // Saved as it went, and finished in the data folder.
+  const RunRecord saved = read_json(window_->store().find(id)->file.toStdString());
+  EXPECT_EQ(saved.status, RunStatus::Done);
+  EXPECT_EQ(saved.steps.size(), 30u);
+  EXPECT_TRUE(errors_.isEmpty()) << errors_.join('\n').toStdString();
+}
+
+TEST_F(MainWindowTest, StopLeavesTheRunStoppedWithItsPointsKept) {
+  const int id = start_tiny_run(1'000'000);
+  ASSERT_TRUE(test::wait_until([&] { return record(id).steps.size() >= 5; }, kTrainTimeoutMs));
+  ASSERT_TRUE(window_->stop_action()->isEnabled());
+  window_->stop_action()->trigger();
+  ASSERT_TRUE(test::wait_until([&] { return status(id) != RunStatus::Running; }, 30'000));
+  EXPECT_EQ(status(id), RunStatus::Stopped);
+  const int kept = int(record(id).steps.size());
+  EXPECT_GE(kept, 5);
+  ASSERT_TRUE(test::wait_until([&] { return window_->chart().plotted_points(id) == kept; }, 2000));
+  test::wait_until([] { return false; }, 300);  // nothing may arrive after the stop
+  EXPECT_EQ(int(record(id).steps.size()), kept);
+  EXPECT_EQ(window_->chart().plotted_points(id), kept);
+  EXPECT_FALSE(window_->queue().busy());
+  EXPECT_FALSE(window_->stop_action()->isEnabled());
+  EXPECT_EQ(read_json(window_->store().find(id)->file.toStdString()).status, RunStatus::Stopped);
+}
+
+TEST_F(MainWindowTest, ClosingDuringTrainingStopsTheWorkerAndSavesTheRun) {
+  const int id = start_tiny_run(1'000'000);
+  ASSERT_TRUE(test::wait_until([&] { return record(id).steps.size() >= 3; }, kTrainTimeoutMs));
+  const QString file = window_->store().find(id)->file;
+  EXPECT_TRUE(window_->close());
+  EXPECT_FALSE(window_->isVisible());
+  const RunRecord saved = read_json(file.toStdString());
+  EXPECT_EQ(saved.status, RunStatus::Stopped);
+  EXPECT_GE(saved.steps.size(), 3u);
+  window_.reset();  // the thread has ended: destroying the window must not hang or crash
+}
+
+TEST_F(MainWindowTest, ExportWritesAPngOfTheRequestedSizeAndAParseableSvg) {
+  window_->store().add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  window_->store().add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 600, 50), {});
+  window_->chart().set_log_scale(true);
+  window_->chart().set_view({100, 400, 4, 9});
+
+  const QString png = folder_.filePath(QStringLiteral("chart.png"));
+  ASSERT_TRUE(window_->export_chart(png, QSize(1234, 777)));
+  const QImage image(png);
+  ASSERT_FALSE(image.isNull());
+  EXPECT_EQ(image.size(), QSize(1234, 777));
+  int coloured = 0;  // the curves are there, not just a white page
+  for (int y = 0; y < image.height(); y += 3) {
+    for (int x = 0; x < image.width(); x += 3) {
+      const QColor c = image.pixelColor(x, y);
+      coloured += c.saturation() > 80;
+    }
+  }
+  EXPECT_GT(coloured, 200);
+
+  const QString svg = folder_.filePath(QStringLiteral("chart.svg"));
+  ASSERT_TRUE(window_->export_chart(svg, QSize(900, 560)));
+  QSvgRenderer renderer(svg);
+  EXPECT_TRUE(renderer.isValid());
+  QFile file(svg);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  QXmlStreamReader xml(&file);
+  bool saw_title = false;
+  while (!xml.atEnd()) {
+    xml.readNext();
+    if (xml.isCharacters() && xml.text().contains(QStringLiteral("training (light)"))) saw_title = true;
+  }
+  EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+  EXPECT_TRUE(saw_title);
+  EXPECT_TRUE(errors_.isEmpty()) << errors_.join('\n').toStdString();
+}
+
+TEST_F(MainWindowTest, ExportedPictureShowsWhatTheChartShows) {
+  window_->store().add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600, 50), {});
+  window_->chart().refresh();
+  window_->chart().set_view({0, 300, 4, 10});
+  const QString zoomed = folder_.filePath(QStringLiteral("zoomed.png"));
+  const QString fitted = folder_.filePath(QStringLiteral("fitted.png"));
+  ASSERT_TRUE(window_->export_chart(zoomed, QSize(800, 500)));
+  window_->chart().reset_view();
+  ASSERT_TRUE(window_->export_chart(fitted, QSize(800, 500)));
+  EXPECT_NE(QImage(zoomed), QImage(fitted));
+}
+
+TEST_F(MainWindowTest, ImportAddsAGoodRunAndABrokenFileChangesNothing) {
+  const QString good = folder_.filePath(QStringLiteral("good.json"));
+  write_json(test::synthetic_run(NormPlacement::Post, 1e-3, 200, 600, 50), good.toStdString());
+  EXPECT_EQ(window_->import_runs({good}), 1);
+  ASSERT_EQ(window_->store().runs().size(), 1u);
+  EXPECT_TRUE(errors_.isEmpty());
+  EXPECT_EQ(window_->store().runs().front().record.config.name, "post-norm lr 1e-3 warmup 200");
+  EXPECT_TRUE(QFile::exists(window_->store().runs().front().file));  // kept for the next session
+
+  const QString broken = folder_.filePath(QStringLiteral("broken.json"));
+  QFile file(broken);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write("{\"schema\": \"normlab.run\", \"version\": 1, \"name\": ");
+  file.close();
+  EXPECT_EQ(window_->import_runs({good, broken}), 0);
+  EXPECT_EQ(window_->store().runs().size(), 1u);
+  ASSERT_EQ(errors_.size(), 1);
+  EXPECT_TRUE(errors_.front().contains(QStringLiteral("broken.json"))) << errors_.front().toStdString();
+}
+
+TEST_F(MainWindowTest, RunsComeBackInTheNextSession) {
+  const QString good = folder_.filePath(QStringLiteral("good.json"));
+  RunRecord interrupted = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 300, 50);
+  interrupted.status = RunStatus::Running;  // as saved at an evaluation, before a crash
+  write_json(interrupted, good.toStdString());
+  ASSERT_EQ(window_->import_runs({good}), 1);
+  window_->store().set_visible(window_->store().runs().front().id, false);
+  window_->close();
+
+  MainWindowOptions options;
+  options.data_folder = folder_.filePath(QStringLiteral("runs"));
+  MainWindow next(options);
+  ASSERT_EQ(next.store().runs().size(), 1u);
+  const RunEntry& back = next.store().runs().front();
+  EXPECT_EQ(back.record.status, RunStatus::Stopped);
+  EXPECT_EQ(back.record.steps.size(), 300u);
+  EXPECT_FALSE(back.visible);
+}
+
+TEST_F(MainWindowTest, RemovingARunDeletesItsSavedCopy) {
+  const QString good = folder_.filePath(QStringLiteral("good.json"));
+  write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 300, 50), good.toStdString());
+  ASSERT_EQ(window_->import_runs({good}), 1);
+  const RunEntry& run = window_->store().runs().front();
+  const QString kept = run.file;
+  window_->remove_runs({run.id});
+  EXPECT_TRUE(window_->store().runs().empty());
+  EXPECT_FALSE(QFile::exists(kept));
+  EXPECT_TRUE(QFile::exists(good));
+}
+
+TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
+  window_->store().add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 200, 50), {});
+  window_->store().add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 200, 50), {});
+  QList<int> ids;
+  for (const RunEntry& run : window_->store().runs()) ids << run.id;
+  const QString out = folder_.filePath(QStringLiteral("export"));
+  QDir().mkpath(out);
+  ASSERT_TRUE(window_->export_runs_json(ids, out));
+  EXPECT_EQ(read_json(QDir(out).filePath(QStringLiteral("pre-norm_lr_6e-3_warmup_30.json")).toStdString()).steps.size(), 200u);
+  EXPECT_TRUE(QFile::exists(QDir(out).filePath(QStringLiteral("post-norm_lr_6e-3_warmup_30.json"))));
+  const QString csv = QDir(out).filePath(QStringLiteral("runs.csv"));
+  ASSERT_TRUE(window_->export_runs_csv(ids, csv));
+  QFile file(csv);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 200);
+}
+
+TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
+  TrainConfig config = test::tiny_config(folder_.filePath(QStringLiteral("no-such-corpus.txt")));
+  const int id = window_->queue_run(config);
+  window_->queue_run(config);  // queued behind it: dropped with it
+  ASSERT_TRUE(test::wait_until([&] { return !errors_.isEmpty(); }, 60'000));
+  EXPECT_EQ(status(id), RunStatus::Failed);
+  EXPECT_EQ(window_->store().runs().size(), 1u);
+  EXPECT_TRUE(errors_.front().contains(QStringLiteral("no-such-corpus"))) << errors_.front().toStdString();
+}
+
+}  // namespace
+}  // namespace normlab::ui

@@ -1,0 +1,98 @@
+#include "test_support.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QThread>
+#include <cmath>
+#include <random>
+
+namespace normlab::ui::test {
+
+QString write_synthetic_corpus(const QString& folder, int bytes) {
+  static const char* const kWords[] = {
+      "the", "a", "model", "learns", "from", "text", "and", "every", "layer", "adds", "its", "update",
+      "to", "stream", "norm", "before", "after", "warmup", "rate", "loss", "falls", "slowly", "quickly",
+      "when", "training", "starts", "gradient", "flows", "back", "through", "blocks", "attention", "reads",
+      "context", "tokens", "predicts", "next", "word", "held", "out", "baseline", "frequency", "common",
+      "rare", "deep", "shallow", "step", "large", "small", "careful", "gentle", "river", "mountain",
+      "light", "dark", "morning", "evening", "king", "land", "people", "house", "water", "bread", "stone",
+      "spoke", "went", "came", "saw", "gave", "took", "made", "said", "unto", "them", "him", "her", "they",
+      "we", "you", "is", "was", "were", "shall", "will", "not", "all", "many", "few", "great", "little"};
+  std::mt19937 rng(20260130);
+  std::uniform_int_distribution<int> word(0, int(std::size(kWords)) - 1), length(5, 14);
+  QByteArray text;
+  while (text.size() < bytes) {
+    const int n = length(rng);
+    for (int i = 0; i < n; ++i) {
+      QByteArray w = kWords[word(rng)];
+      if (i == 0) w[0] = char(std::toupper(w[0]));
+      text += w;
+      text += i + 1 < n ? (rng() % 9 == 0 ? ", " : " ") : ".\n";
+    }
+  }
+  const QString path = QDir(folder).filePath(QStringLiteral("synthetic-corpus.txt"));
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) throw std::runtime_error("cannot write " + path.toStdString());
+  file.write(text);
+  return path;
+}
+
+TrainConfig tiny_config(const QString& corpus, int steps) {
+  TrainConfig c;
+  c.model.layers = 2;
+  c.model.d_model = 32;
+  c.model.heads = 2;
+  c.model.context = 16;
+  c.model.vocab = 256;
+  c.batch_size = 4;
+  c.steps = steps;
+  c.warmup_steps = 5;
+  c.eval_interval = 10;
+  c.eval_batches = 2;
+  c.device = "cpu";
+  c.corpus_path = corpus.toStdString();
+  return c;
+}
+
+RunRecord synthetic_run(NormPlacement norm, double lr, int warmup, int steps, int eval_interval) {
+  RunRecord run;
+  TrainConfig& c = run.config;
+  c.model.norm = norm;
+  c.peak_lr = lr;
+  c.warmup_steps = warmup;
+  c.steps = steps;
+  c.eval_interval = eval_interval;
+  c.name = default_run_name(c);
+  run.status = RunStatus::Done;
+  run.baseline_loss = 7.60;
+  run.environment = {"test", "none", "cpu", "CPU, synthetic", 1};
+  const double start = std::log(8192.0);
+  const bool stalls = norm == NormPlacement::Post && warmup * 10 < steps;
+  const double floor = stalls ? 7.58 : 4.4 + (lr < 5e-3 ? 0.15 : 0.0) + (norm == NormPlacement::Post ? 0.1 : 0);
+  std::mt19937 rng(unsigned(lr * 1e6) + unsigned(warmup) + (norm == NormPlacement::Post ? 7 : 0));
+  std::normal_distribution<double> noise(0, 0.12);
+  auto curve = [&](int step) {
+    const double t = double(step) / steps;
+    return floor + (start - floor) * std::exp(-t * (stalls ? 40 : 6));
+  };
+  for (int step = 1; step <= steps; ++step) {
+    run.steps.push_back({step, step * 0.05, lr, curve(step) + noise(rng), 20000});
+    if (step % eval_interval == 0 || step == steps) run.evals.push_back({step, step * 0.05, curve(step) + 0.05});
+  }
+  run.evals.insert(run.evals.begin(), EvalMetrics{0, 0, start});
+  return run;
+}
+
+bool wait_until(const std::function<bool()>& done, int timeout_ms) {
+  QDeadlineTimer deadline(timeout_ms);
+  while (!done()) {
+    if (deadline.hasExpired()) return false;
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(2);
+  }
+  return true;
+}
+
+}  // namespace normlab::ui::test

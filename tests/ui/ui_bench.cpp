@@ -1,0 +1,175 @@
+// normlab-ui-bench: the two figures the window must meet, measured.
+//   1. Chart repaint cost with five runs of 3000 steps on screen (target: under 10 ms).
+//   2. Event-loop latency while a run trains: how late a 10 ms timer fires (target: p99
+//      and maximum under 20 ms).
+// Runs offscreen unless QT_QPA_PLATFORM says otherwise.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "loss_chart.h"
+#include "loss_chart_view.h"
+#include "main_window.h"
+#include "presets.h"
+#include "run_store.h"
+#include "settings_panel.h"
+#include "test_support.h"
+#include "training_queue.h"
+
+using namespace normlab;
+using namespace normlab::ui;
+
+namespace {
+
+struct Summary {
+  double median, p99, max;
+};
+
+Summary summarise(std::vector<double> v) {
+  if (v.empty()) return {0, 0, 0};
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) { return v[std::min(v.size() - 1, std::size_t(q * (v.size() - 1) + 0.5))]; };
+  return {at(0.5), at(0.99), v.back()};
+}
+
+template <typename F>
+std::vector<double> time_ms(int repeats, F&& f) {
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    QElapsedTimer t;
+    t.start();
+    f(i);
+    ms.push_back(t.nsecsElapsed() / 1e6);
+  }
+  return ms;
+}
+
+void print(const char* what, const Summary& s, const char* unit = "ms") {
+  std::printf("  %-52s median %6.2f %s   p99 %6.2f %s   max %6.2f %s\n", what, s.median, unit, s.p99, unit, s.max, unit);
+}
+
+void chart_cost() {
+  RunStore store;
+  std::vector<int> ids;
+  for (const TrainConfig& c : workshop_runs(scaled(TrainConfig{}, Scale::Full))) {
+    ids.push_back(store.add(test::synthetic_run(c.model.norm, c.peak_lr, c.warmup_steps, c.steps, c.eval_interval), {}));
+  }
+  auto* chart = new LossChart(store);
+  LossChartView view(chart);
+  view.resize(1100, 650);
+  view.show();
+  test::wait_until([&] { return view.isVisible(); }, 2000);
+  chart->set_smoothing(0.6);
+  chart->refresh();
+  QApplication::processEvents();
+  std::printf("Chart: 5 runs x 3000 steps (+31 evaluations each), smoothing on, %dx%d px, antialiased\n",
+              view.width(), view.height());
+
+  print("repaint (paint only)", summarise(time_ms(60, [&](int) { view.viewport()->repaint(); })));
+  // A timer tick while training: one run gained ~a batch of steps; its series are replaced.
+  RunRecord growing = store.find(ids.back())->record;
+  const int live = store.add(growing, {});
+  store.finish(live, [&] { RunRecord r = growing; r.steps.resize(1000); r.evals.resize(11); return r; }());
+  chart->refresh();
+  print("live tick: 20 new steps, refresh + repaint", summarise(time_ms(60, [&](int i) {
+          const auto first = growing.steps.begin() + 1000 + 20 * i;
+          store.append_steps(live, std::vector<StepMetrics>(first, first + 20));
+          chart->refresh();
+          view.viewport()->repaint();
+        })));
+  store.remove(live);
+  print("everything rebuilt (smoothing changed) + repaint", summarise(time_ms(20, [&](int i) {
+          chart->set_smoothing(i % 2 ? 0.6 : 0.61);
+          chart->refresh();
+          view.viewport()->repaint();
+        })));
+  std::printf("  target: under 10 ms per repaint\n\n");
+}
+
+void event_loop_latency(int seconds, bool course_model) {
+  QTemporaryDir folder;
+  MainWindowOptions options;
+  options.data_folder = folder.filePath(QStringLiteral("runs"));
+  options.report_error = [](const QString& title, const QString& text) {
+    std::fprintf(stderr, "%s: %s\n", qPrintable(title), qPrintable(text));
+  };
+  MainWindow window(options);
+  window.show();
+  TrainConfig config;
+  if (course_model) {
+    config = scaled(TrainConfig{}, Scale::Cpu);
+  } else {
+    config = test::tiny_config(test::write_synthetic_corpus(folder.path(), 200'000));
+    config.model.layers = 4;
+    config.model.d_model = 64;
+    config.model.heads = 4;
+    config.model.context = 64;
+    config.batch_size = 8;
+    config.eval_interval = 50;
+  }
+  config.steps = 1'000'000;
+  window.settings_panel().set_config(config);
+  const int id = window.queue_run(window.settings_panel().config());
+  const RunRecord& run = window.store().find(id)->record;
+  std::printf("Event loop while training (%s): a 10 ms timer for %d s once steps arrive\n",
+              course_model ? "the course's CPU-scale model on the default corpus" : "4 layers x 64 on a synthetic corpus",
+              seconds);
+  if (!test::wait_until([&] { return !run.steps.empty(); }, 600'000)) {
+    std::printf("  no training step within 10 minutes\n");
+    return;
+  }
+  std::vector<double> lateness;
+  double worst_refresh = 0;
+  QElapsedTimer clock;
+  clock.start();
+  qint64 last = clock.nsecsElapsed();
+  QTimer tick;
+  tick.setTimerType(Qt::PreciseTimer);
+  tick.setInterval(10);
+  QObject::connect(&tick, &QTimer::timeout, [&] {
+    const qint64 now = clock.nsecsElapsed();
+    lateness.push_back(std::max(0.0, (now - last) / 1e6 - 10.0));
+    last = now;
+    worst_refresh = std::max(worst_refresh, window.chart().last_refresh_ms());
+  });
+  const std::size_t steps_before = run.steps.size();
+  tick.start();
+  test::wait_until([&] { return clock.elapsed() >= seconds * 1000; }, seconds * 1000 + 5000);
+  tick.stop();
+  const std::size_t steps = run.steps.size() - steps_before;
+  print("10 ms timer lateness", summarise(lateness));
+  std::printf("  %zu ticks; %zu steps trained meanwhile (%.1f steps/s); slowest chart data refresh %.2f ms\n",
+              lateness.size(), steps, steps / double(seconds), worst_refresh);
+  std::printf("  target: p99 and max under 20 ms\n");
+  window.close();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QTemporaryDir home;  // settings of this measurement only
+  qputenv("XDG_CONFIG_HOME", home.filePath(QStringLiteral("config")).toUtf8());
+  QApplication app(argc, argv);
+  QCoreApplication::setOrganizationName(QStringLiteral("NormLabBench"));
+  QCoreApplication::setApplicationName(QStringLiteral("NormLabBench"));
+  QApplication::setStyle(QStringLiteral("Fusion"));
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Measures chart repaint cost and event-loop latency while training."));
+  parser.addHelpOption();
+  const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("How long to measure latency (default 20)."),
+                                   QStringLiteral("N"), QStringLiteral("20"));
+  const QCommandLineOption course(QStringLiteral("course-model"),
+                                  QStringLiteral("Train the course's CPU-scale model on the default corpus instead."));
+  parser.addOption(seconds);
+  parser.addOption(course);
+  parser.process(app);
+  chart_cost();
+  event_loop_latency(std::max(1, parser.value(seconds).toInt()), parser.isSet(course));
+  return 0;
+}

@@ -1,0 +1,85 @@
+#include "about_view.h"
+
+#include "config.h"
+
+namespace normlab::ui {
+
+AboutView::AboutView(QWidget* parent) : QTextBrowser(parent) {
+  setOpenExternalLinks(true);
+  setFrameShape(QFrame::NoFrame);
+  document()->setDocumentMargin(28);
+  document()->setDefaultStyleSheet(QStringLiteral(
+      "body { color: #222; } h1 { font-size: 17pt; font-weight: 600; margin-bottom: 4px; }"
+      " h2 { font-size: 12.5pt; font-weight: 600; margin-top: 18px; color: #1b3a5c; }"
+      " p, li { font-size: 10.5pt; line-height: 135%; } .formula { font-family: 'DejaVu Serif';"
+      " font-style: italic; font-size: 11.5pt; } .pre { color: #1f5fb0; font-weight: 600; }"
+      " .post { color: #c62828; font-weight: 600; } .long { color: #2e7d32; font-weight: 600; }"
+      " .muted { color: #5f6b7a; }"));
+  const QString pre = QString::fromUtf8(formula(NormPlacement::Pre));
+  const QString post = QString::fromUtf8(formula(NormPlacement::Post));
+  setHtml(tr(R"(
+<div style="max-width: 46em">
+<h1>Where the norm goes</h1>
+<p class="muted">NormLab trains the same small GPT twice over, changing one thing: where each
+block normalises. Everything else (data, seed, schedule) stays put, so any difference
+in the curves comes from that choice.</p>
+
+<h2>Two ways to build a block</h2>
+<p>A Transformer block reads a running sum, the residual stream <i>x</i>, computes an
+update <i>f</i> (attention, then an MLP) and adds it back. The LayerNorm can sit in one of
+two places:</p>
+<ul>
+<li><span class="post">Post-norm</span> &nbsp;<span class="formula">%2</span><br>
+The original 2017 design. The sum is normalised after every addition, so each block
+rescales the whole stream, and a gradient travelling back from the loss has to pass
+through one norm per block on its way down.</li>
+<li><span class="pre">Pre-norm</span> &nbsp;<span class="formula">%1</span><br>
+Only what enters the sub-layer is normalised. The stream itself is a plain sum that no
+block rescales, which leaves the gradient an untouched path from the loss to the first
+layer. The model then needs one last norm before its output head.</li>
+</ul>
+
+<h2>Why post-norm wants a warmup</h2>
+<p>Right after initialisation a post-norm model's gradients are largest in the blocks
+next to the output (Xiong et al., 2020). Taking full-size steps at that moment knocks the
+model into a state it does not leave: typically it settles on predicting how common each
+token is and learns nothing more. Raising the learning rate slowly over the first part of
+training, the <i>warmup</i>, lets the model get into shape before the big steps come.
+Pre-norm's gradients are sensible from the start, so a few dozen warmup steps are enough,
+even at a learning rate several times higher.</p>
+
+<h2>The dashed line</h2>
+<p>The faint dashed line is the <b>unigram baseline</b>: the held-out loss of guessing every
+token by its overall frequency in the training text, ignoring all context. It is what a
+model scores once it knows which tokens are common and nothing else. A curve that flattens
+out on this line has learned no context at all; a model that trains drops well below it.</p>
+
+<h2>Reading the chart</h2>
+<ul>
+<li>Colours follow the course: <span class="pre">pre-norm in blues</span>,
+<span class="post">post-norm in reds</span>, and
+<span class="long">post-norm with a long warmup in green</span> (warmup of at least a
+tenth of the run). Several runs of one kind get different shades.</li>
+<li>Light, thin lines are the <b>training loss</b> of each step: noisy, because every step
+sees a different batch. The smoothing slider averages them (an exponential moving average
+with its start-up bias removed); the raw curve stays faintly behind.</li>
+<li>Dark lines with dots are the <b>held-out loss</b>, measured every few steps on text the
+model never trains on. Only these say how well the model predicts new text.</li>
+<li>Losses are in nats per token. An untrained model starts near ln(vocabulary size):
+about 9.0 for 8192 tokens.</li>
+<li>Drag to zoom into a region, right-drag or middle-drag to pan, turn the wheel to zoom
+around the pointer (Ctrl: loss axis only, Shift: steps only), double-click to see all
+again. Hover for the values of every visible run at that step.</li>
+</ul>
+
+<h2>The course experiment</h2>
+<p>Five runs of an eight-layer model without gradient clipping: pre-norm and post-norm at
+peak learning rates 1e-3 and 6e-3 with a 30-step warmup, then post-norm at 1e-3 with a
+warmup of a third of the run. Watch whether each post-norm curve leaves the dashed line,
+and compare where the pre-norm curves end. Without a GPU the runs are shortened and made
+smaller so they finish in minutes; the contrast between the placements should still show.</p>
+</div>)")
+              .arg(pre.toHtmlEscaped(), post.toHtmlEscaped()));
+}
+
+}  // namespace normlab::ui

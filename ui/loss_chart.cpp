@@ -1,0 +1,552 @@
+#include "loss_chart.h"
+
+#include <QCategoryAxis>
+#include <QElapsedTimer>
+#include <QFont>
+#include <QGraphicsSimpleTextItem>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPen>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "format.h"
+#include "run_colors.h"
+#include "run_store.h"
+#include "smoothing.h"
+
+namespace normlab::ui {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+const QColor kBaselineColour(0x55, 0x55, 0x55, 170);
+const QColor kGridColour(0xe3, 0xe3, 0xe3);
+const QColor kTextColour(0x30, 0x30, 0x30);
+
+// The 1-2-2.5-5 step nearest to span/target from above: round tick values.
+double nice_step(double span, int target) {
+  const double raw = span / target;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0}) {
+    if (m * magnitude >= raw) return m * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+int decimals_for(double step) {
+  int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
+  if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-6) ++decimals;
+  return decimals;
+}
+
+QFont sized_font(double points, bool bold = false) {
+  QFont font;
+  font.setPointSizeF(points);
+  font.setBold(bold);
+  return font;
+}
+
+QColor with_alpha(QColor colour, int alpha) {
+  colour.setAlpha(alpha);
+  return colour;
+}
+
+}  // namespace
+
+struct LossChart::Curves {
+  QLineSeries* raw = nullptr;      // faint, behind the smoothed curve
+  QLineSeries* train = nullptr;    // smoothed, or raw when smoothing is off
+  QLineSeries* heldout = nullptr;  // with a marker at each evaluation
+  QList<QPointF> raw_points, smooth_points, heldout_points;  // display space
+  std::vector<double> smoothed;  // nats, one per recorded step (NaN where the loss was not finite)
+  std::size_t steps_done = 0;
+  std::size_t evals_done = 0;
+  DebiasedEma ema;
+};
+
+struct LossChart::Baseline {
+  double nats = 0;
+  QLineSeries* series = nullptr;
+  QGraphicsSimpleTextItem* label = nullptr;
+};
+
+LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
+    : QChart(parent), store_(store), axis_x_(new QValueAxis), axis_y_(new QCategoryAxis) {
+  setTitle(tr("Loss per step \u00b7 training (light) and held-out (dark)"));
+  setTitleFont(sized_font(11.5, true));
+  setTitleBrush(kTextColour);
+  setBackgroundRoundness(0);
+  setMargins(QMargins(4, 4, 10, 2));
+  legend()->setAlignment(Qt::AlignBottom);
+  legend()->setFont(sized_font(9.5));
+  legend()->setLabelColor(kTextColour);
+
+  for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(axis_x_), static_cast<QAbstractAxis*>(axis_y_)}) {
+    axis->setLabelsFont(sized_font(9));
+    axis->setLabelsColor(kTextColour);
+    axis->setTitleFont(sized_font(10));
+    axis->setTitleBrush(kTextColour);
+    axis->setGridLineColor(kGridColour);
+    axis->setLinePenColor(QColor(0x9e, 0x9e, 0x9e));
+  }
+  axis_x_->setTitleText(tr("step"));
+  axis_x_->setLabelFormat(QStringLiteral("%.0f"));
+  axis_x_->setTickInterval(100);
+  axis_x_->setTickType(QValueAxis::TicksDynamic);
+  axis_x_->setTickAnchor(0);
+  axis_x_->setMinorTickCount(0);
+  axis_y_->setTitleText(tr("loss (nats per token)"));
+  axis_y_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  addAxis(axis_x_, Qt::AlignBottom);
+  addAxis(axis_y_, Qt::AlignLeft);
+
+  refresh_timer_.setSingleShot(true);
+  refresh_timer_.setInterval(kRefreshIntervalMs);
+  connect(&refresh_timer_, &QTimer::timeout, this, &LossChart::refresh);
+  connect(&store, &RunStore::run_added, this, &LossChart::add_curves);
+  connect(&store, &RunStore::run_removed, this, &LossChart::remove_curves);
+  connect(&store, &RunStore::points_changed, this, [this](int id) {
+    dirty_.insert(id);
+    schedule_refresh();
+  });
+  connect(&store, &RunStore::appearance_changed, this, [this] {
+    styles_dirty_ = baselines_dirty_ = true;
+    schedule_refresh();
+  });
+  connect(this, &QChart::plotAreaChanged, this, &LossChart::place_baseline_labels);
+  for (const RunEntry& run : store.runs()) add_curves(run.id);
+  refresh();
+}
+
+LossChart::~LossChart() = default;
+
+// Series are never taken off the chart: Qt 6.4 goes on painting a removed series' item
+// until its deferred deletion, so a series deleted or detached meanwhile crashes it.
+// Unused series wait hidden and empty for the next run.
+QLineSeries* LossChart::take_series() {
+  if (!spare_.empty()) {
+    QLineSeries* series = spare_.back();
+    spare_.pop_back();
+    return series;
+  }
+  auto* series = new QLineSeries;
+  addSeries(series);
+  series->attachAxis(axis_x_);
+  series->attachAxis(axis_y_);
+  return series;
+}
+
+void LossChart::give_back(QLineSeries* series) {
+  series->clear();
+  series->setVisible(false);
+  series->setName({});
+  series->setPointsVisible(false);
+  spare_.push_back(series);
+}
+
+void LossChart::schedule_refresh() {
+  if (!refresh_timer_.isActive()) refresh_timer_.start();
+}
+
+double LossChart::to_display(double nats) const { return log_scale_ ? std::log10(nats) : nats; }
+double LossChart::from_display(double y) const { return log_scale_ ? std::pow(10.0, y) : y; }
+
+void LossChart::add_curves(int run_id) {
+  const RunEntry* run = store_.find(run_id);
+  if (!run) return;
+  auto curves = std::make_unique<Curves>();
+  curves->raw = take_series();
+  curves->train = take_series();
+  curves->heldout = take_series();
+  curves->ema = DebiasedEma(smoothing_);
+  curves->heldout->setName(qstr(run->record.config.name));
+  curves->heldout->setPointsVisible(true);
+  curves_[run_id] = std::move(curves);
+  dirty_.insert(run_id);
+  styles_dirty_ = baselines_dirty_ = true;
+  schedule_refresh();
+}
+
+void LossChart::remove_curves(int run_id) {
+  auto it = curves_.find(run_id);
+  if (it == curves_.end()) return;
+  for (QLineSeries* series : {it->second->raw, it->second->train, it->second->heldout}) give_back(series);
+  curves_.erase(it);
+  dirty_.remove(run_id);
+  highlighted_.remove(run_id);
+  styles_dirty_ = baselines_dirty_ = true;
+  schedule_refresh();
+}
+
+void LossChart::update_points(Curves& c, const RunRecord& r) {
+  const bool restart = r.steps.size() < c.steps_done || r.evals.size() < c.evals_done;
+  if (restart) c = Curves{c.raw, c.train, c.heldout, {}, {}, {}, {}, 0, 0, DebiasedEma(smoothing_)};
+  const bool smooth = smoothing_ > 0;
+  for (std::size_t i = c.steps_done; i < r.steps.size(); ++i) {
+    const StepMetrics& s = r.steps[i];
+    double smoothed = kNaN;
+    if (std::isfinite(s.train_loss) && s.train_loss > 0) {
+      c.raw_points.append({double(s.step), to_display(s.train_loss)});
+      if (smooth) {
+        smoothed = c.ema.add(s.train_loss);
+        c.smooth_points.append({double(s.step), to_display(smoothed)});
+      }
+    }
+    if (smooth) c.smoothed.push_back(smoothed);
+  }
+  for (std::size_t i = c.evals_done; i < r.evals.size(); ++i) {
+    const EvalMetrics& e = r.evals[i];
+    if (std::isfinite(e.val_loss) && e.val_loss > 0) {
+      c.heldout_points.append({double(e.step), to_display(e.val_loss)});
+    }
+  }
+  const bool new_steps = restart || r.steps.size() != c.steps_done;
+  c.steps_done = r.steps.size();
+  if (new_steps) {
+    c.train->replace(smooth ? c.smooth_points : c.raw_points);
+    if (smooth) c.raw->replace(c.raw_points);
+    else if (c.raw->count() > 0) c.raw->clear();
+  }
+  if (restart || r.evals.size() != c.evals_done) c.heldout->replace(c.heldout_points);
+  c.evals_done = r.evals.size();
+}
+
+void LossChart::rebuild_all() {
+  for (auto& [id, c] : curves_) {
+    *c = Curves{c->raw, c->train, c->heldout, {}, {}, {}, {}, 0, 0, DebiasedEma(smoothing_)};
+    c->train->clear();
+    c->heldout->clear();
+    dirty_.insert(id);
+  }
+  styles_dirty_ = baselines_dirty_ = true;
+}
+
+void LossChart::refresh() {
+  QElapsedTimer timer;
+  timer.start();
+  refresh_timer_.stop();
+  if (!dirty_.isEmpty()) baselines_dirty_ = true;  // a run that started knows its baseline now
+  for (int id : std::as_const(dirty_)) {
+    const RunEntry* run = store_.find(id);
+    auto it = curves_.find(id);
+    if (run && it != curves_.end()) update_points(*it->second, run->record);
+  }
+  dirty_.clear();
+  if (baselines_dirty_) update_baselines();
+  if (styles_dirty_) apply_styles();
+  if (follows_data_) fit_to_data();
+  last_refresh_ms_ = timer.nsecsElapsed() / 1e6;
+}
+
+void LossChart::apply_styles() {
+  styles_dirty_ = false;
+  const bool any_highlighted = !highlighted_.isEmpty();
+  for (const RunEntry& run : store_.runs()) {
+    auto it = curves_.find(run.id);
+    if (it == curves_.end()) continue;
+    Curves& c = *it->second;
+    const bool strong = highlighted_.contains(run.id);
+    const bool faded = any_highlighted && !strong;
+    const QColor dark = with_alpha(run.colour, faded ? 60 : 255);
+    const QColor light = with_alpha(training_colour(run.colour), faded ? 60 : 255);
+    const QColor faint = with_alpha(lightened(run.colour, 0.72), faded ? 35 : 150);
+
+    QPen heldout_pen(dark, strong ? 3.2 : 2.1);
+    heldout_pen.setCapStyle(Qt::RoundCap);
+    heldout_pen.setJoinStyle(Qt::RoundJoin);
+    c.heldout->setPen(heldout_pen);
+    c.heldout->setBrush(dark);
+    c.heldout->setMarkerSize(strong ? 7.5 : 5.5);
+    // Thousands of points each: on screen they are one-pixel cosmetic lines, which Qt
+    // draws several times faster than wider ones; pictures get the true widths.
+    QPen train_pen(strong ? training_colour(dark).darker(115) : light, exact_widths_ ? 1.1 : 1.0);
+    QPen raw_pen(faint, exact_widths_ ? 0.9 : 1.0);
+    train_pen.setCosmetic(!exact_widths_);
+    raw_pen.setCosmetic(!exact_widths_);
+    c.train->setPen(train_pen);
+    c.raw->setPen(raw_pen);
+
+    c.raw->setVisible(run.visible && smoothing_ > 0);
+    c.train->setVisible(run.visible);
+    c.heldout->setVisible(run.visible);
+    // One legend entry per run: its held-out curve stands for it.
+    for (QLegendMarker* marker : legend()->markers(c.raw)) marker->setVisible(false);
+    for (QLegendMarker* marker : legend()->markers(c.train)) marker->setVisible(false);
+    for (QLegendMarker* marker : legend()->markers(c.heldout)) marker->setVisible(run.visible);
+  }
+  for (const auto& b : baselines_) {
+    for (QLegendMarker* marker : legend()->markers(b->series)) marker->setVisible(true);
+  }
+  for (QLineSeries* series : spare_) {
+    for (QLegendMarker* marker : legend()->markers(series)) marker->setVisible(false);
+  }
+}
+
+void LossChart::update_baselines() {
+  baselines_dirty_ = false;
+  std::vector<double> wanted;
+  for (const RunEntry& run : store_.runs()) {
+    const double b = run.record.baseline_loss;
+    if (!run.visible || !std::isfinite(b) || b <= 0) continue;
+    // Runs on the same corpus and vocabulary share one line (labels show two decimals).
+    const bool known = std::any_of(wanted.begin(), wanted.end(), [b](double w) { return std::abs(w - b) < 0.005; });
+    if (!known) wanted.push_back(b);
+  }
+  std::sort(wanted.begin(), wanted.end());
+  const bool same = wanted.size() == baselines_.size() &&
+                    std::equal(wanted.begin(), wanted.end(), baselines_.begin(),
+                               [](double w, const auto& b) { return std::abs(w - b->nats) < 0.005; });
+  if (!same) {
+    for (auto& b : baselines_) {
+      give_back(b->series);
+      delete b->label;
+    }
+    baselines_.clear();
+    for (double nats : wanted) {
+      auto b = std::make_unique<Baseline>();
+      b->nats = nats;
+      const QString text = tr("unigram baseline %1 nats").arg(nats, 0, 'f', 2);
+      b->series = take_series();
+      b->series->setName(text);
+      b->series->setPen(QPen(kBaselineColour, 1.4, Qt::DashLine));
+      b->series->setVisible(true);
+      b->label = new QGraphicsSimpleTextItem(text, this);
+      b->label->setFont(sized_font(9));
+      b->label->setBrush(kBaselineColour);
+      b->label->setZValue(20);
+      baselines_.push_back(std::move(b));
+    }
+    styles_dirty_ = true;
+  }
+  const ViewRange shown = view();
+  for (auto& b : baselines_) {
+    b->series->replace({{shown.x_min, to_display(b->nats)}, {shown.x_max, to_display(b->nats)}});
+  }
+  place_baseline_labels();
+}
+
+void LossChart::place_baseline_labels() {
+  const QRectF plot = plotArea();
+  const ViewRange shown = view();
+  for (auto& b : baselines_) {
+    const QPointF at = position_of({shown.x_max, b->nats});
+    const QRectF box = b->label->boundingRect();
+    const QPointF top_left(plot.right() - box.width() - 6, at.y() - box.height() - 1);
+    b->label->setPos(top_left);
+    b->label->setVisible(b->series->isVisible() && top_left.y() >= plot.top() && at.y() <= plot.bottom());
+  }
+}
+
+void LossChart::fit_to_data() {
+  double x_max = 0;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const RunEntry& run : store_.runs()) {
+    auto it = curves_.find(run.id);
+    if (!run.visible || it == curves_.end()) continue;
+    const Curves& c = *it->second;
+    x_max = std::max(x_max, double(run.record.config.steps));
+    for (const QPointF& p : c.heldout_points) {
+      lo = std::min(lo, p.y());
+      hi = std::max(hi, p.y());
+    }
+    // Training spikes above the first evaluation are not worth squashing the curves for.
+    const bool has_evals = !c.heldout_points.isEmpty();
+    for (const QPointF& p : smoothing_ > 0 ? c.smooth_points : c.raw_points) {
+      lo = std::min(lo, p.y());
+      if (!has_evals) hi = std::max(hi, p.y());
+    }
+  }
+  for (const auto& b : baselines_) {
+    lo = std::min(lo, to_display(b->nats));
+    hi = std::max(hi, to_display(b->nats));
+  }
+  if (!(hi >= lo)) {  // nothing to show
+    lo = to_display(1);
+    hi = to_display(10);
+  }
+  const double pad = std::max(hi - lo, log_scale_ ? 0.02 : 0.2) * 0.04;
+  const ViewRange fitted{0, x_max > 0 ? x_max : 1000, lo - pad, hi + pad};
+  if (!(fitted == ViewRange{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()})) apply_view(fitted);
+}
+
+ViewRange LossChart::view() const {
+  return {axis_x_->min(), axis_x_->max(), from_display(axis_y_->min()), from_display(axis_y_->max())};
+}
+
+void LossChart::apply_view(const ViewRange& d) {
+  const double x_min = d.x_min, x_max = std::max(d.x_max, d.x_min + 1e-9);
+  const double y_min = d.y_min, y_max = std::max(d.y_max, d.y_min + 1e-9);
+  // Set the tick interval on the side that never makes many ticks: thousands of labels
+  // would be laid out for a moment if a wide range met a narrow interval.
+  const double interval = std::max(1.0, nice_step(x_max - x_min, 8));
+  if (interval > axis_x_->tickInterval()) axis_x_->setTickInterval(interval);
+  axis_x_->setRange(x_min, x_max);
+  axis_x_->setTickInterval(interval);
+  axis_y_->setRange(y_min, y_max);
+  for (auto& b : baselines_) b->series->replace({{x_min, to_display(b->nats)}, {x_max, to_display(b->nats)}});
+  update_loss_ticks();
+  place_baseline_labels();
+  emit view_changed();
+}
+
+void LossChart::set_view(const ViewRange& v) {
+  follows_data_ = false;
+  const double floor = 1e-6;  // a log axis has no place for zero
+  apply_view({v.x_min, v.x_max, to_display(log_scale_ ? std::max(v.y_min, floor) : v.y_min),
+              to_display(log_scale_ ? std::max(v.y_max, 2 * floor) : v.y_max)});
+}
+
+void LossChart::reset_view() {
+  follows_data_ = true;
+  fit_to_data();
+  emit view_changed();
+}
+
+void LossChart::update_loss_ticks() {
+  const double lo = from_display(axis_y_->min()), hi = from_display(axis_y_->max());
+  std::vector<std::pair<double, int>> ticks;  // value, decimals
+  if (!log_scale_ || hi / lo < 10) {
+    const double step = nice_step(hi - lo, log_scale_ ? 6 : 7);
+    const int decimals = decimals_for(step);
+    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+      if (!log_scale_ || v > 0) ticks.push_back({v, decimals});
+    }
+  } else {
+    for (int decade = int(std::floor(std::log10(lo))); decade <= int(std::ceil(std::log10(hi))); ++decade) {
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double v = m * std::pow(10.0, decade);
+        if (v >= lo && v <= hi) ticks.push_back({v, std::max(0, -decade)});
+      }
+    }
+  }
+  for (const QString& label : axis_y_->categoriesLabels()) axis_y_->remove(label);
+  axis_y_->setStartValue(axis_y_->min());
+  for (const auto& [value, decimals] : ticks) {
+    axis_y_->append(QString::number(value, 'f', decimals), to_display(value));
+  }
+}
+
+QPointF LossChart::value_at(QPointF pos) const {
+  const QRectF plot = plotArea();
+  const double x = axis_x_->min() + (pos.x() - plot.left()) / plot.width() * (axis_x_->max() - axis_x_->min());
+  const double y = axis_y_->min() + (plot.bottom() - pos.y()) / plot.height() * (axis_y_->max() - axis_y_->min());
+  return {x, from_display(y)};
+}
+
+QPointF LossChart::position_of(QPointF value) const {
+  const QRectF plot = plotArea();
+  const double x = plot.left() + (value.x() - axis_x_->min()) / (axis_x_->max() - axis_x_->min()) * plot.width();
+  const double y = plot.bottom() - (to_display(value.y()) - axis_y_->min()) / (axis_y_->max() - axis_y_->min()) * plot.height();
+  return {x, y};
+}
+
+void LossChart::zoom_to(const QRectF& rect) {
+  const QRectF r = rect.normalized().intersected(plotArea());
+  if (r.width() < 4 || r.height() < 4) return;
+  const QPointF a = value_at(r.bottomLeft()), b = value_at(r.topRight());
+  set_view({a.x(), b.x(), a.y(), b.y()});
+}
+
+void LossChart::zoom_around(QPointF pos, double fx, double fy) {
+  const QRectF plot = plotArea();
+  const double x0 = axis_x_->min(), x1 = axis_x_->max(), y0 = axis_y_->min(), y1 = axis_y_->max();
+  const double cx = x0 + (pos.x() - plot.left()) / plot.width() * (x1 - x0);
+  const double cy = y0 + (plot.bottom() - pos.y()) / plot.height() * (y1 - y0);
+  follows_data_ = false;
+  apply_view({cx - (cx - x0) * fx, cx + (x1 - cx) * fx, cy - (cy - y0) * fy, cy + (y1 - cy) * fy});
+}
+
+void LossChart::pan_by(QPointF pixels) {
+  const QRectF plot = plotArea();
+  const double dx = -pixels.x() / plot.width() * (axis_x_->max() - axis_x_->min());
+  const double dy = pixels.y() / plot.height() * (axis_y_->max() - axis_y_->min());
+  follows_data_ = false;
+  apply_view({axis_x_->min() + dx, axis_x_->max() + dx, axis_y_->min() + dy, axis_y_->max() + dy});
+}
+
+void LossChart::set_log_scale(bool on) {
+  if (on == log_scale_) return;
+  const ViewRange shown = view();
+  log_scale_ = on;
+  axis_y_->setTitleText(on ? tr("loss (nats per token, log scale)") : tr("loss (nats per token)"));
+  rebuild_all();
+  refresh();
+  if (!follows_data_) set_view(shown);
+}
+
+void LossChart::set_smoothing(double weight) {
+  weight = std::clamp(weight, 0.0, 0.99);
+  if (weight == smoothing_) return;
+  smoothing_ = weight;
+  rebuild_all();
+  schedule_refresh();
+}
+
+void LossChart::set_highlighted(const QSet<int>& run_ids) {
+  if (run_ids == highlighted_) return;
+  highlighted_ = run_ids;
+  styles_dirty_ = true;
+  schedule_refresh();
+}
+
+void LossChart::set_exact_line_widths(bool exact) {
+  exact_widths_ = exact;
+  styles_dirty_ = true;
+  schedule_refresh();
+}
+
+void LossChart::copy_view_from(const LossChart& other) {
+  highlighted_ = other.highlighted_;
+  set_log_scale(other.log_scale_);
+  set_smoothing(other.smoothing_);
+  styles_dirty_ = true;
+  refresh();
+  if (other.follows_data_) reset_view();
+  else set_view(other.view());
+}
+
+std::vector<Readout> LossChart::readout(double step) const {
+  std::vector<Readout> out;
+  for (const RunEntry& run : store_.runs()) {
+    const RunRecord& r = run.record;
+    auto curves = curves_.find(run.id);
+    if (!run.visible || r.steps.empty() || curves == curves_.end()) continue;
+    auto nearest = [step](const auto& points) {
+      auto it = std::lower_bound(points.begin(), points.end(), step,
+                                 [](const auto& p, double s) { return p.step < s; });
+      if (it == points.end()) return points.size() - 1;
+      if (it != points.begin() && step - std::prev(it)->step < it->step - step) --it;
+      return std::size_t(it - points.begin());
+    };
+    const std::size_t i = nearest(r.steps);
+    Readout o;
+    o.colour = run.colour;
+    o.name = qstr(r.config.name);
+    o.step = r.steps[i].step;
+    o.train = r.steps[i].train_loss;
+    const auto& smoothed = curves->second->smoothed;
+    o.train_smoothed = smoothing_ > 0 && i < smoothed.size() ? smoothed[i] : kNaN;
+    if (!r.evals.empty()) {
+      const std::size_t e = nearest(r.evals);
+      o.eval_step = r.evals[e].step;
+      o.heldout = r.evals[e].val_loss;
+    }
+    out.push_back(o);
+  }
+  return out;
+}
+
+int LossChart::plotted_points(int run_id) const {
+  auto it = curves_.find(run_id);
+  return it == curves_.end() ? 0 : int(it->second->raw_points.size());
+}
+
+int LossChart::plotted_evals(int run_id) const {
+  auto it = curves_.find(run_id);
+  return it == curves_.end() ? 0 : int(it->second->heldout_points.size());
+}
+
+}  // namespace normlab::ui

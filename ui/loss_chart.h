@@ -1,0 +1,127 @@
+#pragma once
+// The loss curves of every visible run, drawn from the run store. Data changes are
+// collected and applied together at most ~30 times a second (refresh()), each series
+// getting its whole point list in one replace(), so a fast trainer never floods painting.
+#include <QChart>
+#include <QList>
+#include <QSet>
+#include <QTimer>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "run_record.h"
+
+class QCategoryAxis;
+class QGraphicsSimpleTextItem;
+class QLineSeries;
+class QValueAxis;
+
+namespace normlab::ui {
+
+class RunStore;
+
+// What part of the plane is shown: steps across, loss in nats up.
+struct ViewRange {
+  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
+  bool operator==(const ViewRange& o) const {
+    return x_min == o.x_min && x_max == o.x_max && y_min == o.y_min && y_max == o.y_max;
+  }
+};
+
+// The values under the pointer for one run.
+struct Readout {
+  QColor colour;
+  QString name;
+  int step = 0;
+  double train = 0;          // raw training loss at `step`
+  double train_smoothed = 0; // NaN when smoothing is off
+  int eval_step = -1;        // nearest evaluation; -1 if none
+  double heldout = 0;
+};
+
+class LossChart : public QChart {
+  Q_OBJECT
+ public:
+  static constexpr int kRefreshIntervalMs = 33;
+
+  explicit LossChart(const RunStore& store, QGraphicsItem* parent = nullptr);
+  ~LossChart() override;
+
+  const RunStore& store() const { return store_; }
+
+  void set_log_scale(bool on);
+  bool log_scale() const { return log_scale_; }
+  // EMA weight for the training curves, in [0, 0.99]; 0 = raw.
+  void set_smoothing(double weight);
+  double smoothing() const { return smoothing_; }
+  // Runs drawn bold with the others faded; empty = all drawn alike.
+  void set_highlighted(const QSet<int>& run_ids);
+
+  ViewRange view() const;
+  void set_view(const ViewRange& view);   // a user's zoom or pan: stops following the data
+  void reset_view();                      // fit the data again, and keep fitting it
+  bool follows_data() const { return follows_data_; }
+  void zoom_to(const QRectF& chart_rect);
+  void zoom_around(QPointF chart_pos, double factor_x, double factor_y);  // factor < 1 zooms in
+  void pan_by(QPointF pixels);
+  QPointF value_at(QPointF chart_pos) const;      // (step, nats)
+  QPointF position_of(QPointF value) const;       // chart coordinates of (step, nats)
+
+  // Training curves are drawn as one-pixel lines on screen, for speed; pictures want the
+  // true widths, which stay in proportion when the picture is scaled up.
+  void set_exact_line_widths(bool exact);
+
+  // Takes over another chart's log scale, smoothing, highlight and shown range (for export).
+  void copy_view_from(const LossChart& other);
+
+  // Applies pending data changes now. Normally the refresh timer does it.
+  void refresh();
+  std::vector<Readout> readout(double step) const;
+  // Training points plotted for a run (raw, before smoothing); for tests and benchmarks.
+  int plotted_points(int run_id) const;
+  int plotted_evals(int run_id) const;
+  double last_refresh_ms() const { return last_refresh_ms_; }
+
+ signals:
+  void view_changed();
+
+ private:
+  struct Curves;
+  struct Baseline;
+
+  void schedule_refresh();
+  void add_curves(int run_id);
+  void remove_curves(int run_id);
+  QLineSeries* take_series();
+  void give_back(QLineSeries* series);
+  void update_points(Curves& curves, const RunRecord& record);
+  void rebuild_all();
+  void apply_styles();
+  void update_baselines();
+  void place_baseline_labels();
+  void fit_to_data();
+  void apply_view(const ViewRange& display);  // display space: log10 when log scale
+  void update_loss_ticks();
+  double to_display(double nats) const;
+  double from_display(double y) const;
+
+  const RunStore& store_;
+  QValueAxis* axis_x_;
+  QCategoryAxis* axis_y_;  // labels placed by hand: a log axis with readable labels in nats
+  std::map<int, std::unique_ptr<Curves>> curves_;
+  std::vector<std::unique_ptr<Baseline>> baselines_;
+  std::vector<QLineSeries*> spare_;  // on the chart, hidden, waiting for reuse
+  QSet<int> dirty_;
+  QSet<int> highlighted_;
+  QTimer refresh_timer_;
+  bool styles_dirty_ = true;
+  bool baselines_dirty_ = true;
+  bool log_scale_ = false;
+  double smoothing_ = 0;
+  bool follows_data_ = true;
+  bool exact_widths_ = false;
+  double last_refresh_ms_ = 0;
+};
+
+}  // namespace normlab::ui

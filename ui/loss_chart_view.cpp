@@ -1,0 +1,210 @@
+#include "loss_chart_view.h"
+
+#include <QGraphicsLineItem>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QRubberBand>
+#include <cmath>
+
+#include "format.h"
+#include "loss_chart.h"
+#include "run_store.h"
+
+namespace normlab::ui {
+
+namespace {
+constexpr int kMaxReadoutRuns = 10;
+constexpr double kWheelZoomPerNotch = 0.85;
+}  // namespace
+
+LossChartView::LossChartView(LossChart* chart, QWidget* parent)
+    : QChartView(chart, parent),
+      chart_(chart),
+      rubber_band_(new QRubberBand(QRubberBand::Rectangle, viewport())),
+      readout_(new QLabel(viewport())),
+      empty_hint_(new QLabel(viewport())),
+      crosshair_(new QGraphicsLineItem(chart)) {
+  setRenderHint(QPainter::Antialiasing);
+  setRubberBand(QChartView::NoRubberBand);  // zoom and pan are handled here, see above
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setMinimumSize(420, 300);
+
+  crosshair_->setPen(QPen(QColor(0x80, 0x80, 0x80, 160), 1, Qt::DashLine));
+  crosshair_->setZValue(50);
+  crosshair_->hide();
+
+  readout_->setObjectName(QStringLiteral("chartReadout"));
+  readout_->setTextFormat(Qt::RichText);
+  readout_->setAttribute(Qt::WA_TransparentForMouseEvents);
+  readout_->setStyleSheet(QStringLiteral(
+      "#chartReadout { background: rgba(255,255,255,235); border: 1px solid #b8b8b8;"
+      " border-radius: 4px; padding: 5px 7px; color: #222; }"));
+  readout_->hide();
+
+  empty_hint_->setAlignment(Qt::AlignCenter);
+  empty_hint_->setWordWrap(true);
+  empty_hint_->setAttribute(Qt::WA_TransparentForMouseEvents);
+  empty_hint_->setStyleSheet(QStringLiteral("color: #777; font-size: 11pt;"));
+  empty_hint_->setText(tr("No runs yet.\nPress Start to train one with the settings on the left,\n"
+                          "queue the course experiment, or import recorded runs (File \u25b8 Import runs)."));
+  connect(&chart->store(), &RunStore::run_added, this, &LossChartView::update_empty_hint);
+  connect(&chart->store(), &RunStore::run_removed, this, &LossChartView::update_empty_hint);
+  update_empty_hint();
+}
+
+QPointF LossChartView::chart_pos(QPoint viewport_pos) const {
+  return chart_->mapFromScene(mapToScene(viewport_pos));
+}
+
+void LossChartView::update_empty_hint() {
+  empty_hint_->setVisible(chart_->store().runs().empty());
+  empty_hint_->setGeometry(viewport()->rect().adjusted(40, 40, -40, -40));
+}
+
+void LossChartView::resizeEvent(QResizeEvent* event) {
+  QChartView::resizeEvent(event);
+  update_empty_hint();
+}
+
+void LossChartView::mousePressEvent(QMouseEvent* event) {
+  drag_origin_ = last_pos_ = event->pos();
+  if (event->button() == Qt::LeftButton && chart_->plotArea().contains(chart_pos(event->pos()))) {
+    drag_ = Drag::Zoom;
+    rubber_band_->setGeometry(QRect(drag_origin_, QSize()));
+    rubber_band_->show();
+  } else if (event->button() == Qt::RightButton || event->button() == Qt::MiddleButton) {
+    drag_ = Drag::Pan;
+    viewport()->setCursor(Qt::ClosedHandCursor);
+  } else {
+    QChartView::mousePressEvent(event);
+    return;
+  }
+  hide_readout();
+  event->accept();
+}
+
+void LossChartView::mouseMoveEvent(QMouseEvent* event) {
+  const QPoint pos = event->pos();
+  switch (drag_) {
+    case Drag::Zoom: rubber_band_->setGeometry(QRect(drag_origin_, pos).normalized()); break;
+    case Drag::Pan: chart_->pan_by(pos - last_pos_); break;
+    case Drag::None: show_readout(pos); break;
+  }
+  last_pos_ = pos;
+  event->accept();
+}
+
+void LossChartView::mouseReleaseEvent(QMouseEvent* event) {
+  if (drag_ == Drag::Zoom) {
+    rubber_band_->hide();
+    const QRect band = QRect(drag_origin_, event->pos()).normalized();
+    chart_->zoom_to(QRectF(chart_pos(band.topLeft()), chart_pos(band.bottomRight())));
+  }
+  if (drag_ == Drag::None) {
+    QChartView::mouseReleaseEvent(event);
+    return;
+  }
+  drag_ = Drag::None;
+  viewport()->unsetCursor();
+  show_readout(event->pos());
+  event->accept();
+}
+
+void LossChartView::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton) {
+    chart_->reset_view();
+    event->accept();
+  }
+}
+
+void LossChartView::wheelEvent(QWheelEvent* event) {
+  const double notches = event->angleDelta().y() / 120.0;
+  if (notches == 0) return;
+  const double factor = std::pow(kWheelZoomPerNotch, notches);
+  // Ctrl zooms the loss axis only, Shift the step axis only.
+  const Qt::KeyboardModifiers mods = event->modifiers();
+  chart_->zoom_around(chart_pos(event->position().toPoint()), mods & Qt::ControlModifier ? 1 : factor,
+                      mods & Qt::ShiftModifier ? 1 : factor);
+  event->accept();
+}
+
+void LossChartView::keyPressEvent(QKeyEvent* event) {
+  const QRectF plot = chart_->plotArea();
+  const QPointF centre = plot.center();
+  switch (event->key()) {
+    case Qt::Key_Left: chart_->pan_by({plot.width() / 10, 0}); break;
+    case Qt::Key_Right: chart_->pan_by({-plot.width() / 10, 0}); break;
+    case Qt::Key_Up: chart_->pan_by({0, plot.height() / 10}); break;
+    case Qt::Key_Down: chart_->pan_by({0, -plot.height() / 10}); break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: chart_->zoom_around(centre, 0.8, 0.8); break;
+    case Qt::Key_Minus: chart_->zoom_around(centre, 1.25, 1.25); break;
+    case Qt::Key_Home:
+    case Qt::Key_0: chart_->reset_view(); break;
+    default: QChartView::keyPressEvent(event); return;
+  }
+  event->accept();
+}
+
+void LossChartView::leaveEvent(QEvent* event) {
+  hide_readout();
+  QChartView::leaveEvent(event);
+}
+
+void LossChartView::hide_readout() {
+  readout_->hide();
+  crosshair_->hide();
+}
+
+void LossChartView::show_readout(QPoint viewport_pos) {
+  const QPointF at = chart_pos(viewport_pos);
+  const QRectF plot = chart_->plotArea();
+  if (!plot.contains(at)) {
+    hide_readout();
+    viewport()->unsetCursor();
+    return;
+  }
+  viewport()->setCursor(Qt::CrossCursor);
+  const double step = chart_->value_at(at).x();
+  const std::vector<Readout> values = chart_->readout(step);
+  if (values.empty()) {
+    hide_readout();
+    return;
+  }
+  const int shown_step = values.front().step;
+  const double x = chart_->position_of({double(shown_step), 1}).x();
+  crosshair_->setLine(x, plot.top(), x, plot.bottom());
+  crosshair_->setVisible(plot.left() <= x && x <= plot.right());
+
+  QString html = tr("<b>step %1</b><table cellspacing='0' cellpadding='1'>").arg(shown_step);
+  int rows = 0;
+  for (const Readout& r : values) {
+    if (++rows > kMaxReadoutRuns) {
+      html += tr("<tr><td colspan='3'>\u2026 and %1 more</td></tr>").arg(int(values.size()) - kMaxReadoutRuns);
+      break;
+    }
+    QString train = tr("train %1").arg(loss_text(r.train));
+    if (std::isfinite(r.train_smoothed)) train += tr(" (smoothed %1)").arg(loss_text(r.train_smoothed));
+    if (r.step != shown_step) train += tr(" at %1").arg(r.step);
+    const QString heldout =
+        r.eval_step < 0 ? QString() : tr("held-out <b>%1</b> at %2").arg(loss_text(r.heldout)).arg(r.eval_step);
+    html += QStringLiteral("<tr><td><span style='color:%1'>\u25a0</span> %2&nbsp;&nbsp;</td>"
+                           "<td>%3&nbsp;&nbsp;</td><td>%4</td></tr>")
+                .arg(r.colour.name(), r.name.toHtmlEscaped(), train, heldout);
+  }
+  html += QStringLiteral("</table>");
+  readout_->setText(html);
+  readout_->adjustSize();
+
+  // Beside the pointer, flipped to stay inside the chart.
+  QPoint pos = viewport_pos + QPoint(18, 14);
+  const QRect area = viewport()->rect();
+  if (pos.x() + readout_->width() > area.right()) pos.rx() = viewport_pos.x() - readout_->width() - 18;
+  if (pos.y() + readout_->height() > area.bottom()) pos.ry() = viewport_pos.y() - readout_->height() - 14;
+  readout_->move(pos.x() < 0 ? 0 : pos.x(), pos.y() < 0 ? 0 : pos.y());
+  readout_->show();
+  readout_->raise();
+}
+
+}  // namespace normlab::ui

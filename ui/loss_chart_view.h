@@ -1,0 +1,48 @@
+#pragma once
+// Shows a LossChart and lets the user explore it: drag to zoom, right- or middle-drag to
+// pan, wheel to zoom around the pointer, double-click to fit again; arrow keys, +, - and
+// Home do the same. Hovering shows every visible run's values at the nearest step.
+#include <QChartView>
+
+class QGraphicsLineItem;
+class QLabel;
+class QRubberBand;
+
+namespace normlab::ui {
+
+class LossChart;
+
+class LossChartView : public QChartView {
+  Q_OBJECT
+ public:
+  explicit LossChartView(LossChart* chart, QWidget* parent = nullptr);
+  LossChart* loss_chart() const { return chart_; }
+
+ protected:
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  enum class Drag { None, Zoom, Pan };
+  QPointF chart_pos(QPoint viewport_pos) const;
+  void show_readout(QPoint viewport_pos);
+  void hide_readout();
+  void update_empty_hint();
+
+  LossChart* chart_;
+  QRubberBand* rubber_band_;
+  QLabel* readout_;
+  QLabel* empty_hint_;
+  QGraphicsLineItem* crosshair_;
+  Drag drag_ = Drag::None;
+  QPoint drag_origin_;
+  QPoint last_pos_;
+};
+
+}  // namespace normlab::ui

@@ -1,0 +1,126 @@
+#pragma once
+// The NormLab window: settings on the left, views in tabs (loss curves first; more views
+// can join them), the run table below, progress in the status bar.
+#include <QMainWindow>
+#include <functional>
+#include <memory>
+
+#include "run_record.h"
+
+class QCheckBox;
+class QLabel;
+class QProgressBar;
+class QSlider;
+class QTabWidget;
+class QTableView;
+class QTextBrowser;
+
+namespace normlab::ui {
+
+class LossChart;
+class LossChartView;
+class RunArchive;
+class RunStore;
+class SettingsPanel;
+class TrainingQueue;
+
+struct MainWindowOptions {
+  QString data_folder;  // where runs are kept between sessions; empty: the app's data folder
+  // Shows an error to the user; the default is a modal message box. Tests record instead.
+  std::function<void(const QString& title, const QString& text)> report_error;
+  // Asks before something is deleted; the default is a modal question.
+  std::function<bool(const QString& title, const QString& text)> confirm;
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // What the buttons and menus do, also callable directly (command line, tests).
+  int queue_run(TrainConfig config);   // returns the run's id
+  void start_run();                    // queues the settings panel's run
+  void start_course_experiment();
+  void stop_run();
+  void stop_all();
+  // Adds runs from JSON files. All or nothing: one bad file and none is added, and the
+  // errors are reported. Returns how many were added.
+  int import_runs(const QStringList& files);
+  // PNG or SVG by the file's suffix; `pixels` is the image size (SVG: its canvas size).
+  bool export_chart(const QString& path, QSize pixels);
+  // One run to a .json file, or several to a folder (one file each).
+  bool export_runs_json(const QList<int>& run_ids, const QString& target);
+  bool export_runs_csv(const QList<int>& run_ids, const QString& path);
+  void remove_runs(const QList<int>& run_ids);
+
+  RunStore& store() { return *store_; }
+  LossChart& chart() { return *chart_; }
+  LossChartView& chart_view() { return *chart_view_; }
+  SettingsPanel& settings_panel() { return *settings_; }
+  TrainingQueue& queue() { return *queue_; }
+  QAction* start_action() const { return start_action_; }
+  QAction* stop_action() const { return stop_action_; }
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void build_actions();
+  void build_menus();
+  QWidget* build_chart_tab();
+  void build_run_dock();
+  void build_status_bar();
+  void restore_session();
+  void save_session() const;
+  void on_device_found(const Environment& found);
+  void update_progress();
+  void update_actions();
+  void update_details();
+  QList<int> selected_runs() const;
+  QList<int> selected_or_all_runs() const;
+  void import_dialog();
+  void export_json_dialog();
+  void export_csv_dialog();
+  void export_image_dialog();
+  void show_run_menu(const QPoint& pos);
+  void report(const QString& title, const QString& text);
+
+  MainWindowOptions options_;
+  std::unique_ptr<RunArchive> archive_;
+  RunStore* store_;
+  TrainingQueue* queue_;
+  LossChart* chart_;
+  LossChartView* chart_view_;
+  SettingsPanel* settings_;
+  QTabWidget* views_;
+  QTableView* run_table_;
+  QTextBrowser* details_;
+  QCheckBox* log_scale_;
+  QSlider* smoothing_;
+  QLabel* smoothing_value_;
+  QLabel* stage_label_;
+  QLabel* rate_label_;
+  QLabel* lr_label_;
+  QProgressBar* run_progress_;
+  QProgressBar* queue_progress_;
+  bool settings_restored_ = false;
+  bool device_known_ = false;
+  bool course_requested_ = false;  // asked for before the device was known
+  Environment device_;
+
+  QAction* start_action_ = nullptr;
+  QAction* stop_action_ = nullptr;
+  QAction* stop_all_action_ = nullptr;
+  QAction* course_action_ = nullptr;
+  QAction* import_action_ = nullptr;
+  QAction* export_json_action_ = nullptr;
+  QAction* export_csv_action_ = nullptr;
+  QAction* export_image_action_ = nullptr;
+  QAction* remove_action_ = nullptr;
+  QAction* use_settings_action_ = nullptr;
+  QAction* fit_action_ = nullptr;
+  QAction* log_action_ = nullptr;
+};
+
+}  // namespace normlab::ui

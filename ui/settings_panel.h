@@ -1,0 +1,81 @@
+#pragma once
+// The settings of the next run. Each control refuses what the engine would refuse and
+// says why, and the assembled config is checked with normlab::validate as well.
+#include <QString>
+#include <QWidget>
+
+#include "run_record.h"
+
+class QAction;
+class QButtonGroup;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSettings;
+class QSpinBox;
+class QTimer;
+class QToolButton;
+
+namespace normlab::ui {
+
+class SettingsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SettingsPanel(QWidget* parent = nullptr);
+
+  // What the controls say; fields without a control keep the values last set.
+  TrainConfig config() const;
+  void set_config(const TrainConfig& config);
+  // Why config() cannot train, for the user; empty when it can.
+  QString problem() const;
+
+  // Shows what "auto" found and disables CUDA when there is no GPU.
+  void set_device(const Environment& found);
+  // Start, Stop and the course experiment, as buttons under the settings.
+  void add_actions(QAction* start, QAction* stop, QAction* course);
+  void set_course_note(const QString& text);
+
+  void save(QSettings& settings) const;
+  // False when nothing was saved yet (first launch).
+  bool restore(QSettings& settings);
+
+ signals:
+  void validity_changed(bool valid);
+
+ private:
+  QSpinBox* spin_box(const QString& what, int min, int max);
+  void set_corpus(const QString& path);
+  void choose_corpus();
+  void set_more_shown(bool shown);
+  void show_refusal(const QString& reason);
+  void revalidate();
+
+  TrainConfig base_;  // carries the fields that have no control
+  QButtonGroup* norm_;
+  QComboBox* lr_;
+  QSpinBox* warmup_;
+  QSpinBox* steps_;
+  QToolButton* more_button_;
+  QWidget* more_;
+  QSpinBox* layers_;
+  QSpinBox* d_model_;
+  QSpinBox* heads_;
+  QSpinBox* vocab_;
+  QSpinBox* context_;
+  QSpinBox* batch_;
+  QSpinBox* eval_interval_;
+  QDoubleSpinBox* clip_;
+  QSpinBox* seed_;
+  QComboBox* device_;
+  QLabel* device_found_;
+  QLabel* corpus_label_;
+  QString corpus_path_;
+  QLabel* message_;
+  QTimer* refusal_timer_;
+  QWidget* buttons_;
+  QLabel* course_note_;
+  bool valid_ = true;
+  bool gpu_found_ = false;
+};
+
+}  // namespace normlab::ui

@@ -1,0 +1,73 @@
+#include "train_worker.h"
+
+#include <chrono>
+
+#include "trainer.h"
+
+namespace normlab::ui {
+
+namespace {
+// Longest a step waits before it is sent: well under one chart refresh.
+constexpr auto kStepBatchInterval = std::chrono::milliseconds(20);
+}  // namespace
+
+void TrainWorker::probe_device() {
+  try {
+    emit device_found(describe_device("auto"));
+  } catch (const std::exception&) {
+    Environment none;
+    none.device = "cpu";
+    none.device_name = "CPU";
+    emit device_found(none);
+  }
+}
+
+void TrainWorker::train(int run_id, const TrainConfig& config, const QString& save_path) {
+  std::vector<StepMetrics> pending;
+  auto last_sent = std::chrono::steady_clock::now();
+  bool save_ok = true;
+  auto flush = [&] {
+    if (pending.empty()) return;
+    emit steps_done(run_id, pending);
+    pending.clear();
+    last_sent = std::chrono::steady_clock::now();
+  };
+  auto save = [&](const RunRecord& run) {
+    if (save_path.isEmpty()) return;
+    try {
+      write_json(run, save_path.toStdString());
+    } catch (const std::exception& error) {
+      if (save_ok) emit save_failed(run_id, QString::fromStdString(error.what()));
+      save_ok = false;  // one warning per run is enough
+    }
+  };
+
+  TrainCallbacks callbacks;
+  callbacks.on_stage = [&](const std::string& stage) {
+    emit stage_changed(run_id, QString::fromStdString(stage));
+  };
+  callbacks.on_start = [&](const RunRecord& header) { emit started(run_id, header); };
+  callbacks.on_step = [&](const StepMetrics& step) {
+    pending.push_back(step);
+    if (std::chrono::steady_clock::now() - last_sent >= kStepBatchInterval) flush();
+  };
+  callbacks.on_eval = [&](const EvalMetrics& eval, const RunRecord& run) {
+    flush();
+    emit evaluated(run_id, eval);
+    save(run);
+  };
+  try {
+    const RunRecord run = normlab::train(config, callbacks, &cancel_);
+    flush();
+    save(run);
+    emit finished(run_id, run);
+  } catch (const UserError& error) {
+    flush();
+    emit failed(run_id, QString::fromStdString(error.what()));
+  } catch (const std::exception& error) {
+    flush();
+    emit failed(run_id, QStringLiteral("unexpected error in the trainer: ") + error.what());
+  }
+}
+
+}  // namespace normlab::ui

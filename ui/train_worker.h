@@ -1,0 +1,39 @@
+#pragma once
+// Runs normlab::train on the thread it lives on and reports through signals, which Qt
+// queues to the window's thread. Steps are sent in small batches, not one signal each.
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <vector>
+
+#include "run_record.h"
+
+namespace normlab::ui {
+
+class TrainWorker : public QObject {
+  Q_OBJECT
+ public:
+  // Checked by the trainer before every step. Safe from any thread.
+  std::atomic<bool>& cancel_flag() { return cancel_; }
+
+  // Trains one run; `save_path` receives the record at every evaluation and at the end,
+  // so killing the app loses at most the steps since the last evaluation.
+  void train(int run_id, const TrainConfig& config, const QString& save_path);
+  // Finds what "auto" means here (loads the CUDA driver if there is one: can take a moment).
+  void probe_device();
+
+ signals:
+  void device_found(const normlab::Environment& found);
+  void stage_changed(int run_id, const QString& stage);
+  void started(int run_id, const normlab::RunRecord& header);
+  void steps_done(int run_id, const std::vector<normlab::StepMetrics>& steps);
+  void evaluated(int run_id, const normlab::EvalMetrics& eval);
+  void finished(int run_id, const normlab::RunRecord& run);
+  void failed(int run_id, const QString& message);
+  void save_failed(int run_id, const QString& message);
+
+ private:
+  std::atomic<bool> cancel_{false};
+};
+
+}  // namespace normlab::ui

@@ -1,0 +1,79 @@
+#pragma once
+// Trains the store's queued runs one after another on a worker thread, applies what
+// the worker reports to the store, and estimates how long is left.
+#include <QList>
+#include <QObject>
+#include <QThread>
+
+#include "run_record.h"
+
+namespace normlab::ui {
+
+class RunStore;
+class TrainWorker;
+
+struct QueueProgress {
+  int run_id = 0;            // 0 when idle
+  int run_number = 0;        // "run 2 of 5", counted since the queue was last idle
+  int run_total = 0;
+  int step = 0;
+  int steps = 0;
+  double run_seconds_left = -1;    // negative: not known yet
+  double queue_seconds_left = -1;
+  double tokens_per_s = 0;
+  double lr = 0;
+  QString stage;             // what the trainer is doing when not yet stepping
+};
+
+class TrainingQueue : public QObject {
+  Q_OBJECT
+ public:
+  explicit TrainingQueue(RunStore& store, QObject* parent = nullptr);
+  ~TrainingQueue() override;
+
+  // The run must be in the store with status queued; it trains after those before it.
+  void enqueue(int run_id);
+  // Takes a queued run out of the queue (not out of the store); false if it was not queued.
+  bool dequeue(int run_id);
+  // Stops the running run after its current step; its points stay. The queue goes on.
+  void stop_current();
+  // Stops the running run and removes every queued run from the store.
+  void stop_all();
+  // Cancels, then waits for the worker thread to end. Nothing runs afterwards.
+  void shutdown();
+  void probe_device();
+
+  int running_id() const { return running_id_; }
+  bool busy() const { return running_id_ != 0; }
+  bool is_queued(int run_id) const { return pending_.contains(run_id); }
+  QueueProgress progress() const;
+
+ signals:
+  void device_found(const normlab::Environment& found);
+  void progress_changed();
+  void busy_changed(bool busy);
+  // A run could not train; the runs queued after it were removed (`dropped` of them).
+  void run_failed(int run_id, const QString& message, int dropped);
+  void save_failed(int run_id, const QString& message);
+
+ private:
+  void start_next();
+  void on_started(int run_id, const RunRecord& header);
+  void on_steps(int run_id, const std::vector<StepMetrics>& steps);
+  void on_finished(int run_id, const RunRecord& run);
+  void on_failed(int run_id, const QString& message);
+  void run_ended();
+
+  RunStore& store_;
+  QThread thread_;
+  TrainWorker* worker_;      // lives on thread_, deleted when it ends
+  QList<int> pending_;
+  int running_id_ = 0;
+  int finished_since_idle_ = 0;
+  QString stage_;
+  double tokens_per_s_ = 0;  // smoothed over steps
+  double seconds_per_token_ = 0;  // wall time including evaluations; kept across runs for estimates
+  bool shut_down_ = false;
+};
+
+}  // namespace normlab::ui
