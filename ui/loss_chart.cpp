@@ -3,6 +3,7 @@
 #include <QCategoryAxis>
 #include <QElapsedTimer>
 #include <QFont>
+#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -70,7 +71,7 @@ struct LossChart::Curves {
 struct LossChart::Baseline {
   double nats = 0;
   QLineSeries* series = nullptr;
-  QGraphicsSimpleTextItem* label = nullptr;
+  QGraphicsRectItem* label = nullptr;  // a pale box holding the text, readable over curves
 };
 
 LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
@@ -80,7 +81,9 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   setTitleBrush(kTextColour);
   setBackgroundRoundness(0);
   setMargins(QMargins(4, 4, 10, 2));
-  legend()->setAlignment(Qt::AlignBottom);
+  // Beside the plot, one run a line: names stay whole and never cover a curve.
+  legend()->setAlignment(Qt::AlignRight);
+  legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
   legend()->setFont(sized_font(9.5));
   legend()->setLabelColor(kTextColour);
 
@@ -250,16 +253,16 @@ void LossChart::apply_styles() {
     Curves& c = *it->second;
     const bool strong = highlighted_.contains(run.id);
     const bool faded = any_highlighted && !strong;
-    const QColor dark = with_alpha(run.colour, faded ? 60 : 255);
-    const QColor light = with_alpha(training_colour(run.colour), faded ? 60 : 255);
-    const QColor faint = with_alpha(lightened(run.colour, 0.72), faded ? 35 : 150);
+    const QColor dark = with_alpha(run.colour, faded ? 90 : 255);
+    const QColor light = with_alpha(training_colour(run.colour), faded ? 80 : 255);
+    const QColor faint = with_alpha(lightened(run.colour, 0.72), faded ? 40 : 150);
 
     QPen heldout_pen(dark, strong ? 3.2 : 2.1);
     heldout_pen.setCapStyle(Qt::RoundCap);
     heldout_pen.setJoinStyle(Qt::RoundJoin);
     c.heldout->setPen(heldout_pen);
     c.heldout->setBrush(dark);
-    c.heldout->setMarkerSize(strong ? 7.5 : 5.5);
+    c.heldout->setMarkerSize(strong ? 6.5 : 5);
     // Thousands of points each: on screen they are one-pixel cosmetic lines, which Qt
     // draws several times faster than wider ones; pictures get the true widths.
     QPen train_pen(strong ? training_colour(dark).darker(115) : light, exact_widths_ ? 1.1 : 1.0);
@@ -313,10 +316,15 @@ void LossChart::update_baselines() {
       b->series->setName(text);
       b->series->setPen(QPen(kBaselineColour, 1.4, Qt::DashLine));
       b->series->setVisible(true);
-      b->label = new QGraphicsSimpleTextItem(text, this);
-      b->label->setFont(sized_font(9));
-      b->label->setBrush(kBaselineColour);
-      b->label->setZValue(20);
+      b->label = new QGraphicsRectItem(this);
+      auto* words = new QGraphicsSimpleTextItem(text, b->label);
+      words->setFont(sized_font(9));
+      words->setBrush(QColor(0x44, 0x44, 0x44));
+      words->setPos(4, 1);
+      b->label->setRect(words->boundingRect().adjusted(0, 0, 8, 2));
+      b->label->setBrush(QColor(255, 255, 255, 215));
+      b->label->setPen(Qt::NoPen);
+      b->label->setZValue(100);  // above every series
       baselines_.push_back(std::move(b));
     }
     styles_dirty_ = true;
@@ -334,7 +342,7 @@ void LossChart::place_baseline_labels() {
   for (auto& b : baselines_) {
     const QPointF at = position_of({shown.x_max, b->nats});
     const QRectF box = b->label->boundingRect();
-    const QPointF top_left(plot.right() - box.width() - 6, at.y() - box.height() - 1);
+    const QPointF top_left(plot.right() - box.width() - 4, at.y() - box.height() - 2);
     b->label->setPos(top_left);
     b->label->setVisible(b->series->isVisible() && top_left.y() >= plot.top() && at.y() <= plot.bottom());
   }
@@ -352,9 +360,10 @@ void LossChart::fit_to_data() {
       lo = std::min(lo, p.y());
       hi = std::max(hi, p.y());
     }
-    // Training spikes above the first evaluation are not worth squashing the curves for.
+    // Training spikes above the first evaluation are not worth squashing the curves for;
+    // the raw curve's lows stay in view even when it is only drawn faintly.
     const bool has_evals = !c.heldout_points.isEmpty();
-    for (const QPointF& p : smoothing_ > 0 ? c.smooth_points : c.raw_points) {
+    for (const QPointF& p : c.raw_points) {
       lo = std::min(lo, p.y());
       if (!has_evals) hi = std::max(hi, p.y());
     }

@@ -13,7 +13,6 @@
 #include "run_record.h"
 
 class QCategoryAxis;
-class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QValueAxis;
 

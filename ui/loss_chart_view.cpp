@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QRubberBand>
+#include <algorithm>
 #include <cmath>
 
 #include "format.h"
@@ -197,12 +198,12 @@ void LossChartView::show_readout(QPoint viewport_pos) {
   readout_->setText(html);
   readout_->adjustSize();
 
-  // Beside the pointer, flipped to stay inside the chart.
+  // Beside the pointer, flipped to stay inside the plot (and off the legend).
+  const QRect area = mapFromScene(chart_->mapToScene(plot)).boundingRect();
   QPoint pos = viewport_pos + QPoint(18, 14);
-  const QRect area = viewport()->rect();
   if (pos.x() + readout_->width() > area.right()) pos.rx() = viewport_pos.x() - readout_->width() - 18;
   if (pos.y() + readout_->height() > area.bottom()) pos.ry() = viewport_pos.y() - readout_->height() - 14;
-  readout_->move(pos.x() < 0 ? 0 : pos.x(), pos.y() < 0 ? 0 : pos.y());
+  readout_->move(std::max(pos.x(), area.left()), std::max(pos.y(), area.top()));
   readout_->show();
   readout_->raise();
 }

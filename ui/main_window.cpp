@@ -57,7 +57,7 @@ namespace normlab::ui {
 
 namespace {
 
-constexpr double kDefaultSmoothing = 0.6;
+constexpr double kDefaultSmoothing = 0.8;
 constexpr int kStatusMessageMs = 8000;
 
 QString default_data_folder() {
@@ -239,7 +239,7 @@ void MainWindow::build_actions() {
   stop_all_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Period);
   connect(stop_all_action_, &QAction::triggered, this, &MainWindow::stop_all);
 
-  course_action_ = new QAction(s->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Course experiment (5 runs)"), this);
+  course_action_ = new QAction(tr("Course experiment (5 runs)"), this);
   course_action_->setToolTip(tr("Queue the plate's five runs: pre- and post-norm at 1e-3 and 6e-3 with a 30-step warmup, "
                                 "and post-norm at 1e-3 with a long warmup; the course's model on the chosen corpus"));
   connect(course_action_, &QAction::triggered, this, &MainWindow::start_course_experiment);
@@ -374,13 +374,15 @@ void MainWindow::build_run_dock() {
   run_table_->verticalHeader()->hide();
   run_table_->verticalHeader()->setDefaultSectionSize(24);
   run_table_->horizontalHeader()->setHighlightSections(false);
-  run_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-  run_table_->horizontalHeader()->setStretchLastSection(false);
+  QHeaderView* header = run_table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setSectionResizeMode(RunStore::SetupColumn, QHeaderView::Stretch);
+  header->setStretchLastSection(false);
+  header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   run_table_->setColumnWidth(RunStore::NameColumn, 250);
-  run_table_->setColumnWidth(RunStore::SetupColumn, 330);
-  run_table_->setColumnWidth(RunStore::StatusColumn, 80);
-  run_table_->setColumnWidth(RunStore::ProgressColumn, 100);
-  run_table_->setColumnWidth(RunStore::HeldOutColumn, 80);
+  run_table_->setColumnWidth(RunStore::StatusColumn, 72);
+  run_table_->setColumnWidth(RunStore::ProgressColumn, 84);
+  run_table_->setColumnWidth(RunStore::HeldOutColumn, 70);
   run_table_->addAction(remove_action_);
   connect(run_table_, &QWidget::customContextMenuRequested, this, &MainWindow::show_run_menu);
   connect(run_table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -401,7 +403,7 @@ void MainWindow::build_run_dock() {
   splitter->addWidget(details_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
-  splitter->setSizes({640, 420});
+  splitter->setSizes({800, 300});
   auto* dock = new QDockWidget(tr("Runs"));
   dock->setObjectName(QStringLiteral("runsDock"));
   dock->setWidget(splitter);
@@ -483,10 +485,8 @@ void MainWindow::save_session() const {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   save_session();
-  if (queue_->busy()) {
-    stage_label_->setText(tr("Stopping the run in progress\u2026"));
-    stage_label_->repaint();
-  }
+  // The window goes at once; a run still preparing its data may take a moment to stop.
+  hide();
   queue_->shutdown();  // the worker saves the stopped run before its thread ends
   event->accept();
 }
@@ -543,6 +543,7 @@ void MainWindow::start_course_experiment() {
   const TrainConfig chosen = settings_->config();
   TrainConfig base;
   base.device = chosen.device;
+  base.threads = chosen.threads;
   base.corpus_path = chosen.corpus_path;
   base.seed = chosen.seed;
   const bool gpu = device_known_ && device_.device == "cuda" && chosen.device != "cpu";

@@ -196,6 +196,10 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   device_box->addWidget(device_);
   device_box->addWidget(device_found_);
   data->addRow(tr("Device"), device_box);
+  threads_ = spin_box(tr("CPU threads"), 0, 1024);
+  threads_->setSpecialValueText(tr("one per core"));
+  threads_->setToolTip(tr("Threads LibTorch trains with on the CPU; fewer leave room for other work"));
+  data->addRow(tr("CPU threads"), threads_);
 
   corpus_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   corpus_label_->setMinimumWidth(60);
@@ -222,6 +226,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     TrainConfig defaults = scaled(TrainConfig{}, gpu_found_ ? Scale::Full : Scale::Cpu);
     const TrainConfig now = config();
     defaults.device = now.device;
+    defaults.threads = now.threads;
     defaults.corpus_path = now.corpus_path;
     set_config(defaults);
   });
@@ -264,7 +269,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   }
 
   set_corpus({});
-  set_more_shown(false);
+  set_more_shown(true);
   set_config(TrainConfig{});
 }
 
@@ -304,6 +309,7 @@ TrainConfig SettingsPanel::config() const {
   c.clip_grad_norm = clip_->value();
   c.seed = std::uint64_t(seed_->value());
   c.device = device_->currentData().toString().toStdString();
+  c.threads = threads_->value();
   c.corpus_path = corpus_path_.toStdString();
   return c;
 }
@@ -325,6 +331,7 @@ void SettingsPanel::set_config(const TrainConfig& c) {
   seed_->setValue(int(std::min<std::uint64_t>(c.seed, std::numeric_limits<int>::max())));
   const int device = device_->findData(QString::fromStdString(c.device));
   device_->setCurrentIndex(device < 0 ? 0 : device);
+  threads_->setValue(c.threads);
   set_corpus(QString::fromStdString(c.corpus_path));
   revalidate();
 }
@@ -455,6 +462,7 @@ void SettingsPanel::save(QSettings& s) const {
   s.setValue("clip", c.clip_grad_norm);
   s.setValue("seed", qulonglong(c.seed));
   s.setValue("device", qstr(c.device));
+  s.setValue("threads", c.threads);
   s.setValue("corpus", corpus_path_);
   s.setValue("more_shown", more_button_->isChecked());
   s.endGroup();
@@ -482,10 +490,11 @@ bool SettingsPanel::restore(QSettings& s) {
     c.clip_grad_norm = s.value("clip", c.clip_grad_norm).toDouble();
     c.seed = s.value("seed", qulonglong(c.seed)).toULongLong();
     c.device = s.value("device", qstr(c.device)).toString().toStdString();
+    c.threads = s.value("threads", c.threads).toInt();
     c.corpus_path = s.value("corpus").toString().toStdString();
     set_config(c);
   }
-  set_more_shown(s.value("more_shown", false).toBool());
+  set_more_shown(s.value("more_shown", true).toBool());
   s.endGroup();
   return saved;
 }

@@ -67,6 +67,7 @@ class SettingsPanel : public QWidget {
   QDoubleSpinBox* clip_;
   QSpinBox* seed_;
   QComboBox* device_;
+  QSpinBox* threads_;
   QLabel* device_found_;
   QLabel* corpus_label_;
   QString corpus_path_;

@@ -1,0 +1,102 @@
+// normlab-ui-screenshots: the pictures in docs/, made from recorded runs so they can be
+// made again after the window changes. Run it under xvfb-run (or offscreen):
+//   normlab-ui-screenshots OUT_DIR RUN.json...
+// writes OUT_DIR/window-launch.png, OUT_DIR/pre-vs-post-6e-3.png (the runs with a 30-step
+// warmup at 6e-3, the pointer where they have parted) and OUT_DIR/course-experiment.png
+// (every run given) with the chart exported from it as PNG (twice the on-screen size) and
+// SVG, and OUT_DIR/about-this-experiment.png. Settings and data live in a
+// temporary folder.
+#include <QApplication>
+#include <QDir>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <cstdio>
+
+#include "loss_chart.h"
+#include "loss_chart_view.h"
+#include "main_window.h"
+#include "run_store.h"
+#include "test_support.h"
+
+using namespace normlab;
+using namespace normlab::ui;
+
+namespace {
+
+constexpr QSize kWindowSize(1400, 900);
+
+void settle() { test::wait_until([] { return false; }, 400); }
+
+bool save(QWidget& window, const QString& path) {
+  settle();
+  const bool ok = window.grab().toImage().convertToFormat(QImage::Format_RGB888).save(path, "PNG", 9);
+  std::printf("%s %s\n", ok ? "wrote" : "could not write", qPrintable(path));
+  return ok;
+}
+
+std::unique_ptr<MainWindow> open_window(const QString& data) {
+  MainWindowOptions options;
+  options.data_folder = data;
+  options.report_error = [](const QString& title, const QString& text) {
+    std::fprintf(stderr, "%s: %s\n", qPrintable(title), qPrintable(text));
+  };
+  auto window = std::make_unique<MainWindow>(options);
+  window->resize(kWindowSize);
+  window->show();
+  test::wait_until([&] { return window->isVisible(); }, 2000);
+  return window;
+}
+
+// Moves the pointer over the chart at `step`, halfway up, so the readout shows.
+void hover(MainWindow& window, double step) {
+  LossChartView& view = window.chart_view();
+  const QRectF plot = window.chart().plotArea();
+  const QPointF at(window.chart().position_of({step, 1}).x(), plot.center().y());
+  QTest::mouseMove(view.viewport(), view.mapFromScene(window.chart().mapToScene(at)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QCoreApplication::setOrganizationName(QStringLiteral("NormLabScreenshots"));
+  QCoreApplication::setApplicationName(QStringLiteral("NormLabScreenshots"));
+  QApplication::setStyle(QStringLiteral("Fusion"));
+  const QStringList args = app.arguments().mid(1);
+  if (args.size() < 2) {
+    std::fprintf(stderr, "usage: normlab-ui-screenshots OUT_DIR RUN.json...\n");
+    return 2;
+  }
+  const QDir out(args.front());
+  const QStringList runs = args.mid(1);
+  QTemporaryDir home;
+  qputenv("XDG_CONFIG_HOME", home.filePath(QStringLiteral("config")).toUtf8());
+  bool ok = true;
+
+  auto window = open_window(home.filePath(QStringLiteral("launch")));
+  ok &= save(*window, out.filePath(QStringLiteral("window-launch.png")));
+
+  window = open_window(home.filePath(QStringLiteral("pre-vs-post")));
+  QStringList fast;
+  for (const QString& file : runs) {
+    const RunRecord run = read_json(file.toStdString());
+    if (std::abs(run.config.peak_lr - 6e-3) < 1e-9 && run.config.warmup_steps * 10 < run.config.steps) fast << file;
+  }
+  ok &= window->import_runs(fast) == 2;
+  settle();  // the chart lays out its legend before the pointer is placed
+  hover(*window, window->store().runs().front().record.config.steps * 0.55);
+  ok &= save(*window, out.filePath(QStringLiteral("pre-vs-post-6e-3.png")));
+
+  window = open_window(home.filePath(QStringLiteral("course")));
+  ok &= window->import_runs(runs) == runs.size();
+  ok &= save(*window, out.filePath(QStringLiteral("course-experiment.png")));
+  const QSize chart = window->chart_view().size();
+  ok &= window->export_chart(out.filePath(QStringLiteral("course-experiment-chart.png")), chart * 2);
+  ok &= window->export_chart(out.filePath(QStringLiteral("course-experiment-chart.svg")), chart);
+
+  window->findChild<QTabWidget*>()->setCurrentIndex(1);
+  ok &= save(*window, out.filePath(QStringLiteral("about-this-experiment.png")));
+  return ok ? 0 : 1;
+}
