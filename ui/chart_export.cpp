@@ -23,7 +23,7 @@ void paint_copy(const LossChart& shown, QSizeF size, Paint paint) {
   auto* chart = new LossChart(shown.store());
   scene.addItem(chart);  // the scene owns it
   chart->resize(size);
-  chart->set_exact_line_widths(true);
+  chart->set_picture_mode(true);
   chart->copy_view_from(shown);
   // Qt lays a chart out when its layout request event arrives; the picture is drawn now.
   QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);

@@ -8,6 +8,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPen>
+#include <QPixmapCache>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -23,6 +24,7 @@ namespace normlab::ui {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kPixmapCacheKb = 192 * 1024;
 const QColor kBaselineColour(0x55, 0x55, 0x55, 170);
 const QColor kGridColour(0xe3, 0xe3, 0xe3);
 const QColor kTextColour(0x30, 0x30, 0x30);
@@ -106,6 +108,8 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   addAxis(axis_x_, Qt::AlignBottom);
   addAxis(axis_y_, Qt::AlignLeft);
 
+  // Room for every series' cached picture (a few MB each; Qt's default is 10 MB in all).
+  QPixmapCache::setCacheLimit(std::max(QPixmapCache::cacheLimit(), kPixmapCacheKb));
   refresh_timer_.setSingleShot(true);
   refresh_timer_.setInterval(kRefreshIntervalMs);
   connect(&refresh_timer_, &QTimer::timeout, this, &LossChart::refresh);
@@ -136,10 +140,22 @@ QLineSeries* LossChart::take_series() {
     return series;
   }
   auto* series = new QLineSeries;
+  const QList<QGraphicsItem*> before = childItems();
   addSeries(series);
   series->attachAxis(axis_x_);
   series->attachAxis(axis_y_);
+  // The item Qt Charts made for the series keeps its picture in a cache, so a pointer
+  // moving over the chart, or another run's new steps, do not redraw thousands of points.
+  for (QGraphicsItem* item : childItems()) {
+    if (!before.contains(item)) series_items_.push_back(item);
+  }
+  apply_item_cache();
   return series;
+}
+
+void LossChart::apply_item_cache() {
+  const auto mode = picture_mode_ ? QGraphicsItem::NoCache : QGraphicsItem::DeviceCoordinateCache;
+  for (QGraphicsItem* item : series_items_) item->setCacheMode(mode);
 }
 
 void LossChart::give_back(QLineSeries* series) {
@@ -265,10 +281,10 @@ void LossChart::apply_styles() {
     c.heldout->setMarkerSize(strong ? 6.5 : 5);
     // Thousands of points each: on screen they are one-pixel cosmetic lines, which Qt
     // draws several times faster than wider ones; pictures get the true widths.
-    QPen train_pen(strong ? training_colour(dark).darker(115) : light, exact_widths_ ? 1.1 : 1.0);
-    QPen raw_pen(faint, exact_widths_ ? 0.9 : 1.0);
-    train_pen.setCosmetic(!exact_widths_);
-    raw_pen.setCosmetic(!exact_widths_);
+    QPen train_pen(strong ? training_colour(dark).darker(115) : light, picture_mode_ ? 1.1 : 1.0);
+    QPen raw_pen(faint, picture_mode_ ? 0.9 : 1.0);
+    train_pen.setCosmetic(!picture_mode_);
+    raw_pen.setCosmetic(!picture_mode_);
     c.train->setPen(train_pen);
     c.raw->setPen(raw_pen);
 
@@ -501,8 +517,9 @@ void LossChart::set_highlighted(const QSet<int>& run_ids) {
   schedule_refresh();
 }
 
-void LossChart::set_exact_line_widths(bool exact) {
-  exact_widths_ = exact;
+void LossChart::set_picture_mode(bool on) {
+  picture_mode_ = on;
+  apply_item_cache();
   styles_dirty_ = true;
   schedule_refresh();
 }

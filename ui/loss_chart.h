@@ -13,6 +13,7 @@
 #include "run_record.h"
 
 class QCategoryAxis;
+class QGraphicsItem;
 class QLineSeries;
 class QValueAxis;
 
@@ -67,9 +68,9 @@ class LossChart : public QChart {
   QPointF value_at(QPointF chart_pos) const;      // (step, nats)
   QPointF position_of(QPointF value) const;       // chart coordinates of (step, nats)
 
-  // Training curves are drawn as one-pixel lines on screen, for speed; pictures want the
-  // true widths, which stay in proportion when the picture is scaled up.
-  void set_exact_line_widths(bool exact);
+  // On screen, training curves are one-pixel lines and every series is cached as pixels,
+  // for speed. A picture wants true line widths, which scale with it, and vectors.
+  void set_picture_mode(bool on);
 
   // Takes over another chart's log scale, smoothing, highlight and shown range (for export).
   void copy_view_from(const LossChart& other);
@@ -93,6 +94,7 @@ class LossChart : public QChart {
   void add_curves(int run_id);
   void remove_curves(int run_id);
   QLineSeries* take_series();
+  void apply_item_cache();
   void give_back(QLineSeries* series);
   void update_points(Curves& curves, const RunRecord& record);
   void rebuild_all();
@@ -111,6 +113,7 @@ class LossChart : public QChart {
   std::map<int, std::unique_ptr<Curves>> curves_;
   std::vector<std::unique_ptr<Baseline>> baselines_;
   std::vector<QLineSeries*> spare_;  // on the chart, hidden, waiting for reuse
+  std::vector<QGraphicsItem*> series_items_;  // what Qt Charts draws them with
   QSet<int> dirty_;
   QSet<int> highlighted_;
   QTimer refresh_timer_;
@@ -119,7 +122,7 @@ class LossChart : public QChart {
   bool log_scale_ = false;
   double smoothing_ = 0;
   bool follows_data_ = true;
-  bool exact_widths_ = false;
+  bool picture_mode_ = false;
   double last_refresh_ms_ = 0;
 };
 

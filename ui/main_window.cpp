@@ -34,6 +34,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -149,6 +150,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       views_(new QTabWidget),
       run_table_(new QTableView),
       details_(new QTextBrowser),
+      details_timer_(new QTimer(this)),
       log_scale_(new QCheckBox(tr("Log scale"))),
       smoothing_(new QSlider(Qt::Horizontal)),
       smoothing_value_(new QLabel),
@@ -204,8 +206,12 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     update_actions();
     if (selected_runs().contains(id)) update_details();
   });
+  // A training run changes many times a second; its details are rewritten twice a second.
+  details_timer_->setSingleShot(true);
+  details_timer_->setInterval(500);
+  connect(details_timer_, &QTimer::timeout, this, &MainWindow::update_details);
   connect(store_, &RunStore::points_changed, this, [this](int id) {
-    if (selected_runs().contains(id)) update_details();
+    if (!details_timer_->isActive() && selected_runs().contains(id)) details_timer_->start();
   });
 
   resize(1400, 900);
@@ -588,7 +594,7 @@ void MainWindow::update_progress() {
   rate_label_->setVisible(active && p.tokens_per_s > 0);
   lr_label_->setVisible(active && p.step > 0);
   if (!active) {
-    stage_label_->setText(store_->runs().empty() ? tr("Ready") : tr("Idle"));
+    stage_label_->setText(tr("Ready"));
     return;
   }
   const RunEntry* run = store_->find(p.run_id);

@@ -14,6 +14,7 @@ class QSlider;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
+class QTimer;
 
 namespace normlab::ui {
 
@@ -96,6 +97,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* views_;
   QTableView* run_table_;
   QTextBrowser* details_;
+  QTimer* details_timer_;
   QCheckBox* log_scale_;
   QSlider* smoothing_;
   QLabel* smoothing_value_;
