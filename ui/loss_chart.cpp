@@ -352,16 +352,53 @@ void LossChart::update_baselines() {
   place_baseline_labels();
 }
 
+// Each label sits just above or below its line, at the first of a few places along it
+// that covers the fewest curves: post-norm runs often lie right on the baseline.
 void LossChart::place_baseline_labels() {
   const QRectF plot = plotArea();
-  const ViewRange shown = view();
   for (auto& b : baselines_) {
-    const QPointF at = position_of({shown.x_max, b->nats});
-    const QRectF box = b->label->boundingRect();
-    const QPointF top_left(plot.right() - box.width() - 4, at.y() - box.height() - 2);
-    b->label->setPos(top_left);
-    b->label->setVisible(b->series->isVisible() && top_left.y() >= plot.top() && at.y() <= plot.bottom());
+    const double line_y = position_of({0, b->nats}).y();
+    const QSizeF size = b->label->rect().size();
+    QPointF best;
+    int best_cover = std::numeric_limits<int>::max();
+    for (double along : {1.0, 0.75, 0.5, 0.25, 0.0}) {
+      for (bool above : {true, false}) {
+        const QRectF box(plot.left() + 4 + along * (plot.width() - size.width() - 8),
+                         above ? line_y - size.height() - 2 : line_y + 2, size.width(), size.height());
+        if (!plot.contains(box)) continue;
+        const int cover = curves_under(box);
+        if (cover < best_cover) {
+          best_cover = cover;
+          best = box.topLeft();
+        }
+      }
+    }
+    b->label->setPos(best);
+    b->label->setVisible(b->series->isVisible() && best_cover < std::numeric_limits<int>::max());
   }
+}
+
+int LossChart::curves_under(const QRectF& box) const {
+  const QRectF plot = plotArea();
+  auto to_x = [&](double px) { return axis_x_->min() + (px - plot.left()) / plot.width() * (axis_x_->max() - axis_x_->min()); };
+  auto to_y = [&](double py) { return axis_y_->min() + (plot.bottom() - py) / plot.height() * (axis_y_->max() - axis_y_->min()); };
+  const double x0 = to_x(box.left()), x1 = to_x(box.right()), y0 = to_y(box.bottom()), y1 = to_y(box.top());
+  auto inside = [&](QPointF p) { return p.x() >= x0 && p.x() <= x1 && p.y() >= y0 && p.y() <= y1; };
+  int cover = 0;
+  for (const RunEntry& run : store_.runs()) {
+    auto it = curves_.find(run.id);
+    if (!run.visible || it == curves_.end()) continue;
+    const Curves& c = *it->second;
+    // Held-out lines weigh most: dark, and straight between evaluations far apart.
+    const QList<QPointF>& heldout = c.heldout_points;
+    for (qsizetype i = 0; i + 1 < heldout.size(); ++i) {
+      const QPointF a = heldout[i], z = heldout[i + 1];
+      if (z.x() < x0 || a.x() > x1) continue;
+      for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) cover += 10 * inside(a + t * (z - a));
+    }
+    for (const QPointF& p : smoothing_ > 0 ? c.smooth_points : c.raw_points) cover += inside(p);
+  }
+  return cover;
 }
 
 void LossChart::fit_to_data() {
@@ -393,7 +430,9 @@ void LossChart::fit_to_data() {
     hi = to_display(10);
   }
   const double pad = std::max(hi - lo, log_scale_ ? 0.02 : 0.2) * 0.04;
-  const ViewRange fitted{0, x_max > 0 ? x_max : 1000, lo - pad, hi + pad};
+  const double steps = x_max > 0 ? x_max : 1000;
+  const double margin = steps * 0.012;  // the first and last evaluation's dots stay whole
+  const ViewRange fitted{-margin, steps + margin, lo - pad, hi + pad};
   if (!(fitted == ViewRange{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()})) apply_view(fitted);
 }
 

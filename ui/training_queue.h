@@ -45,7 +45,6 @@ class TrainingQueue : public QObject {
 
   int running_id() const { return running_id_; }
   bool busy() const { return running_id_ != 0; }
-  bool is_queued(int run_id) const { return pending_.contains(run_id); }
   QueueProgress progress() const;
 
  signals:

@@ -66,8 +66,10 @@ TEST_F(LossChartTest, FollowsTheDataUntilZoomedAndFitsAgainOnReset) {
   store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
   chart_.refresh();
   ViewRange fitted = chart_.view();
-  EXPECT_DOUBLE_EQ(fitted.x_min, 0);
-  EXPECT_DOUBLE_EQ(fitted.x_max, 600);
+  EXPECT_LT(fitted.x_min, 0);  // a margin keeps the first and last dots whole
+  EXPECT_NEAR(fitted.x_min, 0, 10);
+  EXPECT_GT(fitted.x_max, 600);
+  EXPECT_NEAR(fitted.x_max, 600, 10);
   EXPECT_LT(fitted.y_min, 4.6);
   EXPECT_GT(fitted.y_max, 9.0);
   chart_.set_view({100, 200, 5, 6});
@@ -76,7 +78,7 @@ TEST_F(LossChartTest, FollowsTheDataUntilZoomedAndFitsAgainOnReset) {
   chart_.refresh();
   EXPECT_DOUBLE_EQ(chart_.view().x_max, 200);  // a zoom is not undone by new data
   chart_.reset_view();
-  EXPECT_DOUBLE_EQ(chart_.view().x_max, 3000);
+  EXPECT_NEAR(chart_.view().x_max, 3000, 50);
 }
 
 TEST_F(LossChartTest, LogScaleKeepsTheShownRangeAndLabelsItInNats) {

@@ -49,11 +49,12 @@ std::unique_ptr<MainWindow> open_window(const QString& data) {
   return window;
 }
 
-// Moves the pointer over the chart at `step`, halfway up, so the readout shows.
+// Moves the pointer over the chart at `step`, near the top where the curves have left room,
+// so the readout shows without hiding them.
 void hover(MainWindow& window, double step) {
   LossChartView& view = window.chart_view();
   const QRectF plot = window.chart().plotArea();
-  const QPointF at(window.chart().position_of({step, 1}).x(), plot.center().y());
+  const QPointF at(window.chart().position_of({step, 1}).x(), plot.top() + 0.12 * plot.height());
   QTest::mouseMove(view.viewport(), view.mapFromScene(window.chart().mapToScene(at)));
 }
 
