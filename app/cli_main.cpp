@@ -15,6 +15,7 @@
 
 #include "bench.h"
 #include "config.h"
+#include "memory.h"
 #include "presets.h"
 #include "run_record.h"
 #include "trainer.h"
@@ -310,6 +311,7 @@ int main(int argc, char** argv) {
     if (arg == "--version") { std::printf("normlab-cli %s\n", NORMLAB_VERSION); return 0; }
   }
   std::signal(SIGINT, [](int) { g_cancel = true; });
+  keep_freed_memory_for_reuse();
   try {
     const Options options = parse_arguments(argc, argv);
     return options.command == "train" ? run_train(options) : run_bench(options);

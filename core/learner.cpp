@@ -6,18 +6,28 @@ namespace normlab {
 
 namespace {
 
-// Decay matrices (linear weights, embeddings), not biases or norm gains, as in GPT-2.
-std::unique_ptr<torch::optim::AdamW> make_optimizer(Gpt& model, const TrainConfig& config) {
-  std::vector<torch::Tensor> decay, no_decay;
-  for (auto& p : model->parameters()) (p.dim() >= 2 ? decay : no_decay).push_back(p);
-  auto options = [&](double weight_decay) {
-    return std::make_unique<torch::optim::AdamWOptions>(
-        torch::optim::AdamWOptions(config.peak_lr).betas({0.9, 0.95}).weight_decay(weight_decay));
-  };
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(decay, options(config.weight_decay));
-  groups.emplace_back(no_decay, options(0.0));
-  return std::make_unique<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(config.peak_lr));
+// Seeds torch first, so the same seed gives the same initial weights.
+Gpt build_model(const TrainConfig& config, int vocab_size, torch::Device device) {
+  torch::manual_seed(config.seed);
+  ModelConfig model_config = config.model;
+  model_config.vocab = vocab_size;
+  Gpt model(model_config);
+  model->to(device);
+  return model;
+}
+
+std::vector<torch::Tensor> parameters_where(Gpt& model, bool matrices) {
+  std::vector<torch::Tensor> chosen;
+  for (auto& p : model->parameters()) {
+    if ((p.dim() >= 2) == matrices) chosen.push_back(p);
+  }
+  return chosen;
+}
+
+AdamWSettings with_decay(double weight_decay) {
+  AdamWSettings settings;
+  settings.weight_decay = weight_decay;
+  return settings;
 }
 
 }  // namespace
@@ -33,27 +43,23 @@ torch::Device select_device(const Environment& environment) {
 }
 
 Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device)
-    : config_(config), device_(device) {
-  torch::manual_seed(config.seed);
-  ModelConfig model_config = config.model;
-  model_config.vocab = vocab_size;
-  model_ = Gpt(model_config);
-  model_->to(device);
-  optimizer_ = make_optimizer(model_, config);
-}
+    : config_(config),
+      device_(device),
+      model_(build_model(config, vocab_size, device)),
+      decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
+      not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {}
 
 double Learner::step(const Batch& batch, double lr) {
-  for (auto& group : optimizer_->param_groups()) {
-    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-  }
-  optimizer_->zero_grad();
+  decayed_.zero_grad();
+  not_decayed_.zero_grad();
   const Batch on_device = to_device(batch, device_);
   auto loss = model_->loss(on_device.inputs, on_device.targets);
   loss.backward();
   if (config_.clip_grad_norm > 0) {
     torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.clip_grad_norm);
   }
-  optimizer_->step();
+  decayed_.step(lr);
+  not_decayed_.step(lr);
   return loss.item<double>();
 }
 

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "adamw.h"
 #include "dataset.h"
 #include "model.h"
 #include "run_record.h"
@@ -28,8 +29,10 @@ class Learner {
  private:
   const TrainConfig config_;
   torch::Device device_;
-  Gpt model_{nullptr};
-  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  Gpt model_;
+  // Matrices (linear weights, embeddings) decay; biases and norm gains do not, as in GPT-2.
+  AdamWGroup decayed_;
+  AdamWGroup not_decayed_;
 };
 
 // Moves a batch to `device`.

@@ -15,7 +15,9 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const auto batch = x.size(0), time = x.size(1), width = x.size(2);
   // (B, T, 3C) -> three (B, heads, T, C/heads)
   auto split = qkv(x).view({batch, time, 3, heads, width / heads}).permute({2, 0, 3, 1, 4});
-  auto q = split[0], k = split[1], v = split[2];
+  // unbind, not three selects: backward then writes one gradient, not three zero-filled ones
+  const auto qkv_heads = split.unbind(0);
+  const auto &q = qkv_heads[0], &k = qkv_heads[1], &v = qkv_heads[2];
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
 #else  // Debian's LibTorch 1.13 has no fused attention
