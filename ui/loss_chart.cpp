@@ -68,6 +68,16 @@ struct LossChart::Curves {
   std::size_t steps_done = 0;
   std::size_t evals_done = 0;
   DebiasedEma ema;
+
+  // Forgets the points, so the next update takes every step again (same series).
+  void restart(double smoothing) {
+    raw_points.clear();
+    smooth_points.clear();
+    heldout_points.clear();
+    smoothed.clear();
+    steps_done = evals_done = 0;
+    ema = DebiasedEma(smoothing);
+  }
 };
 
 struct LossChart::Baseline {
@@ -180,7 +190,7 @@ void LossChart::add_curves(int run_id) {
   curves->raw = take_series();
   curves->train = take_series();
   curves->heldout = take_series();
-  curves->ema = DebiasedEma(smoothing_);
+  curves->restart(smoothing_);
   curves->heldout->setName(qstr(run->record.config.name));
   curves->heldout->setPointsVisible(true);
   curves_[run_id] = std::move(curves);
@@ -202,7 +212,7 @@ void LossChart::remove_curves(int run_id) {
 
 void LossChart::update_points(Curves& c, const RunRecord& r) {
   const bool restart = r.steps.size() < c.steps_done || r.evals.size() < c.evals_done;
-  if (restart) c = Curves{c.raw, c.train, c.heldout, {}, {}, {}, {}, 0, 0, DebiasedEma(smoothing_)};
+  if (restart) c.restart(smoothing_);
   const bool smooth = smoothing_ > 0;
   for (std::size_t i = c.steps_done; i < r.steps.size(); ++i) {
     const StepMetrics& s = r.steps[i];
@@ -235,7 +245,7 @@ void LossChart::update_points(Curves& c, const RunRecord& r) {
 
 void LossChart::rebuild_all() {
   for (auto& [id, c] : curves_) {
-    *c = Curves{c->raw, c->train, c->heldout, {}, {}, {}, {}, 0, 0, DebiasedEma(smoothing_)};
+    c->restart(smoothing_);
     c->train->clear();
     c->heldout->clear();
     dirty_.insert(id);
@@ -379,11 +389,11 @@ void LossChart::place_baseline_labels() {
 }
 
 int LossChart::curves_under(const QRectF& box) const {
-  const QRectF plot = plotArea();
-  auto to_x = [&](double px) { return axis_x_->min() + (px - plot.left()) / plot.width() * (axis_x_->max() - axis_x_->min()); };
-  auto to_y = [&](double py) { return axis_y_->min() + (plot.bottom() - py) / plot.height() * (axis_y_->max() - axis_y_->min()); };
-  const double x0 = to_x(box.left()), x1 = to_x(box.right()), y0 = to_y(box.bottom()), y1 = to_y(box.top());
-  auto inside = [&](QPointF p) { return p.x() >= x0 && p.x() <= x1 && p.y() >= y0 && p.y() <= y1; };
+  const QRectF area = QRectF(display_at(box.bottomLeft()), display_at(box.topRight())).normalized();
+  auto inside = [&](QPointF p) {
+    return p.x() >= area.left() && p.x() <= area.right() && p.y() >= area.top() && p.y() <= area.bottom();
+  };
+  const double x0 = area.left(), x1 = area.right();
   int cover = 0;
   for (const RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
@@ -493,11 +503,15 @@ void LossChart::update_loss_ticks() {
   }
 }
 
-QPointF LossChart::value_at(QPointF pos) const {
+QPointF LossChart::display_at(QPointF pos) const {
   const QRectF plot = plotArea();
-  const double x = axis_x_->min() + (pos.x() - plot.left()) / plot.width() * (axis_x_->max() - axis_x_->min());
-  const double y = axis_y_->min() + (plot.bottom() - pos.y()) / plot.height() * (axis_y_->max() - axis_y_->min());
-  return {x, from_display(y)};
+  return {axis_x_->min() + (pos.x() - plot.left()) / plot.width() * (axis_x_->max() - axis_x_->min()),
+          axis_y_->min() + (plot.bottom() - pos.y()) / plot.height() * (axis_y_->max() - axis_y_->min())};
+}
+
+QPointF LossChart::value_at(QPointF pos) const {
+  const QPointF d = display_at(pos);
+  return {d.x(), from_display(d.y())};
 }
 
 QPointF LossChart::position_of(QPointF value) const {
@@ -515,10 +529,9 @@ void LossChart::zoom_to(const QRectF& rect) {
 }
 
 void LossChart::zoom_around(QPointF pos, double fx, double fy) {
-  const QRectF plot = plotArea();
   const double x0 = axis_x_->min(), x1 = axis_x_->max(), y0 = axis_y_->min(), y1 = axis_y_->max();
-  const double cx = x0 + (pos.x() - plot.left()) / plot.width() * (x1 - x0);
-  const double cy = y0 + (plot.bottom() - pos.y()) / plot.height() * (y1 - y0);
+  const QPointF centre = display_at(pos);
+  const double cx = centre.x(), cy = centre.y();
   follows_data_ = false;
   apply_view({cx - (cx - x0) * fx, cx + (x1 - cx) * fx, cy - (cy - y0) * fy, cy + (y1 - cy) * fy});
 }
