@@ -2,7 +2,6 @@
 // Shared by every core test: temp folders, a private cache, a synthetic corpus and a
 // tiny run config.
 #include <gmock/gmock.h>
-#include <ftw.h>
 #include <gtest/gtest.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +22,6 @@ namespace normlab::test {
 
 namespace fs = std::filesystem;
 
-// rm -rf without std::filesystem::remove_all, which crashes in executables linked to
-// the torch wheel on Debian 12 (see link_test.cpp).
-inline void remove_tree(const fs::path& root) {
-  ::nftw(root.c_str(), [](const char* path, const struct stat*, int, FTW*) { return ::remove(path); },
-         16, FTW_DEPTH | FTW_PHYS);
-}
-
 // A fresh folder, removed with everything in it on destruction.
 class TempDir {
  public:
@@ -38,7 +30,10 @@ class TempDir {
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }
-  ~TempDir() { remove_tree(path_); }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
