@@ -120,6 +120,12 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
 
   // Room for every series' cached picture (a few MB each; Qt's default is 10 MB in all).
   QPixmapCache::setCacheLimit(std::max(QPixmapCache::cacheLimit(), kPixmapCacheKb));
+  view_settle_timer_.setSingleShot(true);
+  view_settle_timer_.setInterval(kViewSettleMs);
+  connect(&view_settle_timer_, &QTimer::timeout, this, [this] {
+    view_moving_ = false;
+    update_item_caches();
+  });
   refresh_timer_.setSingleShot(true);
   refresh_timer_.setInterval(kRefreshIntervalMs);
   connect(&refresh_timer_, &QTimer::timeout, this, &LossChart::refresh);
@@ -154,18 +160,29 @@ QLineSeries* LossChart::take_series() {
   addSeries(series);
   series->attachAxis(axis_x_);
   series->attachAxis(axis_y_);
-  // The item Qt Charts made for the series keeps its picture in a cache, so a pointer
-  // moving over the chart, or another run's new steps, do not redraw thousands of points.
   for (QGraphicsItem* item : childItems()) {
-    if (!before.contains(item)) series_items_.push_back(item);
+    if (!before.contains(item)) items_[series] = item;
   }
-  apply_item_cache();
   return series;
 }
 
-void LossChart::apply_item_cache() {
-  const auto mode = picture_mode_ ? QGraphicsItem::NoCache : QGraphicsItem::DeviceCoordinateCache;
-  for (QGraphicsItem* item : series_items_) item->setCacheMode(mode);
+// A training curve has thousands of points. While the view stands still its item keeps
+// its picture in a cache, so a pointer moving over the chart, or another run's new steps,
+// do not redraw it; while the view moves every picture is stale at once, and drawing
+// straight to the screen costs half as much as refilling the caches.
+void LossChart::update_item_caches() {
+  auto cache = [this](QLineSeries* series, bool on) {
+    if (auto it = items_.find(series); it != items_.end()) {
+      it->second->setCacheMode(on ? QGraphicsItem::DeviceCoordinateCache : QGraphicsItem::NoCache);
+    }
+  };
+  const bool on = !picture_mode_ && !view_moving_;
+  for (const auto& [id, c] : curves_) {
+    cache(c->raw, on);
+    cache(c->train, on);
+    cache(c->heldout, false);  // a few dozen points: cheaper to draw than to cache
+  }
+  for (const auto& b : baselines_) cache(b->series, false);
 }
 
 void LossChart::give_back(QLineSeries* series) {
@@ -312,6 +329,7 @@ void LossChart::apply_styles() {
   for (QLineSeries* series : spare_) {
     for (QLegendMarker* marker : legend()->markers(series)) marker->setVisible(false);
   }
+  update_item_caches();  // a series taken from the spares may have a new role
 }
 
 void LossChart::update_baselines() {
@@ -443,7 +461,13 @@ void LossChart::fit_to_data() {
   const double steps = x_max > 0 ? x_max : 1000;
   const double margin = steps * 0.012;  // the first and last evaluation's dots stay whole
   const ViewRange fitted{-margin, steps + margin, lo - pad, hi + pad};
-  if (!(fitted == ViewRange{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()})) apply_view(fitted);
+  // Every range change makes Qt Charts place each point again (~15 ms for 5 x 3000 steps),
+  // so a range that still holds the data snugly is kept while a run trains.
+  const ViewRange now{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()};
+  const bool holds = fitted.x_min == now.x_min && fitted.x_max == now.x_max && now.y_min <= fitted.y_min &&
+                     fitted.y_max <= now.y_max;
+  const bool snug = now.y_max - now.y_min <= 1.2 * (fitted.y_max - fitted.y_min);
+  if (!(holds && snug)) apply_view(fitted);
 }
 
 ViewRange LossChart::view() const {
@@ -463,6 +487,11 @@ void LossChart::apply_view(const ViewRange& d) {
   for (auto& b : baselines_) b->series->replace({{x_min, to_display(b->nats)}, {x_max, to_display(b->nats)}});
   update_loss_ticks();
   place_baseline_labels();
+  if (!view_moving_) {
+    view_moving_ = true;
+    update_item_caches();
+  }
+  view_settle_timer_.start();
   emit view_changed();
 }
 
@@ -571,7 +600,7 @@ void LossChart::set_highlighted(const QSet<int>& run_ids) {
 
 void LossChart::set_picture_mode(bool on) {
   picture_mode_ = on;
-  apply_item_cache();
+  update_item_caches();
   styles_dirty_ = true;
   schedule_refresh();
 }

@@ -44,6 +44,7 @@ class LossChart : public QChart {
   Q_OBJECT
  public:
   static constexpr int kRefreshIntervalMs = 33;
+  static constexpr int kViewSettleMs = 300;  // after the last zoom or pan step the view counts as still
 
   explicit LossChart(const RunStore& store, QGraphicsItem* parent = nullptr);
   ~LossChart() override;
@@ -94,7 +95,7 @@ class LossChart : public QChart {
   void add_curves(int run_id);
   void remove_curves(int run_id);
   QLineSeries* take_series();
-  void apply_item_cache();
+  void update_item_caches();
   void give_back(QLineSeries* series);
   void update_points(Curves& curves, const RunRecord& record);
   void rebuild_all();
@@ -115,16 +116,18 @@ class LossChart : public QChart {
   std::map<int, std::unique_ptr<Curves>> curves_;
   std::vector<std::unique_ptr<Baseline>> baselines_;
   std::vector<QLineSeries*> spare_;  // on the chart, hidden, waiting for reuse
-  std::vector<QGraphicsItem*> series_items_;  // what Qt Charts draws them with
+  std::map<QLineSeries*, QGraphicsItem*> items_;  // the item Qt Charts draws each series with
   QSet<int> dirty_;
   QSet<int> highlighted_;
   QTimer refresh_timer_;
+  QTimer view_settle_timer_;
   bool styles_dirty_ = true;
   bool baselines_dirty_ = true;
   bool log_scale_ = false;
   double smoothing_ = 0;
   bool follows_data_ = true;
   bool picture_mode_ = false;
+  bool view_moving_ = false;
   double last_refresh_ms_ = 0;
 };
 

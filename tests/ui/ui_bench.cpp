@@ -75,6 +75,12 @@ void print(const char* what, const Timings& t) {
               wall.median, wall.p99, wall.max, cpu.median);
 }
 
+// Lets the chart's zoom-and-pan state end, so its curves are cached again.
+void settle(LossChart& chart) {
+  chart.refresh();
+  test::wait_until([] { return false; }, 2 * LossChart::kViewSettleMs);
+}
+
 void chart_cost() {
   RunStore store;
   std::vector<int> ids;
@@ -88,11 +94,18 @@ void chart_cost() {
   test::wait_until([&] { return view.isVisible(); }, 2000);
   chart->set_smoothing(0.6);
   chart->refresh();
-  QApplication::processEvents();
+  settle(*chart);
   std::printf("Chart: 5 runs x 3000 steps (+31 evaluations each), smoothing on, %dx%d px, antialiased\n",
               view.width(), view.height());
 
   print("repaint (paint only)", (time_ms(60, [&](int) { view.viewport()->repaint(); })));
+  // Panning moves every curve: nothing cached can be reused.
+  print("pan by a pixel: points placed again, all redrawn", (time_ms(60, [&](int i) {
+          chart->pan_by({i % 2 ? 1.0 : -1.0, 0});
+          view.viewport()->repaint();
+        })));
+  chart->reset_view();
+  settle(*chart);
   // Hovering: the readout and crosshair follow the pointer; the region they cross is redrawn.
   const QRectF plot = chart->plotArea();
   print("hover: pointer moved, readout and crosshair redrawn", (time_ms(60, [&](int i) {
@@ -105,6 +118,7 @@ void chart_cost() {
   const int live = store.add(growing, {});
   store.finish(live, [&] { RunRecord r = growing; r.steps.resize(1000); r.evals.resize(11); return r; }());
   chart->refresh();
+  settle(*chart);
   print("live tick: 20 new steps, refresh + repaint", (time_ms(60, [&](int i) {
           const auto first = growing.steps.begin() + 1000 + 20 * i;
           store.append_steps(live, std::vector<StepMetrics>(first, first + 20));
