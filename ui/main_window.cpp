@@ -431,7 +431,7 @@ void MainWindow::build_status_bar() {
   run_progress_->setToolTip(tr("The running run: steps done and time left"));
   queue_progress_->setToolTip(tr("Every queued run: time left, estimated from the current speed"));
   for (QProgressBar* bar : {run_progress_, queue_progress_}) {
-    bar->setFixedWidth(250);
+    bar->setFixedWidth(280);
     bar->setTextVisible(true);
     bar->setMaximumHeight(18);
   }

@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   }
   ok &= window->import_runs(fast) == 2;
   settle();  // the chart lays out its legend before the pointer is placed
-  hover(*window, window->store().runs().front().record.config.steps * 0.55);
+  hover(*window, window->store().runs().front().record.config.steps * 0.8);
   ok &= save(*window, out.filePath(QStringLiteral("pre-vs-post-6e-3.png")));
 
   window = open_window(home.filePath(QStringLiteral("course")));
