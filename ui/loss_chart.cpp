@@ -57,6 +57,33 @@ QColor with_alpha(QColor colour, int alpha) {
   return colour;
 }
 
+// Fewer points for a curve whose `bucket` steps fit in a pixel, drawing the same ink: a
+// noisy curve keeps each bucket's lowest and highest point, in step order; a smooth one
+// its last. Buckets start at multiples of `bucket`, so panning keeps them.
+QList<QPointF> thinned(const QList<QPointF>& points, int bucket, bool noisy) {
+  if (bucket <= 1) return points;
+  QList<QPointF> out;
+  out.reserve(2 * points.size() / bucket + 2);
+  qsizetype first = 0;
+  while (first < points.size()) {
+    const qint64 key = qint64(std::floor(points[first].x() / bucket));
+    qsizetype end = first, low = first, high = first;
+    while (end < points.size() && qint64(std::floor(points[end].x() / bucket)) == key) {
+      if (points[end].y() < points[low].y()) low = end;
+      if (points[end].y() > points[high].y()) high = end;
+      ++end;
+    }
+    if (noisy) {
+      out.append(points[std::min(low, high)]);
+      if (low != high) out.append(points[std::max(low, high)]);
+    } else {
+      out.append(points[end - 1]);
+    }
+    first = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 struct LossChart::Curves {
@@ -68,6 +95,7 @@ struct LossChart::Curves {
   std::size_t steps_done = 0;
   std::size_t evals_done = 0;
   DebiasedEma ema;
+  bool live = false;  // its run is training: its picture would be stale at every refresh
 
   // Forgets the points, so the next update takes every step again (same series).
   void restart(double smoothing) {
@@ -139,7 +167,10 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
     styles_dirty_ = baselines_dirty_ = true;
     schedule_refresh();
   });
-  connect(this, &QChart::plotAreaChanged, this, &LossChart::place_baseline_labels);
+  connect(this, &QChart::plotAreaChanged, this, [this] {
+    update_thinning();
+    place_baseline_labels();
+  });
   for (const RunEntry& run : store.runs()) add_curves(run.id);
   refresh();
 }
@@ -178,8 +209,8 @@ void LossChart::update_item_caches() {
   };
   const bool on = !picture_mode_ && !view_moving_;
   for (const auto& [id, c] : curves_) {
-    cache(c->raw, on);
-    cache(c->train, on);
+    cache(c->raw, on && !c->live);
+    cache(c->train, on && !c->live);
     cache(c->heldout, false);  // a few dozen points: cheaper to draw than to cache
   }
   for (const auto& b : baselines_) cache(b->series, false);
@@ -251,13 +282,27 @@ void LossChart::update_points(Curves& c, const RunRecord& r) {
   }
   const bool new_steps = restart || r.steps.size() != c.steps_done;
   c.steps_done = r.steps.size();
-  if (new_steps) {
-    c.train->replace(smooth ? c.smooth_points : c.raw_points);
-    if (smooth) c.raw->replace(c.raw_points);
-    else if (c.raw->count() > 0) c.raw->clear();
-  }
+  if (new_steps) show_training_points(c);
   if (restart || r.evals.size() != c.evals_done) c.heldout->replace(c.heldout_points);
   c.evals_done = r.evals.size();
+}
+
+// Qt Charts places and strokes every point of a series whenever it or the range changes,
+// so training curves get no more points than the plot has pixels to show them.
+void LossChart::show_training_points(Curves& c) {
+  const bool smooth = smoothing_ > 0;
+  c.train->replace(smooth ? thinned(c.smooth_points, steps_per_bucket_, false)
+                           : thinned(c.raw_points, steps_per_bucket_, true));
+  if (smooth) c.raw->replace(thinned(c.raw_points, steps_per_bucket_, true));
+  else if (c.raw->count() > 0) c.raw->clear();
+}
+
+void LossChart::update_thinning() {
+  const double pixels = std::max(plotArea().width(), 1.0);
+  const int bucket = picture_mode_ ? 1 : std::max(1, int(std::ceil((axis_x_->max() - axis_x_->min()) / pixels)));
+  if (bucket == steps_per_bucket_) return;
+  steps_per_bucket_ = bucket;
+  for (auto& [id, c] : curves_) show_training_points(*c);
 }
 
 void LossChart::rebuild_all() {
@@ -275,12 +320,18 @@ void LossChart::refresh() {
   timer.start();
   refresh_timer_.stop();
   if (!dirty_.isEmpty()) baselines_dirty_ = true;  // a run that started knows its baseline now
+  bool live_changed = false;
   for (int id : std::as_const(dirty_)) {
     const RunEntry* run = store_.find(id);
     auto it = curves_.find(id);
-    if (run && it != curves_.end()) update_points(*it->second, run->record);
+    if (!run || it == curves_.end()) continue;
+    update_points(*it->second, run->record);
+    const bool live = run->record.status == RunStatus::Running;
+    live_changed = live_changed || live != it->second->live;
+    it->second->live = live;
   }
   dirty_.clear();
+  if (live_changed) update_item_caches();
   if (baselines_dirty_) update_baselines();
   if (styles_dirty_) apply_styles();
   if (follows_data_) fit_to_data();
@@ -485,6 +536,7 @@ void LossChart::apply_view(const ViewRange& d) {
   axis_x_->setTickInterval(interval);
   axis_y_->setRange(y_min, y_max);
   for (auto& b : baselines_) b->series->replace({{x_min, to_display(b->nats)}, {x_max, to_display(b->nats)}});
+  update_thinning();
   update_loss_ticks();
   place_baseline_labels();
   if (!view_moving_) {
@@ -601,6 +653,7 @@ void LossChart::set_highlighted(const QSet<int>& run_ids) {
 void LossChart::set_picture_mode(bool on) {
   picture_mode_ = on;
   update_item_caches();
+  update_thinning();
   styles_dirty_ = true;
   schedule_refresh();
 }

@@ -99,6 +99,8 @@ class LossChart : public QChart {
   void give_back(QLineSeries* series);
   void update_points(Curves& curves, const RunRecord& record);
   void rebuild_all();
+  void show_training_points(Curves& curves);
+  void update_thinning();
   void apply_styles();
   void update_baselines();
   void place_baseline_labels();
@@ -128,6 +130,7 @@ class LossChart : public QChart {
   bool follows_data_ = true;
   bool picture_mode_ = false;
   bool view_moving_ = false;
+  int steps_per_bucket_ = 1;  // training points are thinned to two per bucket of steps
   double last_refresh_ms_ = 0;
 };
 

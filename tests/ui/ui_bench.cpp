@@ -116,7 +116,13 @@ void chart_cost() {
   // A timer tick while training: one run gained ~a batch of steps; its series are replaced.
   RunRecord growing = store.find(ids.back())->record;
   const int live = store.add(growing, {});
-  store.finish(live, [&] { RunRecord r = growing; r.steps.resize(1000); r.evals.resize(11); return r; }());
+  store.finish(live, [&] {
+    RunRecord r = growing;
+    r.steps.resize(1000);
+    r.evals.resize(11);
+    r.status = RunStatus::Running;
+    return r;
+  }());
   chart->refresh();
   settle(*chart);
   print("live tick: 20 new steps, refresh + repaint", (time_ms(60, [&](int i) {
