@@ -125,6 +125,26 @@ TEST_F(LossChartTest, HiddenRunsLeaveTheChartAndTheReadout) {
   }
 }
 
+TEST_F(LossChartTest, LongRunsAreThinnedToThePixelsButPicturesKeepEveryPoint) {
+  const int id = store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 3000, 100), {});
+  chart_.refresh();
+  auto longest = [&] {
+    int points = 0;
+    for (QAbstractSeries* s : chart_.series()) {
+      if (auto* line = qobject_cast<QLineSeries*>(s); line && line->isVisible()) points = std::max(points, int(line->count()));
+    }
+    return points;
+  };
+  EXPECT_EQ(chart_.plotted_points(id), 3000);
+  EXPECT_LT(longest(), 2 * int(chart_.plotArea().width()) + 4);  // a low and a high per pixel
+  chart_.set_view({1000, 1200, 4, 10});  // zoomed in: every step again
+  EXPECT_EQ(longest(), 3000);
+  chart_.reset_view();
+  EXPECT_LT(longest(), 3000);
+  chart_.set_picture_mode(true);
+  EXPECT_EQ(longest(), 3000);
+}
+
 TEST(ChartExport, ScaleKeepsTextReadable) {
   EXPECT_DOUBLE_EQ(export_scale(QSize(1000, 600), QSize(2000, 1200)), 2.0);
   EXPECT_DOUBLE_EQ(export_scale(QSize(1000, 600), QSize(500, 300)), 1.0);
