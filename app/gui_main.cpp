@@ -1,16 +1,20 @@
 // normlab: the desktop app. Everything lives in ui/; this only reads the command line.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 
 #include "main_window.h"
+#include "memory.h"
 #include "termination.h"
 
 int main(int argc, char** argv) {
+  normlab::keep_freed_memory_for_reuse();
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName(QStringLiteral("NormLab"));
   QCoreApplication::setApplicationName(QStringLiteral("NormLab"));
   QCoreApplication::setApplicationVersion(QStringLiteral(NORMLAB_VERSION));
   QApplication::setStyle(QStringLiteral("Fusion"));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/normlab.svg")));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral(

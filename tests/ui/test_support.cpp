@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include "synthetic_corpus.h"
+
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QDir>
@@ -11,31 +13,11 @@
 namespace normlab::ui::test {
 
 QString write_synthetic_corpus(const QString& folder, int bytes) {
-  static const char* const kWords[] = {
-      "the", "a", "model", "learns", "from", "text", "and", "every", "layer", "adds", "its", "update",
-      "to", "stream", "norm", "before", "after", "warmup", "rate", "loss", "falls", "slowly", "quickly",
-      "when", "training", "starts", "gradient", "flows", "back", "through", "blocks", "attention", "reads",
-      "context", "tokens", "predicts", "next", "word", "held", "out", "baseline", "frequency", "common",
-      "rare", "deep", "shallow", "step", "large", "small", "careful", "gentle", "river", "mountain",
-      "light", "dark", "morning", "evening", "king", "land", "people", "house", "water", "bread", "stone",
-      "spoke", "went", "came", "saw", "gave", "took", "made", "said", "unto", "them", "him", "her", "they",
-      "we", "you", "is", "was", "were", "shall", "will", "not", "all", "many", "few", "great", "little"};
-  std::mt19937 rng(20260130);
-  std::uniform_int_distribution<int> word(0, int(std::size(kWords)) - 1), length(5, 14);
-  QByteArray text;
-  while (text.size() < bytes) {
-    const int n = length(rng);
-    for (int i = 0; i < n; ++i) {
-      QByteArray w = kWords[word(rng)];
-      if (i == 0) w[0] = char(std::toupper(w[0]));
-      text += w;
-      text += i + 1 < n ? (rng() % 9 == 0 ? ", " : " ") : ".\n";
-    }
-  }
+  const std::string text = normlab::test::synthetic_corpus(std::size_t(bytes));
   const QString path = QDir(folder).filePath(QStringLiteral("synthetic-corpus.txt"));
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly)) throw std::runtime_error("cannot write " + path.toStdString());
-  file.write(text);
+  file.write(text.data(), qint64(text.size()));
   return path;
 }
 
