@@ -13,7 +13,13 @@ set(NORMLAB_TORCH_VERSION "2.11.0" CACHE STRING "Pinned torch wheel version")
 if(NORMLAB_TORCH STREQUAL "system")
   find_package(Torch REQUIRED)
   add_library(NormLab::Torch INTERFACE IMPORTED)
-  target_link_libraries(NormLab::Torch INTERFACE ${TORCH_LIBRARIES})
+  # Debian's libsentencepiece exports the protobuf-lite 3.14 it bundles; unless the
+  # libprotobuf 3.21 that libtorch needs is loaded first, libprotobuf's start-up code
+  # binds to that copy and the program crashes before main. Loaded first, the program
+  # runs, but SentencePiece then refuses the newer protobuf: with this LibTorch,
+  # training a tokenizer fails with that message (bench and everything else work).
+  target_link_libraries(NormLab::Torch INTERFACE
+    "-Wl,--no-as-needed" protobuf "-Wl,--as-needed" ${TORCH_LIBRARIES})
   return()
 endif()
 
