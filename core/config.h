@@ -1,7 +1,6 @@
 #pragma once
 // Everything a run is made of. Plain data, no torch: the UI includes this.
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
 

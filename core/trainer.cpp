@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <random>
-#include <thread>
 
 #include "corpus.h"
 #include "dataset.h"
