@@ -58,10 +58,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   auto random_batch = [&] {
     std::vector<std::int64_t> ids(std::size_t(config.batch_size) * (m.context + 1));
     for (auto& id : ids) id = token(rng);
-    auto all = torch::tensor(ids, torch::kInt64).view({config.batch_size, m.context + 1});
-    using torch::indexing::Slice;
-    return Batch{all.index({Slice(), Slice(0, m.context)}).contiguous(),
-                 all.index({Slice(), Slice(1, m.context + 1)}).contiguous()};
+    return split_windows(torch::tensor(ids, torch::kInt64).view({config.batch_size, m.context + 1}));
   };
 
   std::vector<double> times;

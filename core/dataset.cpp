@@ -26,13 +26,17 @@ Dataset::Dataset(const std::vector<int>& ids, int vocab_size, int context, int c
   heldout_ = torch::tensor(heldout, torch::kInt64);
 }
 
+Batch split_windows(const torch::Tensor& windows) {
+  using torch::indexing::Slice;
+  const auto context = windows.size(1) - 1;
+  return {windows.index({Slice(), Slice(0, context)}).contiguous(),
+          windows.index({Slice(), Slice(1, context + 1)}).contiguous()};
+}
+
 Batch Dataset::windows(const torch::Tensor& ids, const std::vector<std::int64_t>& starts) const {
   auto offsets = torch::tensor(starts, torch::kInt64).unsqueeze(1);
   auto index = offsets + torch::arange(context_ + 1, torch::kInt64).unsqueeze(0);
-  auto tokens = ids.take(index);
-  using torch::indexing::Slice;
-  return {tokens.index({Slice(), Slice(0, context_)}).contiguous(),
-          tokens.index({Slice(), Slice(1, context_ + 1)}).contiguous()};
+  return split_windows(ids.take(index));
 }
 
 Batch Dataset::sample_train(int batch_size, std::mt19937_64& rng) const {

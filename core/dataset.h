@@ -14,6 +14,9 @@ struct Batch {
   torch::Tensor targets;  // inputs shifted by one
 };
 
+// (batch, context + 1) token windows -> inputs and next-token targets.
+Batch split_windows(const torch::Tensor& windows);
+
 class Dataset {
  public:
   // Every `kHeldoutEvery`-th chunk of `chunk_tokens` ids is held out, so both sets

@@ -43,7 +43,7 @@ torch::Device select_device(const Environment& environment) {
 }
 
 Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device)
-    : config_(config),
+    : clip_grad_norm_(config.clip_grad_norm),
       device_(device),
       model_(build_model(config, vocab_size, device)),
       decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
@@ -55,8 +55,8 @@ double Learner::step(const Batch& batch, double lr) {
   const Batch on_device = to_device(batch, device_);
   auto loss = model_->loss(on_device.inputs, on_device.targets);
   loss.backward();
-  if (config_.clip_grad_norm > 0) {
-    torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.clip_grad_norm);
+  if (clip_grad_norm_ > 0) {
+    torch::nn::utils::clip_grad_norm_(model_->parameters(), clip_grad_norm_);
   }
   decayed_.step(lr);
   not_decayed_.step(lr);

@@ -23,11 +23,10 @@ class Learner {
   double evaluate(const std::vector<Batch>& batches);
 
   std::int64_t parameter_count() const { return model_->parameter_count(); }
-  torch::Device device() const { return device_; }
   Gpt& model() { return model_; }
 
  private:
-  const TrainConfig config_;
+  const double clip_grad_norm_;  // 0 = off
   torch::Device device_;
   Gpt model_;
   // Matrices (linear weights, embeddings) decay; biases and norm gains do not, as in GPT-2.
