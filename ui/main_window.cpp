@@ -178,12 +178,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setMinimumWidth(settings_->sizeHint().width() + 24);
-  auto* settings_dock = new QDockWidget(tr("Next run"));
-  settings_dock->setObjectName(QStringLiteral("settingsDock"));
-  settings_dock->setWidget(scroll);
-  settings_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
-                             QDockWidget::DockWidgetClosable);
-  addDockWidget(Qt::LeftDockWidgetArea, settings_dock);
+  add_dock(tr("Next run"), QStringLiteral("settingsDock"), scroll, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   build_run_dock();
   build_status_bar();
@@ -369,6 +364,17 @@ QWidget* MainWindow::build_chart_tab() {
   return tab;
 }
 
+QDockWidget* MainWindow::add_dock(const QString& title, const QString& name, QWidget* content,
+                                  Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                    QDockWidget::DockWidgetClosable);
+  addDockWidget(area, dock);
+  return dock;
+}
+
 void MainWindow::build_run_dock() {
   run_table_->setModel(store_);
   run_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -410,12 +416,7 @@ void MainWindow::build_run_dock() {
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
   splitter->setSizes({800, 300});
-  auto* dock = new QDockWidget(tr("Runs"));
-  dock->setObjectName(QStringLiteral("runsDock"));
-  dock->setWidget(splitter);
-  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
-                    QDockWidget::DockWidgetClosable);
-  addDockWidget(Qt::BottomDockWidgetArea, dock);
+  QDockWidget* dock = add_dock(tr("Runs"), QStringLiteral("runsDock"), splitter, Qt::BottomDockWidgetArea);
   resizeDocks({dock}, {210}, Qt::Vertical);
   if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"))) {
     view->addSeparator();

@@ -7,6 +7,7 @@
 
 #include "run_record.h"
 
+class QDockWidget;
 class QCheckBox;
 class QLabel;
 class QProgressBar;
@@ -71,6 +72,9 @@ class MainWindow : public QMainWindow {
   void build_menus();
   QWidget* build_chart_tab();
   void build_run_dock();
+  // A movable, floatable, closable dock whose layout QSettings can restore by `name`.
+  QDockWidget* add_dock(const QString& title, const QString& name, QWidget* content,
+                        Qt::DockWidgetArea area);
   void build_status_bar();
   void restore_session();
   void save_session() const;
