@@ -23,8 +23,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 install_packages() {
   local wanted=(build-essential cmake pkg-config git
-    qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev libxkbcommon-dev
-    nlohmann-json3-dev libgtest-dev libsentencepiece-dev libopenblas-dev
+    qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev
+    nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libsentencepiece-dev libopenblas-dev
     bible-kjv xvfb xauth python3 python3-venv)
   [ "$torch_source" = system ] && wanted+=(libtorch-dev)
   local missing=()
@@ -55,7 +55,14 @@ build() {
   install_packages
   [ "$torch_source" = wheel ] && install_libtorch
   cd "$root"
-  [ -f "build/$preset/CMakeCache.txt" ] || cmake --preset "$preset" >/dev/null
+  # The stamp is written only after a configure that succeeded, so a failed or interrupted
+  # one is retried next time instead of trusted; later changes re-run CMake from the build.
+  local stamp=build/$preset/.configured
+  if [ ! -f "$stamp" ]; then
+    say "configuring ($preset)"
+    cmake --preset "$preset" >/dev/null
+    touch "$stamp"
+  fi
   say "building ($preset)"
   cmake --build --preset "$preset"
 }
