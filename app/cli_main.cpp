@@ -15,6 +15,7 @@
 
 #include "bench.h"
 #include "config.h"
+#include "cuda_backend.h"
 #include "memory.h"
 #include "presets.h"
 #include "run_record.h"
@@ -308,7 +309,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") { std::fputs(kUsage, stdout); return 0; }
-    if (arg == "--version") { std::printf("normlab-cli %s\n", NORMLAB_VERSION); return 0; }
+    if (arg == "--version") {
+      std::printf("normlab-cli %s (LibTorch %s)\n", NORMLAB_VERSION, libtorch_version().c_str());
+      return 0;
+    }
   }
   std::signal(SIGINT, [](int) { g_cancel = true; });
   keep_freed_memory_for_reuse();

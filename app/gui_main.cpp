@@ -3,19 +3,22 @@
 #include <QCommandLineParser>
 #include <QIcon>
 
+#include "cuda_backend.h"
 #include "main_window.h"
 #include "memory.h"
 #include "termination.h"
 
-int main(int argc, char** argv) {
-  normlab::keep_freed_memory_for_reuse();
-  QApplication app(argc, argv);
-  QCoreApplication::setOrganizationName(QStringLiteral("NormLab"));
-  QCoreApplication::setApplicationName(QStringLiteral("NormLab"));
-  QCoreApplication::setApplicationVersion(QStringLiteral(NORMLAB_VERSION));
-  QApplication::setStyle(QStringLiteral("Fusion"));
-  QApplication::setWindowIcon(QIcon(QStringLiteral(":/normlab.svg")));
+namespace {
 
+struct Request {
+  QStringList run_files;
+  bool start = false;
+  bool course = false;
+};
+
+// Read before the window system is touched, so --help and --version work without a display.
+Request parse_command_line(int argc, char** argv) {
+  QCoreApplication parsing(argc, argv);
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral(
       "Train a small GPT with pre-norm or post-norm blocks and watch the loss curves part."));
@@ -27,13 +30,28 @@ int main(int argc, char** argv) {
   parser.addOption(course);
   parser.addPositionalArgument(QStringLiteral("runs"), QStringLiteral("Run files (JSON) to show, e.g. from normlab-cli."),
                                QStringLiteral("[runs...]"));
-  parser.process(app);
+  parser.process(parsing);  // prints help, version or the error, and exits, when asked to
+  return {parser.positionalArguments(), parser.isSet(start), parser.isSet(course)};
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  normlab::keep_freed_memory_for_reuse();
+  QCoreApplication::setOrganizationName(QStringLiteral("NormLab"));
+  QCoreApplication::setApplicationName(QStringLiteral("NormLab"));
+  QCoreApplication::setApplicationVersion(
+      QStringLiteral(NORMLAB_VERSION " (LibTorch %1)").arg(QString::fromStdString(normlab::libtorch_version())));
+  const Request request = parse_command_line(argc, argv);
+
+  QApplication app(argc, argv);
+  QApplication::setStyle(QStringLiteral("Fusion"));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/normlab.svg")));
   normlab::ui::MainWindow window;
   window.show();
-  if (!parser.positionalArguments().isEmpty()) window.import_runs(parser.positionalArguments());
-  if (parser.isSet(start)) window.start_run();
-  if (parser.isSet(course)) window.start_course_experiment();
+  if (!request.run_files.isEmpty()) window.import_runs(request.run_files);
+  if (request.start) window.start_run();
+  if (request.course) window.start_course_experiment();
   normlab::ui::close_on_termination_signals(window);
   return app.exec();
 }

@@ -1,29 +1,14 @@
-# Provides the imported target NormLab::Torch.
+# Provides the imported target NormLab::Torch: LibTorch from the pinned PyPI `torch` wheel
+# (CUDA build) that scripts/normlab.sh installs under $XDG_CACHE_HOME/normlab.
 #
-# NORMLAB_TORCH=wheel  (default) LibTorch from the pinned PyPI `torch` wheel that
-#                      scripts/setup.sh installs under ~/.cache/normlab. We wire the
-#                      libraries ourselves instead of calling the wheel's TorchConfig,
-#                      because that config insists on a matching CUDA toolkit at build
-#                      time; the wheel already carries the CUDA runtime it was built for.
-# NORMLAB_TORCH=system Debian's libtorch-dev (CPU only), through its TorchConfig.
-set(NORMLAB_TORCH "wheel" CACHE STRING "Where LibTorch comes from: wheel or system")
-set_property(CACHE NORMLAB_TORCH PROPERTY STRINGS wheel system)
-set(NORMLAB_TORCH_VERSION "2.11.0" CACHE STRING "Pinned torch wheel version")
+# We wire the libraries ourselves instead of calling the wheel's TorchConfig, which insists
+# on a matching CUDA toolkit at build time. Only the CPU library is linked; the CUDA backend
+# (libtorch_cuda.so and 3.5 GB of NVIDIA libraries) is loaded at run time when present
+# (core/cuda_backend.cpp), so the same program runs from the .deb, which carries only
+# NORMLAB_TORCH_RUNTIME_FILES.
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/torch.version" NORMLAB_TORCH_VERSION LIMIT_COUNT 1)
 
-if(NORMLAB_TORCH STREQUAL "system")
-  find_package(Torch REQUIRED)
-  add_library(NormLab::Torch INTERFACE IMPORTED)
-  # Debian's libsentencepiece exports the protobuf-lite 3.14 it bundles; unless the
-  # libprotobuf 3.21 that libtorch needs is loaded first, libprotobuf's start-up code
-  # binds to that copy and the program crashes before main. Loaded first, the program
-  # runs, but SentencePiece then refuses the newer protobuf: with this LibTorch,
-  # training a tokenizer fails with that message (bench and everything else work).
-  target_link_libraries(NormLab::Torch INTERFACE
-    "-Wl,--no-as-needed" protobuf "-Wl,--as-needed" ${TORCH_LIBRARIES})
-  return()
-endif()
-
-if(DEFINED ENV{XDG_CACHE_HOME})
+if(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
   set(_normlab_cache "$ENV{XDG_CACHE_HOME}/normlab")
 else()
   set(_normlab_cache "$ENV{HOME}/.cache/normlab")
@@ -35,7 +20,8 @@ set(NORMLAB_TORCH_DIR "${_torch_candidates}" CACHE PATH
 if(NOT EXISTS "${NORMLAB_TORCH_DIR}/lib/libtorch_cpu.so")
   message(FATAL_ERROR
     "LibTorch ${NORMLAB_TORCH_VERSION} not found under ${_normlab_cache}. "
-    "Run scripts/setup.sh, set NORMLAB_TORCH_DIR, or configure with -DNORMLAB_TORCH=system.")
+    "Run scripts/normlab.sh setup, or set NORMLAB_TORCH_DIR to a torch==${NORMLAB_TORCH_VERSION} "
+    "wheel's torch/ folder.")
 endif()
 
 set(_lib "${NORMLAB_TORCH_DIR}/lib")
@@ -44,16 +30,19 @@ target_include_directories(NormLab::Torch SYSTEM INTERFACE
   "${NORMLAB_TORCH_DIR}/include"
   "${NORMLAB_TORCH_DIR}/include/torch/csrc/api/include")
 target_compile_definitions(NormLab::Torch INTERFACE _GLIBCXX_USE_CXX11_ABI=1)
-set(_torch_libs "${_lib}/libtorch.so" "${_lib}/libtorch_cpu.so" "${_lib}/libc10.so")
-if(EXISTS "${_lib}/libtorch_cuda.so")
-  # Nothing references libtorch_cuda directly; it registers the CUDA backend when
-  # loaded, so it must stay linked even though the linker sees no use for it.
-  list(APPEND _torch_libs "-Wl,--no-as-needed" "${_lib}/libtorch_cuda.so"
-       "${_lib}/libc10_cuda.so" "-Wl,--as-needed")
-endif()
 # libtorch exports its own std::filesystem (pytorch/pytorch#133437), built against a newer
 # libstdc++ than Debian 12's; libstdc++ must come first or calls like remove_all crash.
 target_link_libraries(NormLab::Torch INTERFACE
-  "-Wl,--no-as-needed" stdc++ "-Wl,--as-needed" ${_torch_libs})
-target_link_options(NormLab::Torch INTERFACE "LINKER:-rpath,${_lib}")
+  "-Wl,--no-as-needed" stdc++ "-Wl,--as-needed" "${_lib}/libtorch_cpu.so" "${_lib}/libc10.so")
 message(STATUS "LibTorch: ${NORMLAB_TORCH_DIR}")
+
+# What the CPU library needs at run time: it finds these beside itself ($ORIGIN).
+set(_nvidia "${NORMLAB_TORCH_DIR}/../nvidia/cu13/lib")
+set(NORMLAB_TORCH_RUNTIME_FILES
+  "${_lib}/libtorch_cpu.so" "${_lib}/libc10.so" "${_lib}/libgomp.so.1"
+  "${_nvidia}/libcudart.so.13" "${_nvidia}/libcupti.so.13")
+foreach(_file IN LISTS NORMLAB_TORCH_RUNTIME_FILES)
+  if(NOT EXISTS "${_file}")
+    message(FATAL_ERROR "LibTorch ${NORMLAB_TORCH_VERSION}: ${_file} is missing")
+  endif()
+endforeach()

@@ -30,21 +30,9 @@ void AdamWGroup::step(double lr) {
   }
   if (params.empty()) return;
   const AdamWSettings& s = settings_;
-#if TORCH_VERSION_MAJOR >= 2
   torch::_foreach_add_(steps, 1);
   at::_fused_adamw_(params, grads, exp_avg, exp_avg_sq, /*max_exp_avg_sqs=*/{}, steps, lr, s.beta1,
                     s.beta2, s.weight_decay, s.eps, /*amsgrad=*/false, /*maximize=*/false);
-#else  // Debian's LibTorch 1.13 has no fused kernel: the same update, tensor by tensor
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const double t = steps[i].add_(1).item<double>();
-    params[i].mul_(1 - lr * s.weight_decay);
-    exp_avg[i].lerp_(grads[i], 1 - s.beta1);
-    exp_avg_sq[i].mul_(s.beta2).addcmul_(grads[i], grads[i], 1 - s.beta2);
-    const double bias1 = 1 - std::pow(s.beta1, t), bias2 = 1 - std::pow(s.beta2, t);
-    auto denom = (exp_avg_sq[i].sqrt() / std::sqrt(bias2)).add_(s.eps);
-    params[i].addcdiv_(exp_avg[i], denom, -lr / bias1);
-  }
-#endif
 }
 
 }  // namespace normlab

@@ -18,13 +18,7 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   // unbind, not three selects: backward then writes one gradient, not three zero-filled ones
   const auto qkv_heads = split.unbind(0);
   const auto &q = qkv_heads[0], &k = qkv_heads[1], &v = qkv_heads[2];
-#if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
-#else  // Debian's LibTorch 1.13 has no fused attention
-  auto scores = q.matmul(k.transpose(-2, -1)) / std::sqrt(double(width / heads));
-  auto future = torch::ones({time, time}, x.options().dtype(torch::kBool)).triu(1);
-  auto y = scores.masked_fill(future, -INFINITY).softmax(-1).matmul(v);
-#endif
   return proj(y.transpose(1, 2).reshape({batch, time, width}));
 }
 

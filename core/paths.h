@@ -3,7 +3,10 @@
 
 namespace normlab {
 
-// $NORMLAB_CACHE_DIR, else $XDG_CACHE_HOME/normlab, else ~/.cache/normlab. Created on demand.
+// $XDG_CACHE_HOME, else ~/.cache: where the set-up script puts the pinned LibTorch.
+std::filesystem::path user_cache_home();
+
+// $NORMLAB_CACHE_DIR, else user_cache_home()/normlab. Created on demand.
 std::filesystem::path cache_dir();
 
 }  // namespace normlab

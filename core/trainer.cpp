@@ -7,6 +7,7 @@
 #include <random>
 
 #include "corpus.h"
+#include "cuda_backend.h"
 #include "dataset.h"
 #include "learner.h"
 #include "schedule.h"
@@ -38,8 +39,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 Environment describe_device(const std::string& device, int threads) {
   Environment env;
   env.app_version = NORMLAB_VERSION;
-  env.libtorch_version = TORCH_VERSION;
-  const bool has_cuda = torch::cuda::is_available();
+  env.libtorch_version = libtorch_version();
+  const bool has_cuda = load_cuda_backend().loaded && torch::cuda::is_available();
   if (device == "cuda" && !has_cuda) {
     throw UserError("device 'cuda' was asked for, but LibTorch sees no CUDA GPU here; "
                     "use 'auto' or 'cpu'");

@@ -4,19 +4,14 @@
 #   scripts/normlab.sh test     runs the whole test suite
 #   scripts/normlab.sh cli ...  runs normlab-cli with the given arguments
 #   scripts/normlab.sh setup    only installs and builds
+#   scripts/normlab.sh package  builds the .deb and .tar.gz into build/packages/
 # Idempotent: packages already there, the cached LibTorch and an up-to-date build are reused.
-# NORMLAB_TORCH=system uses Debian's libtorch-dev (CPU only) instead of the pinned wheel.
 set -euo pipefail
 
-TORCH_VERSION=2.11.0
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TORCH_VERSION=$(cat "$root/cmake/torch.version")
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/normlab
-torch_source=${NORMLAB_TORCH:-wheel}
-case $torch_source in
-  wheel) preset=release ;;
-  system) preset=system-torch ;;
-  *) echo "normlab: NORMLAB_TORCH must be 'wheel' or 'system', not '$torch_source'" >&2; exit 2 ;;
-esac
+preset=release
 
 say() { printf '\033[1mnormlab:\033[0m %s\n' "$*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -25,8 +20,8 @@ install_packages() {
   local wanted=(build-essential cmake pkg-config git
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libsentencepiece-dev libopenblas-dev
-    bible-kjv xvfb xauth python3 python3-venv)
-  [ "$torch_source" = system ] && wanted+=(libtorch-dev)
+    bible-kjv xvfb xauth python3 python3-venv
+    help2man appstream desktop-file-utils dpkg-dev)  # man pages, metadata checks, packaging
   local missing=()
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
@@ -53,7 +48,7 @@ install_libtorch() {
 
 build() {
   install_packages
-  [ "$torch_source" = wheel ] && install_libtorch
+  install_libtorch
   cd "$root"
   # The stamp is written only after a configure that succeeded, so a failed or interrupted
   # one is retried next time instead of trusted; later changes re-run CMake from the build.
@@ -81,5 +76,10 @@ case $command in
   cli)
     build >&2
     exec "$root/build/$preset/app/normlab-cli" "$@" ;;
-  *) echo "usage: scripts/normlab.sh [launch|test|cli ARGS...|setup]" >&2; exit 2 ;;
+  package)
+    build
+    say "packaging"
+    cpack --preset "$preset"
+    ls -l "$root"/build/packages/normlab[-_]* ;;
+  *) echo "usage: scripts/normlab.sh [launch|test|cli ARGS...|setup|package]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,24 @@
+#pragma once
+// LibTorch's CUDA backend is libtorch_cuda.so, which registers itself with LibTorch when it
+// is loaded. NormLab links only the CPU library and loads the backend at run time, so one
+// program runs where the 3.5 GB of CUDA libraries are absent (the .deb) and uses the GPU
+// where they are. No torch in this header.
+#include <string>
+
+namespace normlab {
+
+struct CudaBackend {
+  bool loaded = false;
+  std::string library;  // the libtorch_cuda.so that was loaded
+  std::string reason;   // why none was, when not loaded
+};
+
+// Loads the backend once per process, before anything asks LibTorch about CUDA (LibTorch
+// remembers the first answer). Looks beside the LibTorch in use, then in the pinned wheel
+// that scripts/normlab.sh installs under $XDG_CACHE_HOME/normlab.
+const CudaBackend& load_cuda_backend();
+
+// "2.11.0", the LibTorch this program was built against.
+std::string libtorch_version();
+
+}  // namespace normlab
