@@ -86,7 +86,7 @@ chmod +x "$root/root/run"
 say "running '$*' on a clean clone of $(git -C "$checkout" rev-parse --short HEAD) in a new Debian 12 root"
 start=$(date +%s)
 set +e
-env -i chroot "$root" /root/run
+env -i "$(command -v chroot)" "$root" /root/run
 status=$?
 set -e
 say "exit $status after $(( $(date +%s) - start )) s"
