@@ -12,8 +12,8 @@ if [ "${1:-}" = --inside ]; then  # runs in the new root; the packages are under
   deb=$(ls /out/normlab_*_amd64.deb)
   say "installing $(basename "$deb") ($(du -h "$deb" | cut -f1))"
   apt-get update -qq
-  # xvfb and xauth only to open the window here; the package itself needs neither.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" xvfb xauth >/dev/null
+  # xvfb, xauth and x11-utils only to open and find the window here; the package needs none.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" xvfb xauth x11-utils >/dev/null
   say "installed size: $(dpkg-query -W -f='${Installed-Size}' normlab) KiB"
   cd "$(mktemp -d)"
   [ ! -e "$HOME/.cache/normlab/torch-$(cat /root/normlab/cmake/torch.version)" ] || { say "a LibTorch cache is here"; exit 1; }
@@ -25,6 +25,7 @@ if [ "${1:-}" = --inside ]; then  # runs in the new root; the packages are under
     normlab & app=$!
     sleep 15
     kill -0 $app || { echo "the app did not stay open"; exit 1; }
+    xwininfo -root -tree | grep -q "\"NormLab" || { echo "no NormLab window"; xwininfo -root -tree; exit 1; }
     kill -TERM $app; wait $app' && say "the app opened and closed cleanly"
   ls /usr/share/man/man1/normlab-cli.1.gz /usr/share/metainfo/*.metainfo.xml >/dev/null
   exit 0
