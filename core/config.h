@@ -1,5 +1,8 @@
 #pragma once
 // Everything a run is made of. Plain data, no torch: the UI includes this.
+// Placements are one table (kPlacements); the settings themselves are another
+// (config_fields.h), which validation, the command line, run files and the settings
+// panel all read.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -11,9 +14,34 @@ struct UserError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Where each block normalises. A closed set: code that differs by placement switches
+// over it without a default, so the compiler names every place a new one must go.
 enum class NormPlacement { Pre, Post };
+
+// The colour family the app draws a placement's runs in.
+enum class Hue { Blue, Red };
+
+struct PlacementInfo {
+  NormPlacement placement;
+  const char* name;     // in run files, on the command line and in run names: "pre"
+  const char* label;    // "Pre-norm"
+  const char* formula;  // the block's update rule, "x ← x + f(Norm x)"
+  const char* help;     // one sentence for the tooltip and --help
+  Hue hue;
+  bool final_norm;      // whether the output needs a last norm: the stream is never normalised otherwise
+};
+
+// Adding a placement: a row here and its lines in Block::forward (core/model.cpp).
+inline constexpr PlacementInfo kPlacements[] = {
+    {NormPlacement::Pre, "pre", "Pre-norm", "x \u2190 x + f(Norm x)",
+     "Normalise each sub-layer's input; the residual stream is never rescaled", Hue::Blue, true},
+    {NormPlacement::Post, "post", "Post-norm", "x \u2190 Norm(x + f(x))",
+     "Normalise after each residual addition, as in the 2017 Transformer", Hue::Red, false},
+};
+
+const PlacementInfo& info(NormPlacement norm);
 std::string to_string(NormPlacement norm);
-NormPlacement parse_norm(const std::string& text);  // "pre" | "post", else UserError
+NormPlacement parse_norm(const std::string& text);  // a placement's name, else UserError
 // The block's update rule in one line, e.g. "x ← x + f(Norm x)".
 const char* formula(NormPlacement norm);
 
@@ -26,6 +54,7 @@ struct ModelConfig {
   NormPlacement norm = NormPlacement::Pre;
 };
 
+// Defaults live here; ranges, names and help texts in config_fields().
 struct TrainConfig {
   std::string name;         // empty: derived from the settings (see default_run_name)
   ModelConfig model;

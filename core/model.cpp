@@ -44,12 +44,15 @@ BlockImpl::BlockImpl(const ModelConfig& config) : placement(config.norm) {
 }
 
 torch::Tensor BlockImpl::forward(torch::Tensor x) {
-  if (placement == NormPlacement::Post) {  // x <- Norm(x + f(x))
-    x = norm1(x + attention(x));
-    x = norm2(x + mlp(x));
-  } else {                                 // x <- x + f(Norm x)
-    x = x + attention(norm1(x));
-    x = x + mlp(norm2(x));
+  switch (placement) {  // no default: a new placement must say its lines here
+    case NormPlacement::Pre:  // x <- x + f(Norm x)
+      x = x + attention(norm1(x));
+      x = x + mlp(norm2(x));
+      break;
+    case NormPlacement::Post:  // x <- Norm(x + f(x))
+      x = norm1(x + attention(x));
+      x = norm2(x + mlp(x));
+      break;
   }
   return x;
 }
@@ -61,7 +64,7 @@ GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {
                                        torch::nn::Embedding(config.context, config.d_model));
   blocks = register_module("blocks", torch::nn::ModuleList());
   for (int i = 0; i < config.layers; ++i) blocks->push_back(Block(config));
-  if (config.norm == NormPlacement::Pre) {
+  if (info(config.norm).final_norm) {
     final_norm = register_module(
         "final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model})));
   }

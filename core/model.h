@@ -1,6 +1,7 @@
 #pragma once
 // A small GPT, in the shape of nanoGPT's model.py. The norm placement is read in
-// Block::forward, where each placement is two lines.
+// Block::forward, where each placement is two lines, and in the placement table
+// (final_norm).
 #include <torch/torch.h>
 
 #include "config.h"
@@ -47,7 +48,7 @@ struct GptImpl : torch::nn::Module {
   ModelConfig config;
   torch::nn::Embedding token_embedding{nullptr}, position_embedding{nullptr};
   torch::nn::ModuleList blocks{nullptr};
-  torch::nn::LayerNorm final_norm{nullptr};  // pre-norm only: the stream is never normalised otherwise
+  torch::nn::LayerNorm final_norm{nullptr};  // when the placement's table row asks for one
 };
 TORCH_MODULE(Gpt);
 

@@ -35,10 +35,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+std::string libtorch_version() { return TORCH_VERSION; }
+
 Environment describe_device(const std::string& device, int threads) {
   Environment env;
   env.app_version = NORMLAB_VERSION;
-  env.libtorch_version = TORCH_VERSION;
+  env.libtorch_version = libtorch_version();
   const bool has_cuda = torch::cuda::is_available();
   if (device == "cuda" && !has_cuda) {
     throw UserError("device 'cuda' was asked for, but LibTorch sees no CUDA GPU here; "

@@ -14,12 +14,18 @@ struct TrainCallbacks {
   std::function<void(const RunRecord& run)> on_start;       // prepared: env, baseline, counts
   std::function<void(const StepMetrics& step)> on_step;
   std::function<void(const EvalMetrics& eval, const RunRecord& run)> on_eval;
+  // A further statistic's values at a step, already added to the record: per-layer
+  // views subscribe here without the trainer, worker or store knowing their names.
+  std::function<void(const SeriesPoint& point)> on_point;
 };
 
 // Runs to completion, cancellation (status Stopped, points kept) or divergence
 // (status Diverged). Throws UserError for bad config or input, before training starts.
 RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks = {},
                 const std::atomic<bool>* cancel = nullptr);
+
+// The LibTorch this program was built with, e.g. "2.11.0".
+std::string libtorch_version();
 
 // What `device` ("auto", "cpu", "cuda") resolves to here, with `threads` CPU threads
 // (0 = LibTorch's default); UserError when unavailable.

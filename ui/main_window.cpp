@@ -51,6 +51,7 @@
 #include "run_archive.h"
 #include "run_details.h"
 #include "run_store.h"
+#include "run_text.h"
 #include "settings_panel.h"
 #include "training_queue.h"
 
@@ -607,14 +608,14 @@ void MainWindow::update_progress() {
   run_progress_->setRange(0, std::max(1, p.steps));
   run_progress_->setValue(p.step);
   run_progress_->setFormat(p.run_seconds_left >= 0 && p.step > 0
-                               ? tr("step %1 / %2 \u00b7 %3 left").arg(p.step).arg(p.steps).arg(duration_text(p.run_seconds_left))
+                               ? tr("step %1 / %2 \u00b7 %3 left").arg(p.step).arg(p.steps).arg(qstr(duration_text(p.run_seconds_left)))
                                : tr("step %1 / %2").arg(p.step).arg(p.steps));
   // The queue bar counts runs, each split by its own progress.
   constexpr int kPerRun = 1000;
   queue_progress_->setRange(0, p.run_total * kPerRun);
   queue_progress_->setValue((p.run_number - 1) * kPerRun + (p.steps > 0 ? p.step * kPerRun / p.steps : 0));
   queue_progress_->setFormat(p.queue_seconds_left >= 0
-                                 ? tr("run %1 of %2 \u00b7 %3 left").arg(p.run_number).arg(p.run_total).arg(duration_text(p.queue_seconds_left))
+                                 ? tr("run %1 of %2 \u00b7 %3 left").arg(p.run_number).arg(p.run_total).arg(qstr(duration_text(p.queue_seconds_left)))
                                  : tr("run %1 of %2").arg(p.run_number).arg(p.run_total));
 }
 
@@ -679,8 +680,7 @@ int MainWindow::import_runs(const QStringList& files) {
   QStringList unsaved;
   for (RunRecord& record : records) {
     record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
-    // A run imported while it was still training is no longer training.
-    if (record.status == RunStatus::Running || record.status == RunStatus::Queued) record.status = RunStatus::Stopped;
+    stop_if_unfinished(record, "interrupted: exported before the run finished");
     QString file = archive_->new_path(qstr(record.config.name));
     try {
       write_json(record, file.toStdString());  // a copy, so it comes back next time
@@ -737,13 +737,15 @@ bool MainWindow::export_runs_json(const QList<int>& run_ids, const QString& targ
     if (run_ids.size() == 1 && !QFileInfo(target).isDir()) {
       write_json(store_->find(run_ids.front())->record, target.toStdString());
     } else {
-      std::set<QString> used;
+      std::set<std::string> used;
       for (int id : run_ids) {
         const RunEntry* run = store_->find(id);
-        QString stem = file_stem(qstr(run->record.config.name));
-        for (int n = 2; used.count(stem); ++n) stem = file_stem(qstr(run->record.config.name)) + QStringLiteral("-%1").arg(n);
+        const std::string base = file_stem(run->record.config.name);
+        const std::string stem = first_free_name(
+            [&](int n) { return n == 1 ? base : base + "-" + std::to_string(n); },
+            [&](const std::string& name) { return used.count(name) > 0; });
         used.insert(stem);
-        write_json(run->record, QDir(target).filePath(stem + QStringLiteral(".json")).toStdString());
+        write_json(run->record, QDir(target).filePath(qstr(stem) + QStringLiteral(".json")).toStdString());
       }
     }
   } catch (const std::exception& error) {
@@ -791,7 +793,7 @@ void MainWindow::export_json_dialog() {
   if (ids.isEmpty()) return;
   QString target;
   if (ids.size() == 1) {
-    const QString name = file_stem(qstr(store_->find(ids.front())->record.config.name)) + QStringLiteral(".json");
+    const QString name = qstr(file_stem(store_->find(ids.front())->record.config.name)) + QStringLiteral(".json");
     target = QFileDialog::getSaveFileName(this, tr("Export run as JSON"), QDir(last_folder("export")).filePath(name),
                                           tr("NormLab run (*.json)"));
   } else {
