@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 
+#include "chart_math.h"
 #include "format.h"
 #include "run_colors.h"
 #include "run_store.h"
@@ -29,22 +30,6 @@ const QColor kBaselineColour(0x55, 0x55, 0x55, 170);
 const QColor kGridColour(0xe3, 0xe3, 0xe3);
 const QColor kTextColour(0x30, 0x30, 0x30);
 
-// The 1-2-2.5-5 step nearest to span/target from above: round tick values.
-double nice_step(double span, int target) {
-  const double raw = span / target;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 2.5, 5.0}) {
-    if (m * magnitude >= raw) return m * magnitude;
-  }
-  return 10 * magnitude;
-}
-
-int decimals_for(double step) {
-  int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
-  if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-6) ++decimals;
-  return decimals;
-}
-
 QFont sized_font(double points, bool bold = false) {
   QFont font;
   font.setPointSizeF(points);
@@ -55,33 +40,6 @@ QFont sized_font(double points, bool bold = false) {
 QColor with_alpha(QColor colour, int alpha) {
   colour.setAlpha(alpha);
   return colour;
-}
-
-// Fewer points for a curve whose `bucket` steps fit in a pixel, drawing the same ink: a
-// noisy curve keeps each bucket's lowest and highest point, in step order; a smooth one
-// its last. Buckets start at multiples of `bucket`, so panning keeps them.
-QList<QPointF> thinned(const QList<QPointF>& points, int bucket, bool noisy) {
-  if (bucket <= 1) return points;
-  QList<QPointF> out;
-  out.reserve(2 * points.size() / bucket + 2);
-  qsizetype first = 0;
-  while (first < points.size()) {
-    const qint64 key = qint64(std::floor(points[first].x() / bucket));
-    qsizetype end = first, low = first, high = first;
-    while (end < points.size() && qint64(std::floor(points[end].x() / bucket)) == key) {
-      if (points[end].y() < points[low].y()) low = end;
-      if (points[end].y() > points[high].y()) high = end;
-      ++end;
-    }
-    if (noisy) {
-      out.append(points[std::min(low, high)]);
-      if (low != high) out.append(points[std::max(low, high)]);
-    } else {
-      out.append(points[end - 1]);
-    }
-    first = end;
-  }
-  return out;
 }
 
 }  // namespace
@@ -482,28 +440,19 @@ int LossChart::curves_under(const QRectF& box) const {
 
 void LossChart::fit_to_data() {
   double x_max = 0;
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  std::vector<CurveValues> values;
   for (const RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
     if (!run.visible || it == curves_.end()) continue;
     const Curves& c = *it->second;
     x_max = std::max(x_max, double(run.record.config.steps));
-    for (const QPointF& p : c.heldout_points) {
-      lo = std::min(lo, p.y());
-      hi = std::max(hi, p.y());
-    }
-    // Training spikes above the first evaluation are not worth squashing the curves for;
-    // the raw curve's lows stay in view even when it is only drawn faintly.
-    const bool has_evals = !c.heldout_points.isEmpty();
-    for (const QPointF& p : c.raw_points) {
-      lo = std::min(lo, p.y());
-      if (!has_evals) hi = std::max(hi, p.y());
-    }
+    CurveValues& v = values.emplace_back();
+    for (const QPointF& p : c.heldout_points) v.heldout.push_back(p.y());
+    for (const QPointF& p : c.raw_points) v.training.push_back(p.y());
   }
-  for (const auto& b : baselines_) {
-    lo = std::min(lo, to_display(b->nats));
-    hi = std::max(hi, to_display(b->nats));
-  }
+  std::vector<double> baselines;
+  for (const auto& b : baselines_) baselines.push_back(to_display(b->nats));
+  auto [lo, hi] = fit_loss_range(values, baselines, ignore_outliers_);
   if (!(hi >= lo)) {  // nothing to show
     lo = to_display(1);
     hi = to_display(10);
@@ -561,27 +510,10 @@ void LossChart::reset_view() {
 }
 
 void LossChart::update_loss_ticks() {
-  const double lo = from_display(axis_y_->min()), hi = from_display(axis_y_->max());
-  std::vector<std::pair<double, int>> ticks;  // value, decimals
-  if (!log_scale_ || hi / lo < 10) {
-    const double step = nice_step(hi - lo, log_scale_ ? 6 : 7);
-    const int decimals = decimals_for(step);
-    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
-      if (!log_scale_ || v > 0) ticks.push_back({v, decimals});
-    }
-  } else {
-    for (int decade = int(std::floor(std::log10(lo))); decade <= int(std::ceil(std::log10(hi))); ++decade) {
-      for (double m : {1.0, 2.0, 5.0}) {
-        const double v = m * std::pow(10.0, decade);
-        if (v >= lo && v <= hi) ticks.push_back({v, std::max(0, -decade)});
-      }
-    }
-  }
+  const auto ticks = loss_ticks(from_display(axis_y_->min()), from_display(axis_y_->max()), log_scale_);
   for (const QString& label : axis_y_->categoriesLabels()) axis_y_->remove(label);
   axis_y_->setStartValue(axis_y_->min());
-  for (const auto& [value, decimals] : ticks) {
-    axis_y_->append(QString::number(value, 'f', decimals), to_display(value));
-  }
+  for (const Tick& tick : ticks) axis_y_->append(QString::number(tick.value, 'f', tick.decimals), to_display(tick.value));
 }
 
 QPointF LossChart::display_at(QPointF pos) const {
@@ -635,6 +567,12 @@ void LossChart::set_log_scale(bool on) {
   if (!follows_data_) set_view(shown);
 }
 
+void LossChart::set_ignore_outliers(bool on) {
+  if (on == ignore_outliers_) return;
+  ignore_outliers_ = on;
+  if (follows_data_) fit_to_data();
+}
+
 void LossChart::set_smoothing(double weight) {
   weight = std::clamp(weight, 0.0, 0.99);
   if (weight == smoothing_) return;
@@ -660,6 +598,7 @@ void LossChart::set_picture_mode(bool on) {
 
 void LossChart::copy_view_from(const LossChart& other) {
   highlighted_ = other.highlighted_;
+  ignore_outliers_ = other.ignore_outliers_;
   set_log_scale(other.log_scale_);
   set_smoothing(other.smoothing_);
   styles_dirty_ = true;

@@ -272,6 +272,11 @@ void MainWindow::build_actions() {
   fit_action_->setShortcut(Qt::CTRL | Qt::Key_0);
   fit_action_->setToolTip(tr("Undo zoom and pan, and follow the data again (Ctrl+0, or double-click the chart)"));
   connect(fit_action_, &QAction::triggered, this, [this] { chart_->reset_view(); });
+  outliers_action_ = new QAction(tr("Ignore outliers in scaling"), this);
+  outliers_action_->setCheckable(true);
+  outliers_action_->setChecked(true);
+  outliers_action_->setToolTip(tr("Fit the loss axis to where the runs started and went, not to a run that blew up"));
+  connect(outliers_action_, &QAction::toggled, this, [this](bool on) { chart_->set_ignore_outliers(on); });
   log_action_ = new QAction(tr("Log scale"), this);
   log_action_->setCheckable(true);
   log_action_->setShortcut(Qt::CTRL | Qt::Key_L);
@@ -310,6 +315,7 @@ void MainWindow::build_menus() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(log_action_);
   view->addAction(fit_action_);
+  view->addAction(outliers_action_);
   view->addSeparator();
   view->addAction(tr("Loss curves"), this, [this] { views_->setCurrentIndex(0); });
   view->addAction(tr("About this experiment"), this, [this] { views_->setCurrentIndex(1); });

@@ -127,6 +127,7 @@ class MainWindow : public QMainWindow {
   QAction* use_settings_action_ = nullptr;
   QAction* fit_action_ = nullptr;
   QAction* log_action_ = nullptr;
+  QAction* outliers_action_ = nullptr;
 };
 
 }  // namespace normlab::ui
