@@ -3,8 +3,6 @@
 #include <QCategoryAxis>
 #include <QElapsedTimer>
 #include <QFont>
-#include <QGraphicsRectItem>
-#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPen>
@@ -16,9 +14,9 @@
 
 #include "chart_math.h"
 #include "format.h"
+#include "loss_chart_parts.h"
 #include "run_colors.h"
 #include "run_store.h"
-#include "smoothing.h"
 
 namespace normlab::ui {
 
@@ -26,16 +24,8 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kPixmapCacheKb = 192 * 1024;
-const QColor kBaselineColour(0x55, 0x55, 0x55, 170);
 const QColor kGridColour(0xe3, 0xe3, 0xe3);
 const QColor kTextColour(0x30, 0x30, 0x30);
-
-QFont sized_font(double points, bool bold = false) {
-  QFont font;
-  font.setPointSizeF(points);
-  font.setBold(bold);
-  return font;
-}
 
 QColor with_alpha(QColor colour, int alpha) {
   colour.setAlpha(alpha);
@@ -43,34 +33,6 @@ QColor with_alpha(QColor colour, int alpha) {
 }
 
 }  // namespace
-
-struct LossChart::Curves {
-  QLineSeries* raw = nullptr;      // faint, behind the smoothed curve
-  QLineSeries* train = nullptr;    // smoothed, or raw when smoothing is off
-  QLineSeries* heldout = nullptr;  // with a marker at each evaluation
-  QList<QPointF> raw_points, smooth_points, heldout_points;  // display space
-  std::vector<double> smoothed;  // nats, one per recorded step (NaN where the loss was not finite)
-  std::size_t steps_done = 0;
-  std::size_t evals_done = 0;
-  DebiasedEma ema;
-  bool live = false;  // its run is training: its picture would be stale at every refresh
-
-  // Forgets the points, so the next update takes every step again (same series).
-  void restart(double smoothing) {
-    raw_points.clear();
-    smooth_points.clear();
-    heldout_points.clear();
-    smoothed.clear();
-    steps_done = evals_done = 0;
-    ema = DebiasedEma(smoothing);
-  }
-};
-
-struct LossChart::Baseline {
-  double nats = 0;
-  QLineSeries* series = nullptr;
-  QGraphicsRectItem* label = nullptr;  // a pale box holding the text, readable over curves
-};
 
 LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
     : QChart(parent), store_(store), axis_x_(new QValueAxis), axis_y_(new QCategoryAxis) {
@@ -339,222 +301,6 @@ void LossChart::apply_styles() {
     for (QLegendMarker* marker : legend()->markers(series)) marker->setVisible(false);
   }
   update_item_caches();  // a series taken from the spares may have a new role
-}
-
-void LossChart::update_baselines() {
-  baselines_dirty_ = false;
-  std::vector<double> wanted;
-  for (const RunEntry& run : store_.runs()) {
-    const double b = run.record.baseline_loss;
-    if (!run.visible || !std::isfinite(b) || b <= 0) continue;
-    // Runs on the same corpus and vocabulary share one line (labels show two decimals).
-    const bool known = std::any_of(wanted.begin(), wanted.end(), [b](double w) { return std::abs(w - b) < 0.005; });
-    if (!known) wanted.push_back(b);
-  }
-  std::sort(wanted.begin(), wanted.end());
-  const bool same = wanted.size() == baselines_.size() &&
-                    std::equal(wanted.begin(), wanted.end(), baselines_.begin(),
-                               [](double w, const auto& b) { return std::abs(w - b->nats) < 0.005; });
-  if (!same) {
-    for (auto& b : baselines_) {
-      give_back(b->series);
-      delete b->label;
-    }
-    baselines_.clear();
-    for (double nats : wanted) {
-      auto b = std::make_unique<Baseline>();
-      b->nats = nats;
-      const QString text = tr("unigram baseline %1 nats").arg(nats, 0, 'f', 2);
-      b->series = take_series();
-      b->series->setName(text);
-      b->series->setPen(QPen(kBaselineColour, 1.4, Qt::DashLine));
-      b->series->setVisible(true);
-      b->label = new QGraphicsRectItem(this);
-      auto* words = new QGraphicsSimpleTextItem(text, b->label);
-      words->setFont(sized_font(9));
-      words->setBrush(QColor(0x44, 0x44, 0x44));
-      words->setPos(4, 1);
-      b->label->setRect(words->boundingRect().adjusted(0, 0, 8, 2));
-      b->label->setBrush(QColor(255, 255, 255, 215));
-      b->label->setPen(Qt::NoPen);
-      b->label->setZValue(100);  // above every series
-      baselines_.push_back(std::move(b));
-    }
-    styles_dirty_ = true;
-  }
-  const ViewRange shown = view();
-  for (auto& b : baselines_) {
-    b->series->replace({{shown.x_min, to_display(b->nats)}, {shown.x_max, to_display(b->nats)}});
-  }
-  place_baseline_labels();
-}
-
-// Each label sits just above or below its line, at the first of a few places along it
-// that covers the fewest curves: post-norm runs often lie right on the baseline.
-void LossChart::place_baseline_labels() {
-  const QRectF plot = plotArea();
-  for (auto& b : baselines_) {
-    const double line_y = position_of({0, b->nats}).y();
-    const QSizeF size = b->label->rect().size();
-    QPointF best;
-    int best_cover = std::numeric_limits<int>::max();
-    for (double along : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-      for (bool above : {true, false}) {
-        const QRectF box(plot.left() + 4 + along * (plot.width() - size.width() - 8),
-                         above ? line_y - size.height() - 2 : line_y + 2, size.width(), size.height());
-        if (!plot.contains(box)) continue;
-        const int cover = curves_under(box);
-        if (cover < best_cover) {
-          best_cover = cover;
-          best = box.topLeft();
-        }
-      }
-    }
-    b->label->setPos(best);
-    b->label->setVisible(b->series->isVisible() && best_cover < std::numeric_limits<int>::max());
-  }
-}
-
-int LossChart::curves_under(const QRectF& box) const {
-  const QRectF area = QRectF(display_at(box.bottomLeft()), display_at(box.topRight())).normalized();
-  auto inside = [&](QPointF p) {
-    return p.x() >= area.left() && p.x() <= area.right() && p.y() >= area.top() && p.y() <= area.bottom();
-  };
-  const double x0 = area.left(), x1 = area.right();
-  int cover = 0;
-  for (const RunEntry& run : store_.runs()) {
-    auto it = curves_.find(run.id);
-    if (!run.visible || it == curves_.end()) continue;
-    const Curves& c = *it->second;
-    // Held-out lines weigh most: dark, and straight between evaluations far apart.
-    const QList<QPointF>& heldout = c.heldout_points;
-    for (qsizetype i = 0; i + 1 < heldout.size(); ++i) {
-      const QPointF a = heldout[i], z = heldout[i + 1];
-      if (z.x() < x0 || a.x() > x1) continue;
-      for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) cover += 10 * inside(a + t * (z - a));
-    }
-    for (const QPointF& p : smoothing_ > 0 ? c.smooth_points : c.raw_points) cover += inside(p);
-  }
-  return cover;
-}
-
-void LossChart::fit_to_data() {
-  double x_max = 0;
-  std::vector<CurveValues> values;
-  for (const RunEntry& run : store_.runs()) {
-    auto it = curves_.find(run.id);
-    if (!run.visible || it == curves_.end()) continue;
-    const Curves& c = *it->second;
-    x_max = std::max(x_max, double(run.record.config.steps));
-    CurveValues& v = values.emplace_back();
-    for (const QPointF& p : c.heldout_points) v.heldout.push_back(p.y());
-    for (const QPointF& p : c.raw_points) v.training.push_back(p.y());
-  }
-  std::vector<double> baselines;
-  for (const auto& b : baselines_) baselines.push_back(to_display(b->nats));
-  auto [lo, hi] = fit_loss_range(values, baselines, ignore_outliers_);
-  if (!(hi >= lo)) {  // nothing to show
-    lo = to_display(1);
-    hi = to_display(10);
-  }
-  const double pad = std::max(hi - lo, log_scale_ ? 0.02 : 0.2) * 0.04;
-  const double steps = x_max > 0 ? x_max : 1000;
-  const double margin = steps * 0.012;  // the first and last evaluation's dots stay whole
-  const ViewRange fitted{-margin, steps + margin, lo - pad, hi + pad};
-  // Every range change makes Qt Charts place each point again (~15 ms for 5 x 3000 steps),
-  // so a range that still holds the data snugly is kept while a run trains.
-  const ViewRange now{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()};
-  const bool holds = fitted.x_min == now.x_min && fitted.x_max == now.x_max && now.y_min <= fitted.y_min &&
-                     fitted.y_max <= now.y_max;
-  const bool snug = now.y_max - now.y_min <= 1.2 * (fitted.y_max - fitted.y_min);
-  if (!(holds && snug)) apply_view(fitted);
-}
-
-ViewRange LossChart::view() const {
-  return {axis_x_->min(), axis_x_->max(), from_display(axis_y_->min()), from_display(axis_y_->max())};
-}
-
-void LossChart::apply_view(const ViewRange& d) {
-  const double x_min = d.x_min, x_max = std::max(d.x_max, d.x_min + 1e-9);
-  const double y_min = d.y_min, y_max = std::max(d.y_max, d.y_min + 1e-9);
-  // Set the tick interval on the side that never makes many ticks: thousands of labels
-  // would be laid out for a moment if a wide range met a narrow interval.
-  const double interval = std::max(1.0, nice_step(x_max - x_min, 8));
-  if (interval > axis_x_->tickInterval()) axis_x_->setTickInterval(interval);
-  axis_x_->setRange(x_min, x_max);
-  axis_x_->setTickInterval(interval);
-  axis_y_->setRange(y_min, y_max);
-  for (auto& b : baselines_) b->series->replace({{x_min, to_display(b->nats)}, {x_max, to_display(b->nats)}});
-  update_thinning();
-  update_loss_ticks();
-  place_baseline_labels();
-  if (!view_moving_) {
-    view_moving_ = true;
-    update_item_caches();
-  }
-  view_settle_timer_.start();
-  emit view_changed();
-}
-
-void LossChart::set_view(const ViewRange& v) {
-  follows_data_ = false;
-  const double floor = 1e-6;  // a log axis has no place for zero
-  apply_view({v.x_min, v.x_max, to_display(log_scale_ ? std::max(v.y_min, floor) : v.y_min),
-              to_display(log_scale_ ? std::max(v.y_max, 2 * floor) : v.y_max)});
-}
-
-void LossChart::reset_view() {
-  follows_data_ = true;
-  fit_to_data();
-  emit view_changed();
-}
-
-void LossChart::update_loss_ticks() {
-  const auto ticks = loss_ticks(from_display(axis_y_->min()), from_display(axis_y_->max()), log_scale_);
-  for (const QString& label : axis_y_->categoriesLabels()) axis_y_->remove(label);
-  axis_y_->setStartValue(axis_y_->min());
-  for (const Tick& tick : ticks) axis_y_->append(QString::number(tick.value, 'f', tick.decimals), to_display(tick.value));
-}
-
-QPointF LossChart::display_at(QPointF pos) const {
-  const QRectF plot = plotArea();
-  return {axis_x_->min() + (pos.x() - plot.left()) / plot.width() * (axis_x_->max() - axis_x_->min()),
-          axis_y_->min() + (plot.bottom() - pos.y()) / plot.height() * (axis_y_->max() - axis_y_->min())};
-}
-
-QPointF LossChart::value_at(QPointF pos) const {
-  const QPointF d = display_at(pos);
-  return {d.x(), from_display(d.y())};
-}
-
-QPointF LossChart::position_of(QPointF value) const {
-  const QRectF plot = plotArea();
-  const double x = plot.left() + (value.x() - axis_x_->min()) / (axis_x_->max() - axis_x_->min()) * plot.width();
-  const double y = plot.bottom() - (to_display(value.y()) - axis_y_->min()) / (axis_y_->max() - axis_y_->min()) * plot.height();
-  return {x, y};
-}
-
-void LossChart::zoom_to(const QRectF& rect) {
-  const QRectF r = rect.normalized().intersected(plotArea());
-  if (r.width() < 4 || r.height() < 4) return;
-  const QPointF a = value_at(r.bottomLeft()), b = value_at(r.topRight());
-  set_view({a.x(), b.x(), a.y(), b.y()});
-}
-
-void LossChart::zoom_around(QPointF pos, double fx, double fy) {
-  const double x0 = axis_x_->min(), x1 = axis_x_->max(), y0 = axis_y_->min(), y1 = axis_y_->max();
-  const QPointF centre = display_at(pos);
-  const double cx = centre.x(), cy = centre.y();
-  follows_data_ = false;
-  apply_view({cx - (cx - x0) * fx, cx + (x1 - cx) * fx, cy - (cy - y0) * fy, cy + (y1 - cy) * fy});
-}
-
-void LossChart::pan_by(QPointF pixels) {
-  const QRectF plot = plotArea();
-  const double dx = -pixels.x() / plot.width() * (axis_x_->max() - axis_x_->min());
-  const double dy = pixels.y() / plot.height() * (axis_y_->max() - axis_y_->min());
-  follows_data_ = false;
-  apply_view({axis_x_->min() + dx, axis_x_->max() + dx, axis_y_->min() + dy, axis_y_->max() + dy});
 }
 
 void LossChart::set_log_scale(bool on) {
