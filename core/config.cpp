@@ -7,16 +7,6 @@
 
 namespace normlab {
 
-namespace {
-constexpr bool placements_in_enum_order() {
-  for (std::size_t i = 0; i < std::size(kPlacements); ++i) {
-    if (std::size_t(kPlacements[i].placement) != i) return false;
-  }
-  return true;
-}
-static_assert(placements_in_enum_order(), "kPlacements must list the placements in enum order");
-}  // namespace
-
 const PlacementInfo& info(NormPlacement norm) { return kPlacements[std::size_t(norm)]; }
 
 std::string to_string(NormPlacement norm) { return info(norm).name; }

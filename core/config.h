@@ -3,6 +3,7 @@
 // Placements are one table (kPlacements); the settings themselves are another
 // (config_fields.h), which validation, the command line, run files and the settings
 // panel all read.
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -21,8 +22,17 @@ enum class NormPlacement { Pre, Post };
 // The colour family the app draws a placement's runs in.
 enum class Hue { Blue, Red };
 
+// An enum's table lists its values in enum order, so table[size_t(value)] describes value.
+template <typename Row, std::size_t N>
+constexpr bool in_enum_order(const Row (&table)[N]) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (std::size_t(table[i].value) != i) return false;
+  }
+  return true;
+}
+
 struct PlacementInfo {
-  NormPlacement placement;
+  NormPlacement value;
   const char* name;     // in run files, on the command line and in run names: "pre"
   const char* label;    // "Pre-norm"
   const char* formula;  // the block's update rule, "x ← x + f(Norm x)"
@@ -38,6 +48,7 @@ inline constexpr PlacementInfo kPlacements[] = {
     {NormPlacement::Post, "post", "Post-norm", "x \u2190 Norm(x + f(x))",
      "Normalise after each residual addition, as in the 2017 Transformer", Hue::Red, false},
 };
+static_assert(in_enum_order(kPlacements));
 
 const PlacementInfo& info(NormPlacement norm);
 std::string to_string(NormPlacement norm);

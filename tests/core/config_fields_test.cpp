@@ -76,8 +76,8 @@ TEST(ConfigFields, ValidateChecksEveryRangeFromTheTable) {
 
 TEST(ConfigFields, PlacementTableGivesNamesFormulasAndFinalNorm) {
   for (const PlacementInfo& row : kPlacements) {
-    EXPECT_EQ(&info(row.placement), &row);
-    EXPECT_EQ(parse_norm(row.name), row.placement);
+    EXPECT_EQ(&info(row.value), &row);
+    EXPECT_EQ(parse_norm(row.name), row.value);
   }
   EXPECT_TRUE(info(NormPlacement::Pre).final_norm);
   EXPECT_FALSE(info(NormPlacement::Post).final_norm);
