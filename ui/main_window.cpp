@@ -244,9 +244,7 @@ void MainWindow::start_course_experiment() {
   }
   const TrainConfig chosen = settings_->config();
   TrainConfig base;
-  base.device = chosen.device;
-  base.threads = chosen.threads;
-  base.corpus_path = chosen.corpus_path;
+  settings_->copy_device_and_data(base);
   base.seed = chosen.seed;
   const bool gpu = device_known_ && device_.device == "cuda" && chosen.device != "cpu";
   const Scale scale = gpu ? Scale::Full : Scale::Cpu;

@@ -156,10 +156,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   reset->setToolTip(tr("The course's model and schedule, scaled for this machine; keeps device and corpus"));
   connect(reset, &QPushButton::clicked, this, [this] {
     TrainConfig defaults = scaled(TrainConfig{}, gpu_found_ ? Scale::Full : Scale::Cpu);
-    const TrainConfig now = config();
-    for (const ConfigField& field : config_fields()) {
-      if (field.section == Section::DeviceAndData) copy_field(field, now, defaults);
-    }
+    copy_device_and_data(defaults);
     set_config(defaults);
   });
   more_layout->addSpacing(4);
@@ -384,6 +381,13 @@ void SettingsPanel::write_control(const ConfigField& field, QObject* control, co
       if constexpr (std::is_arithmetic_v<T>) decimal->setValue(double(value));
     }
   });
+}
+
+void SettingsPanel::copy_device_and_data(TrainConfig& target) const {
+  const TrainConfig now = config();
+  for (const ConfigField& field : config_fields()) {
+    if (field.section == Section::DeviceAndData) copy_field(field, now, target);
+  }
 }
 
 TrainConfig SettingsPanel::config() const {

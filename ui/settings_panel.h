@@ -30,6 +30,9 @@ class SettingsPanel : public QWidget {
   // What the controls say; fields without a control keep the values last set.
   TrainConfig config() const;
   void set_config(const TrainConfig& config);
+  // Copies the device and data settings (device, threads, corpus) into `config`: what
+  // the course settings and the course experiment keep from the user's choice.
+  void copy_device_and_data(TrainConfig& config) const;
   // Why config() cannot train, for the user; empty when it can.
   QString problem() const;
 
