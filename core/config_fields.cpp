@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <limits>
 
 namespace normlab {
@@ -43,8 +44,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kMaxSteps = 10'000'000;
 
 std::vector<ConfigField> make_fields() {
-  std::vector<ConfigField> f;
-  f.reserve(32);  // `add` hands out references into it
+  std::deque<ConfigField> f;  // not a vector: `add` hands out references that must stay valid
   auto add = [&](ConfigField field) -> ConfigField& { return f.emplace_back(std::move(field)); };
   using S = Section;
   using W = Widget;
@@ -118,7 +118,7 @@ std::vector<ConfigField> make_fields() {
   whole("eval_batches", "eval-batches", "Evaluation batches", "evaluation batches", "held-out batches per evaluation", S::Hidden, 1,
         1000, [](TrainConfig& c) -> int& { return c.eval_batches; })
       .widget = W::None;
-  return f;
+  return {f.begin(), f.end()};
 }
 
 }  // namespace
