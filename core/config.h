@@ -50,6 +50,25 @@ inline constexpr PlacementInfo kPlacements[] = {
 };
 static_assert(in_enum_order(kPlacements));
 
+// How each norm rescales its input.
+enum class NormType { LayerNorm, RmsNorm };
+
+struct NormTypeInfo {
+  NormType value;
+  const char* name;     // "layernorm"
+  const char* label;    // "LayerNorm"
+  const char* formula;  // what it computes
+  const char* help;
+};
+
+inline constexpr NormTypeInfo kNormTypes[] = {
+    {NormType::LayerNorm, "layernorm", "LayerNorm", "(x − mean) / std · g + b",
+     "Centre and scale each position, then a learnt gain and bias"},
+    {NormType::RmsNorm, "rmsnorm", "RMSNorm", "x / rms(x) · g",
+     "Scale each position by its root mean square, then a learnt gain; no centring, no bias"},
+};
+static_assert(in_enum_order(kNormTypes));
+
 const PlacementInfo& info(NormPlacement norm);
 std::string to_string(NormPlacement norm);
 NormPlacement parse_norm(const std::string& text);  // a placement's name, else UserError
@@ -63,6 +82,7 @@ struct ModelConfig {
   int context = 128;
   int vocab = 8192;
   NormPlacement norm = NormPlacement::Pre;
+  NormType norm_type = NormType::LayerNorm;
 };
 
 // Defaults live here; ranges, names and help texts in config_fields().

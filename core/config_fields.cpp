@@ -75,6 +75,12 @@ std::vector<ConfigField> make_fields() {
         [](TrainConfig& c) -> int& { return c.model.d_model; });
   whole("heads", "heads", "Heads", "heads", "attention heads; must divide d_model", S::Model, 1, 4096,
         [](TrainConfig& c) -> int& { return c.model.heads; });
+  auto& norm_type = add({"norm_type", "norm-type", "Norm type", "norm type", "how each norm rescales its input",
+                         S::Model, W::Menu});
+  norm_type.choices = choices_of(kNormTypes);
+  norm_type.since_version = 2;  // earlier run files all used LayerNorm, the default
+  norm_type.member = Member<NormType>([](TrainConfig& c) -> NormType& { return c.model.norm_type; });
+
   whole("vocab", "vocab", "Vocabulary", "vocabulary size", "BPE vocabulary size", S::Model, 64, 65536,
         [](TrainConfig& c) -> int& { return c.model.vocab; });
   whole("context", "context", "Context", "context", "tokens per sequence", S::Model, 2, 4096,

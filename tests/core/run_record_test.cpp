@@ -21,7 +21,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 RunRecord sample_run() {
   RunRecord run;
   run.config.name = "post-norm lr 6e-3 warmup 30";
-  run.config.model = {4, 64, 2, 32, 1024, NormPlacement::Post};
+  run.config.model = {4, 64, 2, 32, 1024, NormPlacement::Post, NormType::RmsNorm};
   run.config.peak_lr = 6e-3;
   run.config.warmup_steps = 30;
   run.config.steps = 5;
@@ -58,6 +58,7 @@ void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.config.model.context, b.config.model.context);
   EXPECT_EQ(a.config.model.vocab, b.config.model.vocab);
   EXPECT_EQ(a.config.model.norm, b.config.model.norm);
+  EXPECT_EQ(a.config.model.norm_type, b.config.model.norm_type);
   EXPECT_EQ(a.config.peak_lr, b.config.peak_lr);
   EXPECT_EQ(a.config.warmup_steps, b.config.warmup_steps);
   EXPECT_EQ(a.config.steps, b.config.steps);
@@ -281,6 +282,7 @@ TEST_F(RunRecordTest, VersionOneFileStillLoads) {
   const RunRecord run = read_json(fixture);
   EXPECT_EQ(run.config.name, "post-norm lr 6e-3 warmup 30");
   EXPECT_EQ(run.config.model.norm, NormPlacement::Post);
+  EXPECT_EQ(run.config.model.norm_type, NormType::LayerNorm);  // version 1 had no other
   EXPECT_EQ(run.config.steps, 200);
   EXPECT_EQ(run.status, RunStatus::Done);
   EXPECT_EQ(run.steps.size(), 200u);
