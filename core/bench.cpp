@@ -1,5 +1,7 @@
 #include "bench.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <random>
@@ -79,6 +81,20 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   result.achieved_flop_per_s = result.model_flop_per_step / median(times);
   result.matmul_flop_per_s = measure_matmul_flops(device);
   return result;
+}
+
+std::string to_json_text(const BenchResult& r, const TrainConfig& config) {
+  const nlohmann::json j = {{"device", r.environment.device_name},
+                            {"libtorch", r.environment.libtorch_version},
+                            {"parameters", r.parameters},
+                            {"batch", config.batch_size},
+                            {"context", config.model.context},
+                            {"steps", r.measured_steps},
+                            {"median_ms_per_step", r.median_ms_per_step},
+                            {"tokens_per_s", r.tokens_per_s},
+                            {"model_flop_per_s", r.achieved_flop_per_s},
+                            {"matmul_flop_per_s", r.matmul_flop_per_s}};
+  return j.dump() + "\n";
 }
 
 }  // namespace normlab

@@ -19,4 +19,7 @@ struct BenchResult {
 // Random tokens (speed does not depend on the text); `warmup` steps are not timed.
 BenchResult benchmark(const TrainConfig& config, int warmup, int steps);
 
+// The result as one JSON object (`normlab-cli bench --json`).
+std::string to_json_text(const BenchResult& result, const TrainConfig& config);
+
 }  // namespace normlab

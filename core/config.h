@@ -1,5 +1,9 @@
 #pragma once
 // Everything a run is made of. Plain data, no torch: the UI includes this.
+// Placements are one table (kPlacements); the settings themselves are another
+// (config_fields.h), which validation, the command line, run files and the settings
+// panel all read.
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -11,9 +15,63 @@ struct UserError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Where each block normalises. A closed set: code that differs by placement switches
+// over it without a default, so the compiler names every place a new one must go.
 enum class NormPlacement { Pre, Post };
+
+// The colour family the app draws a placement's runs in.
+enum class Hue { Blue, Red };
+
+// An enum's table lists its values in enum order, so table[size_t(value)] describes value.
+template <typename Row, std::size_t N>
+constexpr bool in_enum_order(const Row (&table)[N]) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (std::size_t(table[i].value) != i) return false;
+  }
+  return true;
+}
+
+struct PlacementInfo {
+  NormPlacement value;
+  const char* name;     // in run files, on the command line and in run names: "pre"
+  const char* label;    // "Pre-norm"
+  const char* formula;  // the block's update rule, "x ← x + f(Norm x)"
+  const char* help;     // one sentence for the tooltip and --help
+  Hue hue;
+  bool final_norm;      // whether the output needs a last norm: the stream is never normalised otherwise
+};
+
+// Adding a placement: a row here and its lines in Block::forward (core/model.cpp).
+inline constexpr PlacementInfo kPlacements[] = {
+    {NormPlacement::Pre, "pre", "Pre-norm", "x \u2190 x + f(Norm x)",
+     "Normalise each sub-layer's input; the residual stream is never rescaled", Hue::Blue, true},
+    {NormPlacement::Post, "post", "Post-norm", "x \u2190 Norm(x + f(x))",
+     "Normalise after each residual addition, as in the 2017 Transformer", Hue::Red, false},
+};
+static_assert(in_enum_order(kPlacements));
+
+// How each norm rescales its input.
+enum class NormType { LayerNorm, RmsNorm };
+
+struct NormTypeInfo {
+  NormType value;
+  const char* name;     // "layernorm"
+  const char* label;    // "LayerNorm"
+  const char* formula;  // what it computes
+  const char* help;
+};
+
+inline constexpr NormTypeInfo kNormTypes[] = {
+    {NormType::LayerNorm, "layernorm", "LayerNorm", "(x − mean) / std · g + b",
+     "Centre and scale each position, then a learnt gain and bias"},
+    {NormType::RmsNorm, "rmsnorm", "RMSNorm", "x / rms(x) · g",
+     "Scale each position by its root mean square, then a learnt gain; no centring, no bias"},
+};
+static_assert(in_enum_order(kNormTypes));
+
+const PlacementInfo& info(NormPlacement norm);
 std::string to_string(NormPlacement norm);
-NormPlacement parse_norm(const std::string& text);  // "pre" | "post", else UserError
+NormPlacement parse_norm(const std::string& text);  // a placement's name, else UserError
 // The block's update rule in one line, e.g. "x ← x + f(Norm x)".
 const char* formula(NormPlacement norm);
 
@@ -24,8 +82,10 @@ struct ModelConfig {
   int context = 128;
   int vocab = 8192;
   NormPlacement norm = NormPlacement::Pre;
+  NormType norm_type = NormType::LayerNorm;
 };
 
+// Defaults live here; ranges, names and help texts in config_fields().
 struct TrainConfig {
   std::string name;         // empty: derived from the settings (see default_run_name)
   ModelConfig model;

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "atomic_file.h"
 #include "config.h"
 #include "paths.h"
-#include "run_record.h"
 
 namespace normlab {
 namespace fs = std::filesystem;

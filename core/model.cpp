@@ -29,21 +29,40 @@ MlpImpl::MlpImpl(const ModelConfig& config) {
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) { return down(F::gelu(up(x))); }
 
+RmsNormImpl::RmsNormImpl(std::int64_t width) { weight = register_parameter("weight", torch::ones({width})); }
+
+torch::Tensor RmsNormImpl::forward(const torch::Tensor& x) {
+  return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + 1e-5) * weight;  // LayerNorm's epsilon
+}
+
+torch::nn::AnyModule make_norm(const ModelConfig& config) {
+  switch (config.norm_type) {
+    case NormType::LayerNorm:
+      return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model})));
+    case NormType::RmsNorm: return torch::nn::AnyModule(RmsNorm(config.d_model));
+  }
+  throw std::logic_error("unknown norm type");
+}
+
 BlockImpl::BlockImpl(const ModelConfig& config) : placement(config.norm) {
-  const auto shape = std::vector<std::int64_t>{config.d_model};
-  norm1 = register_module("norm1", torch::nn::LayerNorm(torch::nn::LayerNormOptions(shape)));
+  norm1 = make_norm(config);
+  register_module("norm1", norm1.ptr());
   attention = register_module("attention", CausalSelfAttention(config));
-  norm2 = register_module("norm2", torch::nn::LayerNorm(torch::nn::LayerNormOptions(shape)));
+  norm2 = make_norm(config);
+  register_module("norm2", norm2.ptr());
   mlp = register_module("mlp", Mlp(config));
 }
 
 torch::Tensor BlockImpl::forward(torch::Tensor x) {
-  if (placement == NormPlacement::Post) {  // x <- Norm(x + f(x))
-    x = norm1(x + attention(x));
-    x = norm2(x + mlp(x));
-  } else {                                 // x <- x + f(Norm x)
-    x = x + attention(norm1(x));
-    x = x + mlp(norm2(x));
+  switch (placement) {  // no default: a new placement must say its lines here
+    case NormPlacement::Pre:  // x <- x + f(Norm x)
+      x = x + attention(norm1.forward(x));
+      x = x + mlp(norm2.forward(x));
+      break;
+    case NormPlacement::Post:  // x <- Norm(x + f(x))
+      x = norm1.forward(x + attention(x));
+      x = norm2.forward(x + mlp(x));
+      break;
   }
   return x;
 }
@@ -55,9 +74,9 @@ GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {
                                        torch::nn::Embedding(config.context, config.d_model));
   blocks = register_module("blocks", torch::nn::ModuleList());
   for (int i = 0; i < config.layers; ++i) blocks->push_back(Block(config));
-  if (config.norm == NormPlacement::Pre) {
-    final_norm = register_module(
-        "final_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model})));
+  if (info(config.norm).final_norm) {
+    final_norm = make_norm(config);
+    register_module("final_norm", final_norm.ptr());
   }
 
   torch::NoGradGuard no_grad;
@@ -76,7 +95,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
   auto positions = torch::arange(time, ids.options());
   auto x = token_embedding(ids) + position_embedding(positions);
   for (auto& block : *blocks) x = block->as<BlockImpl>()->forward(x);
-  if (final_norm) x = final_norm(x);
+  if (!final_norm.is_empty()) x = final_norm.forward(x);
   return F::linear(x, token_embedding->weight);  // output tied to the input embedding
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // A small GPT, in the shape of nanoGPT's model.py. The norm placement is read in
-// Block::forward, where each placement is two lines.
+// Block::forward, where each placement is two lines, and in the placement table
+// (final_norm).
 #include <torch/torch.h>
 
 #include "config.h"
@@ -24,11 +25,23 @@ struct MlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(Mlp);
 
+// Root-mean-square norm over the last dimension: x / rms(x) times a learnt gain.
+struct RmsNormImpl : torch::nn::Module {
+  explicit RmsNormImpl(std::int64_t width);
+  torch::Tensor forward(const torch::Tensor& x);
+
+  torch::Tensor weight;
+};
+TORCH_MODULE(RmsNorm);
+
+// The norm the config's norm type names, over d_model.
+torch::nn::AnyModule make_norm(const ModelConfig& config);
+
 struct BlockImpl : torch::nn::Module {
   explicit BlockImpl(const ModelConfig& config);
   torch::Tensor forward(torch::Tensor x);
 
-  torch::nn::LayerNorm norm1{nullptr}, norm2{nullptr};
+  torch::nn::AnyModule norm1, norm2;
   CausalSelfAttention attention{nullptr};
   Mlp mlp{nullptr};
   NormPlacement placement;
@@ -47,7 +60,7 @@ struct GptImpl : torch::nn::Module {
   ModelConfig config;
   torch::nn::Embedding token_embedding{nullptr}, position_embedding{nullptr};
   torch::nn::ModuleList blocks{nullptr};
-  torch::nn::LayerNorm final_norm{nullptr};  // pre-norm only: the stream is never normalised otherwise
+  torch::nn::AnyModule final_norm;  // when the placement's table row asks for one
 };
 TORCH_MODULE(Gpt);
 

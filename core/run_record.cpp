@@ -1,13 +1,17 @@
 #include "run_record.h"
 
 #include <nlohmann/json.hpp>
-#include <fcntl.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
+
+#include "atomic_file.h"
+#include "config_fields.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -41,42 +45,93 @@ T field(const json& object, const char* key, const std::string& where) {
 }
 
 json config_to_json(const TrainConfig& c) {
-  return {{"norm", to_string(c.model.norm)}, {"layers", c.model.layers},
-          {"d_model", c.model.d_model},      {"heads", c.model.heads},
-          {"context", c.model.context},      {"vocab", c.model.vocab},
-          {"peak_lr", c.peak_lr},            {"warmup_steps", c.warmup_steps},
-          {"steps", c.steps},                {"batch_size", c.batch_size},
-          {"weight_decay", c.weight_decay},  {"clip_grad_norm", c.clip_grad_norm},
-          {"seed", c.seed},                  {"device", c.device},
-          {"threads", c.threads},
-          {"eval_interval", c.eval_interval}, {"eval_batches", c.eval_batches},
-          {"corpus", c.corpus_path}};
+  json j = json::object();
+  for (const ConfigField& f : config_fields()) {
+    visit_field(f, c, [&](const auto& value) {
+      if constexpr (std::is_enum_v<std::decay_t<decltype(value)>>) j[f.key] = field_text(f, c);
+      else j[f.key] = value;
+    });
+  }
+  return j;
 }
 
-TrainConfig config_from_json(const json& j, const std::string& name) {
+// Fields newer than the file's version are not in it and keep their defaults.
+TrainConfig config_from_json(const json& j, const std::string& name, int version) {
   const std::string at = "config";
   TrainConfig c;
   c.name = name;
-  c.model.norm = parse_norm(field<std::string>(j, "norm", at));
-  c.model.layers = field<int>(j, "layers", at);
-  c.model.d_model = field<int>(j, "d_model", at);
-  c.model.heads = field<int>(j, "heads", at);
-  c.model.context = field<int>(j, "context", at);
-  c.model.vocab = field<int>(j, "vocab", at);
-  c.peak_lr = field<double>(j, "peak_lr", at);
-  c.warmup_steps = field<int>(j, "warmup_steps", at);
-  c.steps = field<int>(j, "steps", at);
-  c.batch_size = field<int>(j, "batch_size", at);
-  c.weight_decay = field<double>(j, "weight_decay", at);
-  c.clip_grad_norm = field<double>(j, "clip_grad_norm", at);
-  c.seed = field<std::uint64_t>(j, "seed", at);
-  c.device = field<std::string>(j, "device", at);
-  c.threads = field<int>(j, "threads", at);
-  c.eval_interval = field<int>(j, "eval_interval", at);
-  c.eval_batches = field<int>(j, "eval_batches", at);
-  c.corpus_path = field<std::string>(j, "corpus", at);
+  for (const ConfigField& f : config_fields()) {
+    if (version < f.since_version) continue;
+    visit_field(f, c, [&](auto& value) {
+      using T = std::decay_t<decltype(value)>;
+      if constexpr (std::is_enum_v<T>) set_field_text(f, c, field<std::string>(j, f.key.c_str(), at));
+      else value = field<T>(j, f.key.c_str(), at);
+    });
+  }
   validate(c);
   return c;
+}
+
+json numbers(const std::vector<double>& values) {
+  json out = json::array();
+  for (double v : values) out.push_back(number(v));
+  return out;
+}
+
+std::vector<double> numbers_from(const json& column, const std::string& where) {
+  if (!column.is_array()) throw UserError("field '" + where + "' must be an array");
+  std::vector<double> values;
+  for (const auto& v : column) {
+    if (!v.is_number() && !v.is_null()) throw UserError("field '" + where + "' must hold numbers");
+    values.push_back(v.is_null() ? std::nan("") : v.get<double>());
+  }
+  return values;
+}
+
+// A series as {"layers": L, "step": [...], "values": [...]}; with layers, "values"
+// holds one array per layer, so a layer's curve reads as one list.
+json series_to_json(const Series& s) {
+  json values = json::array();
+  if (s.layers == 0) {
+    values = numbers(s.values);
+  } else {
+    for (int layer = 0; layer < s.layers; ++layer) {
+      std::vector<double> row;
+      for (std::size_t i = 0; i < s.steps.size(); ++i) row.push_back(s.at(i, layer));
+      values.push_back(numbers(row));
+    }
+  }
+  return {{"layers", s.layers}, {"step", s.steps}, {"values", std::move(values)}};
+}
+
+Series series_from_json(const std::string& name, const json& j) {
+  const std::string where = "series." + name;
+  Series s;
+  s.name = name;
+  s.layers = field<int>(j, "layers", where);
+  if (s.layers < 0 || s.layers > 4096) throw UserError("field '" + where + ".layers' is out of range");
+  for (const auto& step : field<json>(j, "step", where)) {
+    if (!step.is_number_integer()) throw UserError("field '" + where + ".step' must hold whole numbers");
+    s.steps.push_back(step.get<int>());
+  }
+  const json values = field<json>(j, "values", where);
+  if (s.layers == 0) {
+    s.values = numbers_from(values, where + ".values");
+  } else {
+    if (!values.is_array() || values.size() != std::size_t(s.layers)) {
+      throw UserError("field '" + where + ".values' must hold one array per layer");
+    }
+    s.values.resize(s.steps.size() * std::size_t(s.layers));
+    for (int layer = 0; layer < s.layers; ++layer) {
+      const auto row = numbers_from(values[std::size_t(layer)], where + ".values");
+      if (row.size() != s.steps.size()) throw UserError("columns of '" + where + "' differ in length");
+      for (std::size_t i = 0; i < row.size(); ++i) s.values[i * std::size_t(s.layers) + std::size_t(layer)] = row[i];
+    }
+  }
+  if (s.values.size() != s.steps.size() * std::size_t(s.width())) {
+    throw UserError("columns of '" + where + "' differ in length");
+  }
+  return s;
 }
 
 // Series are stored column-wise: compact, and easy to check for equal lengths.
@@ -160,6 +215,30 @@ double RunRecord::final_val_loss() const {
   return evals.empty() ? std::nan("") : evals.back().val_loss;
 }
 
+const Series* RunRecord::find_series(const std::string& name) const {
+  for (const Series& s : series) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+void RunRecord::add_point(const SeriesPoint& point) {
+  auto found = std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.name == point.series; });
+  if (found == series.end()) found = series.insert(series.end(), Series{point.series, point.layers, {}, {}});
+  if (found->layers != point.layers || point.values.size() != std::size_t(found->width())) {
+    throw std::logic_error("series '" + point.series + "' recorded with another number of layers");
+  }
+  found->steps.push_back(point.step);
+  found->values.insert(found->values.end(), point.values.begin(), point.values.end());
+}
+
+bool stop_if_unfinished(RunRecord& run, const std::string& why) {
+  if (run.status != RunStatus::Running && run.status != RunStatus::Queued) return false;
+  run.status = RunStatus::Stopped;
+  run.message = why;
+  return true;
+}
+
 std::string to_json_text(const RunRecord& run) {
   const Environment& e = run.environment;
   json j = {{"schema", kSchemaName},
@@ -178,7 +257,9 @@ std::string to_json_text(const RunRecord& run) {
             {"heldout_tokens", run.heldout_tokens},
             {"baseline_loss", number(run.baseline_loss)},
             {"steps", columns(run.steps, kStepColumns, get_step)},
-            {"evals", columns(run.evals, kEvalColumns, get_eval)}};
+            {"evals", columns(run.evals, kEvalColumns, get_eval)},
+            {"series", json::object()}};
+  for (const Series& s : run.series) j["series"][s.name] = series_to_json(s);
   return j.dump(1) + "\n";
 }
 
@@ -193,14 +274,14 @@ RunRecord from_json_text(const std::string& text) {
     throw UserError("not a NormLab run file (no \"schema\": \"normlab.run\")");
   }
   const int version = field<int>(j, "version", "");
-  if (version != kRunSchemaVersion) {
-    throw UserError("run file schema version " + std::to_string(version) +
-                    " is not the supported version " + std::to_string(kRunSchemaVersion));
+  if (version < 1 || version > kRunSchemaVersion) {
+    throw UserError("run file schema version " + std::to_string(version) + " is not one this NormLab reads (1 to " +
+                    std::to_string(kRunSchemaVersion) + ")");
   }
   RunRecord run;
   const std::string name = field<std::string>(j, "name", "");
   if (name.empty()) throw UserError("field 'name' is empty");
-  run.config = config_from_json(field<json>(j, "config", ""), name);
+  run.config = config_from_json(field<json>(j, "config", ""), name, version);
   run.status = parse_status(field<std::string>(j, "status", ""));
   run.message = field<std::string>(j, "message", "");
   const json env = field<json>(j, "environment", "");
@@ -215,29 +296,12 @@ RunRecord from_json_text(const std::string& text) {
   run.baseline_loss = field<double>(j, "baseline_loss", "");
   run.steps = rows<StepMetrics>(field<json>(j, "steps", ""), "steps", kStepColumns, set_step);
   run.evals = rows<EvalMetrics>(field<json>(j, "evals", ""), "evals", kEvalColumns, set_eval);
+  if (version >= 2) {
+    const json series = field<json>(j, "series", "");
+    if (!series.is_object()) throw UserError("field 'series' must be an object");
+    for (const auto& [name, s] : series.items()) run.series.push_back(series_from_json(name, s));
+  }
   return run;
-}
-
-void write_file_atomically(const fs::path& path, const std::string& contents) {
-  std::error_code error;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), error);
-  fs::path temp = path;
-  temp += ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  bool written = fd >= 0;
-  for (std::size_t done = 0; written && done < contents.size();) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    written = n > 0;
-    done += written ? std::size_t(n) : 0;
-  }
-  // fsync before rename: after a crash the name points at the old file or the whole new one.
-  written = written && ::fsync(fd) == 0;
-  if (fd >= 0) written = (::close(fd) == 0) && written;
-  if (written) fs::rename(temp, path, error);
-  if (!written || error) {
-    fs::remove(temp, error);
-    throw UserError("cannot write " + path.string() + " (is the folder writable, the disk full?)");
-  }
 }
 
 void write_json(const RunRecord& run, const fs::path& path) {
@@ -245,20 +309,41 @@ void write_json(const RunRecord& run, const fs::path& path) {
 }
 
 void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
+  // Wide, one row per step: the form the course's notebooks plot directly
+  // (df.plot(x="step", y="val_loss")), and the columns earlier versions wrote.
+  std::vector<std::pair<std::string, int>> extra;  // (series, layer), in first-seen order
+  std::set<std::string> seen;
+  for (const auto& run : runs) {
+    for (const Series& series : run.series) {
+      if (!seen.insert(series.name).second) continue;
+      for (int layer = 0; layer < series.width(); ++layer) extra.emplace_back(series.name, series.layers ? layer : -1);
+    }
+  }
   std::ostringstream csv;
   csv.precision(9);
-  csv << "run,step,wall_s,lr,train_loss,val_loss\n";
+  csv << "run,step,wall_s,lr,train_loss,val_loss";
+  for (const auto& [name, layer] : extra) csv << ',' << (layer < 0 ? name : name + "[" + std::to_string(layer) + "]");
+  csv << '\n';
+  auto cell = [&](double value) {
+    csv << ',';
+    if (std::isfinite(value)) csv << value;
+  };
   for (const auto& run : runs) {
     std::string name = run.config.name;  // quoted: names hold spaces, maybe commas or quotes
     for (std::size_t at = 0; (at = name.find('"', at)) != std::string::npos; at += 2) name.insert(at, "\"");
     auto eval = run.evals.begin();
+    std::map<std::string, std::size_t> next;  // per series: the first point not yet passed
     for (const auto& s : run.steps) {
       while (eval != run.evals.end() && eval->step < s.step) ++eval;
-      csv << '"' << name << "\"," << s.step << ',' << s.wall_s << ',' << s.lr << ',';
-      if (std::isfinite(s.train_loss)) csv << s.train_loss;
-      csv << ',';
-      if (eval != run.evals.end() && eval->step == s.step && std::isfinite(eval->val_loss)) {
-        csv << eval->val_loss;
+      csv << '"' << name << "\"," << s.step << ',' << s.wall_s << ',' << s.lr;
+      cell(s.train_loss);
+      cell(eval != run.evals.end() && eval->step == s.step ? eval->val_loss : std::nan(""));
+      for (const auto& [series_name, layer] : extra) {
+        const Series* series = run.find_series(series_name);
+        std::size_t& i = next[series_name];
+        while (series && i < series->steps.size() && series->steps[i] < s.step) ++i;
+        const bool here = series && i < series->steps.size() && series->steps[i] == s.step;
+        cell(here ? series->at(i, std::max(layer, 0)) : std::nan(""));
       }
       csv << '\n';
     }

@@ -1,6 +1,9 @@
 #pragma once
 // A run as data: what was asked, where it ran, and every point it produced.
 // Read and written as JSON (versioned schema) and CSV. No torch: the UI includes this.
+// The trainer's own per-step and per-evaluation columns are fixed (StepMetrics,
+// EvalMetrics); any further statistic is a named Series, per layer if it has layers,
+// which files, CSV, the window's worker and its store carry without knowing its name.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -27,6 +30,26 @@ struct EvalMetrics {
   double val_loss = 0;      // mean held-out loss over the fixed evaluation batches
 };
 
+// A statistic recorded at some steps, by name. With layers > 0 it is a layer × step
+// grid: one value per layer at each recorded step.
+struct Series {
+  std::string name;
+  int layers = 0;            // 0: one value per step
+  std::vector<int> steps;
+  std::vector<double> values;  // step-major: the value at steps[i] for `layer` is values[i * width() + layer]
+
+  int width() const { return layers > 0 ? layers : 1; }
+  double at(std::size_t i, int layer = 0) const { return values[i * std::size_t(width()) + std::size_t(layer)]; }
+};
+
+// One step's values of one series, as the trainer reports them.
+struct SeriesPoint {
+  std::string series;
+  int layers = 0;
+  int step = 0;
+  std::vector<double> values;  // one per layer, or one
+};
+
 struct Environment {
   std::string app_version;
   std::string libtorch_version;
@@ -46,23 +69,32 @@ struct RunRecord {
   std::string message;      // why it ended, when not simply done
   std::vector<StepMetrics> steps;
   std::vector<EvalMetrics> evals;
+  std::vector<Series> series;  // further statistics, each name once
 
   // Last held-out loss, or NaN when there was no evaluation yet.
   double final_val_loss() const;
+  const Series* find_series(const std::string& name) const;  // nullptr if not recorded
+  // Appends to the series of that name, which it creates on first use.
+  void add_point(const SeriesPoint& point);
 };
 
-inline constexpr int kRunSchemaVersion = 1;
+// A run a file shows as queued or running was cut short (the app ended, or it was
+// exported mid-run): it becomes Stopped with `why` as its message. True if it changed.
+bool stop_if_unfinished(RunRecord& run, const std::string& why);
+
+// Version 2 added named series and the fields marked since_version 2; version-1 files
+// still load, with those fields at their defaults.
+inline constexpr int kRunSchemaVersion = 2;
 
 std::string to_json_text(const RunRecord& run);
 RunRecord from_json_text(const std::string& text);  // UserError on anything malformed
 
 // Both write atomically: a temp file beside the target, then rename.
 void write_json(const RunRecord& run, const std::filesystem::path& path);
-// One row per step: run, step, wall_s, lr, train_loss, val_loss (empty between evaluations).
+// One wide, tidy table, one row per run and step: run, step, wall_s, lr, train_loss,
+// val_loss, then a column per further series ("name", or "name[layer]" per layer).
+// Cells a run did not record at that step are empty.
 void write_csv(const std::vector<RunRecord>& runs, const std::filesystem::path& path);
 RunRecord read_json(const std::filesystem::path& path);  // UserError naming the file and the fault
-
-// Writes `contents` to `path` via a temp file and rename; UserError on failure.
-void write_file_atomically(const std::filesystem::path& path, const std::string& contents);
 
 }  // namespace normlab

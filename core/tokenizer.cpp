@@ -8,9 +8,9 @@
 #include <sstream>
 #include <thread>
 
+#include "atomic_file.h"
 #include "config.h"
 #include "paths.h"
-#include "run_record.h"
 
 namespace normlab {
 namespace fs = std::filesystem;

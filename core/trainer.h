@@ -14,6 +14,9 @@ struct TrainCallbacks {
   std::function<void(const RunRecord& run)> on_start;       // prepared: env, baseline, counts
   std::function<void(const StepMetrics& step)> on_step;
   std::function<void(const EvalMetrics& eval, const RunRecord& run)> on_eval;
+  // A further statistic's values at a step, already added to the record: per-layer
+  // views subscribe here without the trainer, worker or store knowing their names.
+  std::function<void(const SeriesPoint& point)> on_point;
 };
 
 // Runs to completion, cancellation (status Stopped, points kept) or divergence

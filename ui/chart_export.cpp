@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "atomic_file.h"
 #include "loss_chart.h"
-#include "run_record.h"
 
 namespace normlab::ui {
 

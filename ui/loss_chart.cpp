@@ -3,8 +3,6 @@
 #include <QCategoryAxis>
 #include <QElapsedTimer>
 #include <QFont>
-#include <QGraphicsRectItem>
-#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPen>
@@ -14,10 +12,11 @@
 #include <cmath>
 #include <limits>
 
+#include "chart_math.h"
 #include "format.h"
+#include "loss_chart_parts.h"
 #include "run_colors.h"
 #include "run_store.h"
-#include "smoothing.h"
 
 namespace normlab::ui {
 
@@ -25,94 +24,15 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kPixmapCacheKb = 192 * 1024;
-const QColor kBaselineColour(0x55, 0x55, 0x55, 170);
 const QColor kGridColour(0xe3, 0xe3, 0xe3);
 const QColor kTextColour(0x30, 0x30, 0x30);
-
-// The 1-2-2.5-5 step nearest to span/target from above: round tick values.
-double nice_step(double span, int target) {
-  const double raw = span / target;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 2.5, 5.0}) {
-    if (m * magnitude >= raw) return m * magnitude;
-  }
-  return 10 * magnitude;
-}
-
-int decimals_for(double step) {
-  int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
-  if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-6) ++decimals;
-  return decimals;
-}
-
-QFont sized_font(double points, bool bold = false) {
-  QFont font;
-  font.setPointSizeF(points);
-  font.setBold(bold);
-  return font;
-}
 
 QColor with_alpha(QColor colour, int alpha) {
   colour.setAlpha(alpha);
   return colour;
 }
 
-// Fewer points for a curve whose `bucket` steps fit in a pixel, drawing the same ink: a
-// noisy curve keeps each bucket's lowest and highest point, in step order; a smooth one
-// its last. Buckets start at multiples of `bucket`, so panning keeps them.
-QList<QPointF> thinned(const QList<QPointF>& points, int bucket, bool noisy) {
-  if (bucket <= 1) return points;
-  QList<QPointF> out;
-  out.reserve(2 * points.size() / bucket + 2);
-  qsizetype first = 0;
-  while (first < points.size()) {
-    const qint64 key = qint64(std::floor(points[first].x() / bucket));
-    qsizetype end = first, low = first, high = first;
-    while (end < points.size() && qint64(std::floor(points[end].x() / bucket)) == key) {
-      if (points[end].y() < points[low].y()) low = end;
-      if (points[end].y() > points[high].y()) high = end;
-      ++end;
-    }
-    if (noisy) {
-      out.append(points[std::min(low, high)]);
-      if (low != high) out.append(points[std::max(low, high)]);
-    } else {
-      out.append(points[end - 1]);
-    }
-    first = end;
-  }
-  return out;
-}
-
 }  // namespace
-
-struct LossChart::Curves {
-  QLineSeries* raw = nullptr;      // faint, behind the smoothed curve
-  QLineSeries* train = nullptr;    // smoothed, or raw when smoothing is off
-  QLineSeries* heldout = nullptr;  // with a marker at each evaluation
-  QList<QPointF> raw_points, smooth_points, heldout_points;  // display space
-  std::vector<double> smoothed;  // nats, one per recorded step (NaN where the loss was not finite)
-  std::size_t steps_done = 0;
-  std::size_t evals_done = 0;
-  DebiasedEma ema;
-  bool live = false;  // its run is training: its picture would be stale at every refresh
-
-  // Forgets the points, so the next update takes every step again (same series).
-  void restart(double smoothing) {
-    raw_points.clear();
-    smooth_points.clear();
-    heldout_points.clear();
-    smoothed.clear();
-    steps_done = evals_done = 0;
-    ema = DebiasedEma(smoothing);
-  }
-};
-
-struct LossChart::Baseline {
-  double nats = 0;
-  QLineSeries* series = nullptr;
-  QGraphicsRectItem* label = nullptr;  // a pale box holding the text, readable over curves
-};
 
 LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
     : QChart(parent), store_(store), axis_x_(new QValueAxis), axis_y_(new QCategoryAxis) {
@@ -383,248 +303,6 @@ void LossChart::apply_styles() {
   update_item_caches();  // a series taken from the spares may have a new role
 }
 
-void LossChart::update_baselines() {
-  baselines_dirty_ = false;
-  std::vector<double> wanted;
-  for (const RunEntry& run : store_.runs()) {
-    const double b = run.record.baseline_loss;
-    if (!run.visible || !std::isfinite(b) || b <= 0) continue;
-    // Runs on the same corpus and vocabulary share one line (labels show two decimals).
-    const bool known = std::any_of(wanted.begin(), wanted.end(), [b](double w) { return std::abs(w - b) < 0.005; });
-    if (!known) wanted.push_back(b);
-  }
-  std::sort(wanted.begin(), wanted.end());
-  const bool same = wanted.size() == baselines_.size() &&
-                    std::equal(wanted.begin(), wanted.end(), baselines_.begin(),
-                               [](double w, const auto& b) { return std::abs(w - b->nats) < 0.005; });
-  if (!same) {
-    for (auto& b : baselines_) {
-      give_back(b->series);
-      delete b->label;
-    }
-    baselines_.clear();
-    for (double nats : wanted) {
-      auto b = std::make_unique<Baseline>();
-      b->nats = nats;
-      const QString text = tr("unigram baseline %1 nats").arg(nats, 0, 'f', 2);
-      b->series = take_series();
-      b->series->setName(text);
-      b->series->setPen(QPen(kBaselineColour, 1.4, Qt::DashLine));
-      b->series->setVisible(true);
-      b->label = new QGraphicsRectItem(this);
-      auto* words = new QGraphicsSimpleTextItem(text, b->label);
-      words->setFont(sized_font(9));
-      words->setBrush(QColor(0x44, 0x44, 0x44));
-      words->setPos(4, 1);
-      b->label->setRect(words->boundingRect().adjusted(0, 0, 8, 2));
-      b->label->setBrush(QColor(255, 255, 255, 215));
-      b->label->setPen(Qt::NoPen);
-      b->label->setZValue(100);  // above every series
-      baselines_.push_back(std::move(b));
-    }
-    styles_dirty_ = true;
-  }
-  const ViewRange shown = view();
-  for (auto& b : baselines_) {
-    b->series->replace({{shown.x_min, to_display(b->nats)}, {shown.x_max, to_display(b->nats)}});
-  }
-  place_baseline_labels();
-}
-
-// Each label sits just above or below its line, at the first of a few places along it
-// that covers the fewest curves: post-norm runs often lie right on the baseline.
-void LossChart::place_baseline_labels() {
-  const QRectF plot = plotArea();
-  for (auto& b : baselines_) {
-    const double line_y = position_of({0, b->nats}).y();
-    const QSizeF size = b->label->rect().size();
-    QPointF best;
-    int best_cover = std::numeric_limits<int>::max();
-    for (double along : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-      for (bool above : {true, false}) {
-        const QRectF box(plot.left() + 4 + along * (plot.width() - size.width() - 8),
-                         above ? line_y - size.height() - 2 : line_y + 2, size.width(), size.height());
-        if (!plot.contains(box)) continue;
-        const int cover = curves_under(box);
-        if (cover < best_cover) {
-          best_cover = cover;
-          best = box.topLeft();
-        }
-      }
-    }
-    b->label->setPos(best);
-    b->label->setVisible(b->series->isVisible() && best_cover < std::numeric_limits<int>::max());
-  }
-}
-
-int LossChart::curves_under(const QRectF& box) const {
-  const QRectF area = QRectF(display_at(box.bottomLeft()), display_at(box.topRight())).normalized();
-  auto inside = [&](QPointF p) {
-    return p.x() >= area.left() && p.x() <= area.right() && p.y() >= area.top() && p.y() <= area.bottom();
-  };
-  const double x0 = area.left(), x1 = area.right();
-  int cover = 0;
-  for (const RunEntry& run : store_.runs()) {
-    auto it = curves_.find(run.id);
-    if (!run.visible || it == curves_.end()) continue;
-    const Curves& c = *it->second;
-    // Held-out lines weigh most: dark, and straight between evaluations far apart.
-    const QList<QPointF>& heldout = c.heldout_points;
-    for (qsizetype i = 0; i + 1 < heldout.size(); ++i) {
-      const QPointF a = heldout[i], z = heldout[i + 1];
-      if (z.x() < x0 || a.x() > x1) continue;
-      for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) cover += 10 * inside(a + t * (z - a));
-    }
-    for (const QPointF& p : smoothing_ > 0 ? c.smooth_points : c.raw_points) cover += inside(p);
-  }
-  return cover;
-}
-
-void LossChart::fit_to_data() {
-  double x_max = 0;
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const RunEntry& run : store_.runs()) {
-    auto it = curves_.find(run.id);
-    if (!run.visible || it == curves_.end()) continue;
-    const Curves& c = *it->second;
-    x_max = std::max(x_max, double(run.record.config.steps));
-    for (const QPointF& p : c.heldout_points) {
-      lo = std::min(lo, p.y());
-      hi = std::max(hi, p.y());
-    }
-    // Training spikes above the first evaluation are not worth squashing the curves for;
-    // the raw curve's lows stay in view even when it is only drawn faintly.
-    const bool has_evals = !c.heldout_points.isEmpty();
-    for (const QPointF& p : c.raw_points) {
-      lo = std::min(lo, p.y());
-      if (!has_evals) hi = std::max(hi, p.y());
-    }
-  }
-  for (const auto& b : baselines_) {
-    lo = std::min(lo, to_display(b->nats));
-    hi = std::max(hi, to_display(b->nats));
-  }
-  if (!(hi >= lo)) {  // nothing to show
-    lo = to_display(1);
-    hi = to_display(10);
-  }
-  const double pad = std::max(hi - lo, log_scale_ ? 0.02 : 0.2) * 0.04;
-  const double steps = x_max > 0 ? x_max : 1000;
-  const double margin = steps * 0.012;  // the first and last evaluation's dots stay whole
-  const ViewRange fitted{-margin, steps + margin, lo - pad, hi + pad};
-  // Every range change makes Qt Charts place each point again (~15 ms for 5 x 3000 steps),
-  // so a range that still holds the data snugly is kept while a run trains.
-  const ViewRange now{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()};
-  const bool holds = fitted.x_min == now.x_min && fitted.x_max == now.x_max && now.y_min <= fitted.y_min &&
-                     fitted.y_max <= now.y_max;
-  const bool snug = now.y_max - now.y_min <= 1.2 * (fitted.y_max - fitted.y_min);
-  if (!(holds && snug)) apply_view(fitted);
-}
-
-ViewRange LossChart::view() const {
-  return {axis_x_->min(), axis_x_->max(), from_display(axis_y_->min()), from_display(axis_y_->max())};
-}
-
-void LossChart::apply_view(const ViewRange& d) {
-  const double x_min = d.x_min, x_max = std::max(d.x_max, d.x_min + 1e-9);
-  const double y_min = d.y_min, y_max = std::max(d.y_max, d.y_min + 1e-9);
-  // Set the tick interval on the side that never makes many ticks: thousands of labels
-  // would be laid out for a moment if a wide range met a narrow interval.
-  const double interval = std::max(1.0, nice_step(x_max - x_min, 8));
-  if (interval > axis_x_->tickInterval()) axis_x_->setTickInterval(interval);
-  axis_x_->setRange(x_min, x_max);
-  axis_x_->setTickInterval(interval);
-  axis_y_->setRange(y_min, y_max);
-  for (auto& b : baselines_) b->series->replace({{x_min, to_display(b->nats)}, {x_max, to_display(b->nats)}});
-  update_thinning();
-  update_loss_ticks();
-  place_baseline_labels();
-  if (!view_moving_) {
-    view_moving_ = true;
-    update_item_caches();
-  }
-  view_settle_timer_.start();
-  emit view_changed();
-}
-
-void LossChart::set_view(const ViewRange& v) {
-  follows_data_ = false;
-  const double floor = 1e-6;  // a log axis has no place for zero
-  apply_view({v.x_min, v.x_max, to_display(log_scale_ ? std::max(v.y_min, floor) : v.y_min),
-              to_display(log_scale_ ? std::max(v.y_max, 2 * floor) : v.y_max)});
-}
-
-void LossChart::reset_view() {
-  follows_data_ = true;
-  fit_to_data();
-  emit view_changed();
-}
-
-void LossChart::update_loss_ticks() {
-  const double lo = from_display(axis_y_->min()), hi = from_display(axis_y_->max());
-  std::vector<std::pair<double, int>> ticks;  // value, decimals
-  if (!log_scale_ || hi / lo < 10) {
-    const double step = nice_step(hi - lo, log_scale_ ? 6 : 7);
-    const int decimals = decimals_for(step);
-    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
-      if (!log_scale_ || v > 0) ticks.push_back({v, decimals});
-    }
-  } else {
-    for (int decade = int(std::floor(std::log10(lo))); decade <= int(std::ceil(std::log10(hi))); ++decade) {
-      for (double m : {1.0, 2.0, 5.0}) {
-        const double v = m * std::pow(10.0, decade);
-        if (v >= lo && v <= hi) ticks.push_back({v, std::max(0, -decade)});
-      }
-    }
-  }
-  for (const QString& label : axis_y_->categoriesLabels()) axis_y_->remove(label);
-  axis_y_->setStartValue(axis_y_->min());
-  for (const auto& [value, decimals] : ticks) {
-    axis_y_->append(QString::number(value, 'f', decimals), to_display(value));
-  }
-}
-
-QPointF LossChart::display_at(QPointF pos) const {
-  const QRectF plot = plotArea();
-  return {axis_x_->min() + (pos.x() - plot.left()) / plot.width() * (axis_x_->max() - axis_x_->min()),
-          axis_y_->min() + (plot.bottom() - pos.y()) / plot.height() * (axis_y_->max() - axis_y_->min())};
-}
-
-QPointF LossChart::value_at(QPointF pos) const {
-  const QPointF d = display_at(pos);
-  return {d.x(), from_display(d.y())};
-}
-
-QPointF LossChart::position_of(QPointF value) const {
-  const QRectF plot = plotArea();
-  const double x = plot.left() + (value.x() - axis_x_->min()) / (axis_x_->max() - axis_x_->min()) * plot.width();
-  const double y = plot.bottom() - (to_display(value.y()) - axis_y_->min()) / (axis_y_->max() - axis_y_->min()) * plot.height();
-  return {x, y};
-}
-
-void LossChart::zoom_to(const QRectF& rect) {
-  const QRectF r = rect.normalized().intersected(plotArea());
-  if (r.width() < 4 || r.height() < 4) return;
-  const QPointF a = value_at(r.bottomLeft()), b = value_at(r.topRight());
-  set_view({a.x(), b.x(), a.y(), b.y()});
-}
-
-void LossChart::zoom_around(QPointF pos, double fx, double fy) {
-  const double x0 = axis_x_->min(), x1 = axis_x_->max(), y0 = axis_y_->min(), y1 = axis_y_->max();
-  const QPointF centre = display_at(pos);
-  const double cx = centre.x(), cy = centre.y();
-  follows_data_ = false;
-  apply_view({cx - (cx - x0) * fx, cx + (x1 - cx) * fx, cy - (cy - y0) * fy, cy + (y1 - cy) * fy});
-}
-
-void LossChart::pan_by(QPointF pixels) {
-  const QRectF plot = plotArea();
-  const double dx = -pixels.x() / plot.width() * (axis_x_->max() - axis_x_->min());
-  const double dy = pixels.y() / plot.height() * (axis_y_->max() - axis_y_->min());
-  follows_data_ = false;
-  apply_view({axis_x_->min() + dx, axis_x_->max() + dx, axis_y_->min() + dy, axis_y_->max() + dy});
-}
-
 void LossChart::set_log_scale(bool on) {
   if (on == log_scale_) return;
   const ViewRange shown = view();
@@ -633,6 +311,12 @@ void LossChart::set_log_scale(bool on) {
   rebuild_all();
   refresh();
   if (!follows_data_) set_view(shown);
+}
+
+void LossChart::set_ignore_outliers(bool on) {
+  if (on == ignore_outliers_) return;
+  ignore_outliers_ = on;
+  if (follows_data_) fit_to_data();
 }
 
 void LossChart::set_smoothing(double weight) {
@@ -660,6 +344,7 @@ void LossChart::set_picture_mode(bool on) {
 
 void LossChart::copy_view_from(const LossChart& other) {
   highlighted_ = other.highlighted_;
+  ignore_outliers_ = other.ignore_outliers_;
   set_log_scale(other.log_scale_);
   set_smoothing(other.smoothing_);
   styles_dirty_ = true;

@@ -53,6 +53,10 @@ class LossChart : public QChart {
 
   void set_log_scale(bool on);
   bool log_scale() const { return log_scale_; }
+  // On (the default), fitting the range leaves out held-out losses far above where the
+  // runs started, as from a run that blew up; zooming out or turning it off shows them.
+  void set_ignore_outliers(bool on);
+  bool ignore_outliers() const { return ignore_outliers_; }
   // EMA weight for the training curves, in [0, 0.99]; 0 = raw.
   void set_smoothing(double weight);
   double smoothing() const { return smoothing_; }
@@ -126,6 +130,7 @@ class LossChart : public QChart {
   bool styles_dirty_ = true;
   bool baselines_dirty_ = true;
   bool log_scale_ = false;
+  bool ignore_outliers_ = true;
   double smoothing_ = 0;
   bool follows_data_ = true;
   bool picture_mode_ = false;

@@ -68,6 +68,10 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  static constexpr double kDefaultSmoothing = 0.8;
+  static constexpr int kStatusMessageMs = 8000;
+
+  // main_window_layout.cpp
   void build_actions();
   void build_menus();
   QWidget* build_chart_tab();
@@ -76,6 +80,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* add_dock(const QString& title, const QString& name, QWidget* content,
                         Qt::DockWidgetArea area);
   void build_status_bar();
+  // main_window.cpp: session, queue, progress, selection
   void restore_session();
   void save_session() const;
   void on_device_found(const Environment& found);
@@ -84,12 +89,13 @@ class MainWindow : public QMainWindow {
   void update_details();
   QList<int> selected_runs() const;
   QList<int> selected_or_all_runs() const;
+  void show_run_menu(const QPoint& pos);
+  void report(const QString& title, const QString& text);
+  // main_window_files.cpp
   void import_dialog();
   void export_json_dialog();
   void export_csv_dialog();
   void export_image_dialog();
-  void show_run_menu(const QPoint& pos);
-  void report(const QString& title, const QString& text);
 
   MainWindowOptions options_;
   std::unique_ptr<RunArchive> archive_;
@@ -127,6 +133,7 @@ class MainWindow : public QMainWindow {
   QAction* use_settings_action_ = nullptr;
   QAction* fit_action_ = nullptr;
   QAction* log_action_ = nullptr;
+  QAction* outliers_action_ = nullptr;
 };
 
 }  // namespace normlab::ui

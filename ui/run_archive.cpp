@@ -4,6 +4,7 @@
 #include <QDir>
 
 #include "format.h"
+#include "run_text.h"
 
 namespace normlab::ui {
 
@@ -11,10 +12,9 @@ RunArchive::RunArchive(QString folder) : folder_(std::move(folder)) { QDir().mkp
 
 QString RunArchive::new_path(const QString& run_name) const {
   const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
-  const QString base = QDir(folder_).filePath(stamp + '-' + file_stem(run_name));
-  QString path = base + QStringLiteral(".json");
-  for (int n = 2; QFile::exists(path); ++n) path = QStringLiteral("%1-%2.json").arg(base).arg(n);
-  return path;
+  const std::string base = QDir(folder_).filePath(stamp + '-' + qstr(file_stem(run_name.toStdString()))).toStdString();
+  return qstr(first_free_name([&](int n) { return n == 1 ? base + ".json" : base + "-" + std::to_string(n) + ".json"; },
+                              [](const std::string& path) { return QFile::exists(qstr(path)); }));
 }
 
 RunArchive::Restored RunArchive::restore() const {
@@ -24,10 +24,7 @@ RunArchive::Restored RunArchive::restore() const {
     const QString path = dir.filePath(name);
     try {
       RunRecord run = read_json(path.toStdString());
-      if (run.status == RunStatus::Running || run.status == RunStatus::Queued) {
-        run.status = RunStatus::Stopped;
-        run.message = "interrupted: NormLab ended before the run finished";
-      }
+      stop_if_unfinished(run, "interrupted: NormLab ended before the run finished");
       restored.runs.emplace_back(std::move(run), path);
     } catch (const std::exception& error) {
       restored.problems << QStringLiteral("%1: %2").arg(name, QString::fromUtf8(error.what()));

@@ -12,9 +12,12 @@ constexpr std::array<QRgb, 3> kGreens = {0x2e7d32, 0x0f4f2a, 0x7cb342};
 }  // namespace
 
 RunFamily family_of(const TrainConfig& config) {
-  if (config.model.norm == NormPlacement::Pre) return RunFamily::PreNorm;
-  return config.warmup_steps * 10 >= config.steps ? RunFamily::PostNormLongWarmup
-                                                  : RunFamily::PostNorm;
+  switch (info(config.model.norm).hue) {
+    case Hue::Blue: return RunFamily::PreNorm;
+    case Hue::Red:
+      return config.warmup_steps * 10 >= config.steps ? RunFamily::PostNormLongWarmup : RunFamily::PostNorm;
+  }
+  return RunFamily::PreNorm;  // not reached: the switch names every hue
 }
 
 QColor family_colour(RunFamily family, int shade) {

@@ -1,6 +1,6 @@
 #pragma once
-// The plate's colour code: pre-norm blue, post-norm red, post-norm with a long warmup
-// green. Runs of the same family differ by shade.
+// The plate's colour code: each placement's hue from its table row (pre-norm blue,
+// post-norm red), and red runs with a long warmup green. Runs of a family differ by shade.
 #include <QColor>
 
 #include "config.h"
@@ -9,7 +9,7 @@ namespace normlab::ui {
 
 enum class RunFamily { PreNorm, PostNorm, PostNormLongWarmup };
 
-// Post-norm counts as "long warmup" when warming up for at least 10 % of its steps.
+// A red run counts as "long warmup" when warming up for at least 10 % of its steps.
 RunFamily family_of(const TrainConfig& config);
 
 // The held-out (dark) colour of the `shade`-th run of a family; shades repeat after a few.

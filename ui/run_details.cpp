@@ -7,6 +7,7 @@
 
 #include "format.h"
 #include "run_store.h"
+#include "run_text.h"
 
 namespace normlab::ui {
 
@@ -64,7 +65,7 @@ QString run_details_html(const RunEntry& run) {
   if (!r.steps.empty()) {
     const StepMetrics& last = r.steps.back();
     html += row(QObject::tr("Time"), QObject::tr("%1 for %2 steps, %3 tokens/s")
-                                         .arg(duration_text(last.wall_s)).arg(last.step)
+                                         .arg(qstr(duration_text(last.wall_s))).arg(last.step)
                                          .arg(QLocale::system().toString(last.step * double(c.batch_size) * c.model.context /
                                                                          std::max(last.wall_s, 1e-9), 'f', 0)));
   }

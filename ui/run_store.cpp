@@ -8,6 +8,7 @@
 
 #include "format.h"
 #include "run_colors.h"
+#include "run_text.h"
 
 namespace normlab::ui {
 
@@ -61,13 +62,12 @@ int RunStore::id_at(int row) const {
 }
 
 QString RunStore::unique_name(const QString& wanted) const {
-  auto taken = [this](const QString& name) {
-    return std::any_of(runs_.begin(), runs_.end(),
-                       [&](const RunEntry& r) { return qstr(r.record.config.name) == name; });
-  };
-  QString name = wanted;
-  for (int n = 2; taken(name); ++n) name = QStringLiteral("%1 (%2)").arg(wanted).arg(n);
-  return name;
+  const std::string base = wanted.toStdString();
+  return qstr(first_free_name([&](int n) { return n == 1 ? base : base + " (" + std::to_string(n) + ")"; },
+                              [this](const std::string& name) {
+                                return std::any_of(runs_.begin(), runs_.end(),
+                                                   [&](const RunEntry& r) { return r.record.config.name == name; });
+                              }));
 }
 
 void RunStore::row_changed(int id, Column first, Column last) {
@@ -112,6 +112,13 @@ void RunStore::append_eval(int id, const EvalMetrics& eval) {
   if (!run) return;
   run->record.evals.push_back(eval);
   row_changed(id, HeldOutColumn, HeldOutColumn);
+  emit points_changed(id);
+}
+
+void RunStore::append_points(int id, const std::vector<SeriesPoint>& points) {
+  RunEntry* run = entry(id);
+  if (!run || points.empty()) return;
+  for (const SeriesPoint& point : points) run->record.add_point(point);
   emit points_changed(id);
 }
 

@@ -41,6 +41,7 @@ class RunStore : public QAbstractTableModel {
   void mark_started(int id, const RunRecord& header);  // environment, counts and baseline
   void append_steps(int id, const std::vector<StepMetrics>& steps);
   void append_eval(int id, const EvalMetrics& eval);
+  void append_points(int id, const std::vector<SeriesPoint>& points);  // any named series
   void finish(int id, const RunRecord& run);           // the trainer's final record
   void set_status(int id, RunStatus status, const QString& message = {});
 

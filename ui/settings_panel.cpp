@@ -6,7 +6,9 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QAbstractSpinBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -23,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "corpus.h"
 #include "format.h"
@@ -34,11 +37,11 @@ namespace {
 
 constexpr int kRefusalShownMs = 5000;
 
-// Accepts learning rates the engine takes, (0, 1], typed as 6e-3 or 0.006; refuses
+// Accepts the rates a field takes, such as (0, 1], typed as 6e-3 or 0.006; refuses
 // keystrokes that cannot become a number.
-class LearningRateValidator : public QValidator {
+class RateValidator : public QValidator {
  public:
-  using QValidator::QValidator;
+  RateValidator(const ConfigField& field, QObject* parent) : QValidator(parent), field_(field) {}
   State validate(QString& input, int&) const override {
     static const QRegularExpression partial(QStringLiteral(R"(^\d*\.?\d*([eE][-+]?\d*)?$)"));
     const QString text = input.trimmed();
@@ -46,8 +49,12 @@ class LearningRateValidator : public QValidator {
     if (!partial.match(text).hasMatch()) return Invalid;
     bool ok = false;
     const double value = QLocale::c().toDouble(text, &ok);
-    return ok && value > 0 && value <= 1 ? Acceptable : Intermediate;
+    const bool above_min = field_.above_min ? value > field_.min : value >= field_.min;
+    return ok && above_min && value <= field_.max ? Acceptable : Intermediate;
   }
+
+ private:
+  const ConfigField& field_;
 };
 
 QLabel* section_label(const QString& text) {
@@ -73,15 +80,39 @@ QString capitalised_sentence(QString text) {
   return text;
 }
 
+QString section_title(Section section) {
+  switch (section) {
+    case Section::Placement: return SettingsPanel::tr("Norm placement");
+    case Section::Schedule: return SettingsPanel::tr("Schedule");
+    case Section::Model: return SettingsPanel::tr("Model");
+    case Section::Training: return SettingsPanel::tr("Training");
+    case Section::DeviceAndData: return SettingsPanel::tr("Device and data");
+    case Section::Hidden: break;
+  }
+  return {};
+}
+
+// Sections under "More settings"; the others are always shown.
+bool under_more(Section section) {
+  switch (section) {
+    case Section::Placement:
+    case Section::Schedule:
+    case Section::Hidden: return false;
+    case Section::Model:
+    case Section::Training:
+    case Section::DeviceAndData: return true;
+  }
+  return false;
+}
+
+QString utf8(const std::string& text) { return QString::fromUtf8(text.c_str()); }
+
 }  // namespace
 
 SettingsPanel::SettingsPanel(QWidget* parent)
     : QWidget(parent),
-      norm_(new QButtonGroup(this)),
-      lr_(new QComboBox),
       more_button_(new QToolButton),
       more_(new QWidget),
-      device_(new QComboBox),
       device_found_(new QLabel),
       corpus_label_(new QLabel),
       message_(new QLabel),
@@ -91,143 +122,41 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(12, 6, 12, 12);
   layout->setSpacing(6);
-
-  // Norm placement, each with the update rule it stands for.
-  layout->addWidget(section_label(tr("Norm placement")));
-  auto* norm_grid = new QGridLayout;
-  norm_grid->setHorizontalSpacing(14);
-  norm_grid->setVerticalSpacing(4);
-  QFont formula_font(QStringLiteral("DejaVu Serif"));
-  formula_font.setItalic(true);
-  const NormPlacement placements[] = {NormPlacement::Pre, NormPlacement::Post};
-  for (int i = 0; i < 2; ++i) {
-    auto* radio = new QRadioButton(i == 0 ? tr("Pre-norm") : tr("Post-norm"));
-    auto* formula = new QLabel(QString::fromUtf8(normlab::formula(placements[i])));
-    formula->setFont(formula_font);
-    formula->setStyleSheet(QStringLiteral("color: #333;"));
-    formula->setBuddy(radio);
-    radio->setToolTip(i == 0 ? tr("Normalise each sub-layer's input; the residual stream is never rescaled")
-                             : tr("Normalise after each residual addition, as in the 2017 Transformer"));
-    norm_->addButton(radio, i);
-    norm_grid->addWidget(radio, i, 0);
-    norm_grid->addWidget(formula, i, 1);
-  }
-  norm_grid->setColumnStretch(1, 1);
-  norm_->button(0)->setChecked(true);
-  layout->addLayout(norm_grid);
-
-  layout->addWidget(section_label(tr("Schedule")));
-  auto* schedule = form_layout();
-  lr_->setObjectName(QStringLiteral("learningRate"));
-  lr_->setEditable(true);
-  lr_->addItems({QStringLiteral("1e-3"), QStringLiteral("6e-3")});
-  lr_->setValidator(new LearningRateValidator(lr_));
-  lr_->setInsertPolicy(QComboBox::NoInsert);
-  lr_->setToolTip(tr("Peak learning rate after warmup: the course compares 1e-3 and 6e-3; any value in (0, 1]"));
-  const QString lr_reason = tr("Peak learning rate takes a number such as 6e-3 or 0.0006");
-  connect(lr_->lineEdit(), &QLineEdit::inputRejected, this, [this, lr_reason] { show_refusal(lr_reason); });
-  connect(lr_, &QComboBox::currentTextChanged, this, &SettingsPanel::revalidate);
-  warmup_ = spin_box(tr("Warmup"), 1, 10'000'000);
-  steps_ = spin_box(tr("Steps"), 1, 10'000'000);
-  warmup_->setSuffix(tr(" steps"));
-  schedule->addRow(tr("Peak learning rate"), lr_);
-  schedule->addRow(tr("Warmup"), warmup_);
-  schedule->addRow(tr("Steps"), steps_);
-  layout->addLayout(schedule);
-
-  more_button_->setText(tr("More settings"));
-  more_button_->setCheckable(true);
-  more_button_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  more_button_->setAutoRaise(true);
-  more_button_->setStyleSheet(QStringLiteral(
-      "QToolButton { font-weight: 600; padding: 4px 0; border: none; background: transparent; color: #1b3a5c; }"));
-  connect(more_button_, &QToolButton::toggled, this, &SettingsPanel::set_more_shown);
-  layout->addWidget(more_button_);
-
   auto* more_layout = new QVBoxLayout(more_);
   more_layout->setContentsMargins(0, 0, 0, 0);
   more_layout->setSpacing(6);
-  more_layout->addWidget(section_label(tr("Model")));
-  auto* model = form_layout();
-  layers_ = spin_box(tr("Layers"), 1, 64);
-  d_model_ = spin_box(tr("Width"), 8, 4096);
-  heads_ = spin_box(tr("Heads"), 1, 4096);
-  vocab_ = spin_box(tr("Vocabulary"), 64, 65536);
-  context_ = spin_box(tr("Context"), 2, 4096);
-  context_->setSuffix(tr(" tokens"));
-  model->addRow(tr("Layers"), layers_);
-  model->addRow(tr("Width (d_model)"), d_model_);
-  model->addRow(tr("Heads"), heads_);
-  model->addRow(tr("Vocabulary"), vocab_);
-  model->addRow(tr("Context"), context_);
-  more_layout->addLayout(model);
 
-  more_layout->addWidget(section_label(tr("Training")));
-  auto* training = form_layout();
-  batch_ = spin_box(tr("Batch"), 1, 4096);
-  batch_->setSuffix(tr(" sequences"));
-  eval_interval_ = spin_box(tr("Evaluate every"), 1, 10'000'000);
-  eval_interval_->setSuffix(tr(" steps"));
-  clip_ = new QDoubleSpinBox;
-  clip_->setRange(0, 1e6);
-  clip_->setDecimals(2);
-  clip_->setSingleStep(0.25);
-  clip_->setSpecialValueText(tr("off"));
-  clip_->setToolTip(tr("Clip the gradient norm at this value; 0 = off (the course uses no clipping)"));
-  connect(clip_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, &SettingsPanel::revalidate);
-  seed_ = spin_box(tr("Seed"), 0, std::numeric_limits<int>::max());
-  training->addRow(tr("Batch"), batch_);
-  training->addRow(tr("Gradient clipping"), clip_);
-  training->addRow(tr("Evaluate every"), eval_interval_);
-  training->addRow(tr("Seed"), seed_);
-  more_layout->addLayout(training);
-
-  more_layout->addWidget(section_label(tr("Device and data")));
-  auto* data = form_layout();
-  device_->addItem(tr("Auto"), QStringLiteral("auto"));
-  device_->addItem(tr("CPU"), QStringLiteral("cpu"));
-  device_->addItem(tr("CUDA GPU"), QStringLiteral("cuda"));
-  device_->setToolTip(tr("Auto takes the GPU when LibTorch sees one"));
-  connect(device_, &QComboBox::currentIndexChanged, this, &SettingsPanel::revalidate);
-  device_found_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
-  device_found_->setText(tr("Looking for a GPU\u2026"));
-  auto* device_box = new QVBoxLayout;
-  device_box->setSpacing(2);
-  device_box->addWidget(device_);
-  device_box->addWidget(device_found_);
-  data->addRow(tr("Device"), device_box);
-  threads_ = spin_box(tr("CPU threads"), 0, 1024);
-  threads_->setSpecialValueText(tr("one per core"));
-  threads_->setToolTip(tr("Threads LibTorch trains with on the CPU; fewer leave room for other work"));
-  data->addRow(tr("CPU threads"), threads_);
-
-  corpus_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  corpus_label_->setMinimumWidth(60);
-  auto* open_corpus = new QPushButton(tr("Open\u2026"));
-  auto* default_corpus = new QPushButton(tr("Default"));
-  open_corpus->setToolTip(tr("Train on any UTF-8 text file of at least %1 bytes").arg(kMinCorpusBytes));
-  default_corpus->setToolTip(tr("Go back to the King James Bible"));
-  connect(open_corpus, &QPushButton::clicked, this, &SettingsPanel::choose_corpus);
-  connect(default_corpus, &QPushButton::clicked, this, [this] { set_corpus({}); });
-  auto* corpus_buttons = new QHBoxLayout;
-  corpus_buttons->addWidget(open_corpus);
-  corpus_buttons->addWidget(default_corpus);
-  corpus_buttons->addStretch();
-  auto* corpus_box = new QVBoxLayout;
-  corpus_box->setSpacing(4);
-  corpus_box->addWidget(corpus_label_);
-  corpus_box->addLayout(corpus_buttons);
-  data->addRow(tr("Corpus"), corpus_box);
-  more_layout->addLayout(data);
+  // One section after another, in the table's order; each gets a heading and a form.
+  const auto& fields = config_fields();
+  controls_.assign(fields.size(), nullptr);
+  QList<QFormLayout*> forms;
+  for (Section section : {Section::Placement, Section::Schedule, Section::Model, Section::Training,
+                          Section::DeviceAndData}) {
+    QVBoxLayout* target = under_more(section) ? more_layout : layout;
+    target->addWidget(section_label(section_title(section)));
+    auto* form = form_layout();
+    for (const ConfigField& field : fields) {
+      if (field.section == section) add_control(field, form);
+    }
+    forms << form;
+    target->addLayout(form);
+    if (section == Section::Schedule) {
+      more_button_->setText(tr("More settings"));
+      more_button_->setCheckable(true);
+      more_button_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+      more_button_->setAutoRaise(true);
+      more_button_->setStyleSheet(QStringLiteral(
+          "QToolButton { font-weight: 600; padding: 4px 0; border: none; background: transparent; color: #1b3a5c; }"));
+      connect(more_button_, &QToolButton::toggled, this, &SettingsPanel::set_more_shown);
+      layout->addWidget(more_button_);
+    }
+  }
 
   auto* reset = new QPushButton(tr("Restore course settings"));
   reset->setToolTip(tr("The course's model and schedule, scaled for this machine; keeps device and corpus"));
   connect(reset, &QPushButton::clicked, this, [this] {
     TrainConfig defaults = scaled(TrainConfig{}, gpu_found_ ? Scale::Full : Scale::Cpu);
-    const TrainConfig now = config();
-    defaults.device = now.device;
-    defaults.threads = now.threads;
-    defaults.corpus_path = now.corpus_path;
+    copy_device_and_data(defaults);
     set_config(defaults);
   });
   more_layout->addSpacing(4);
@@ -255,7 +184,6 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   layout->addStretch(1);
 
   // Separate forms, one column: give every label the width of the widest.
-  const QList<QFormLayout*> forms = {schedule, model, training, data};
   int label_width = 0;
   for (QFormLayout* form : forms) {
     for (int row = 0; row < form->rowCount(); ++row) {
@@ -273,72 +201,218 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   set_config(TrainConfig{});
 }
 
-QSpinBox* SettingsPanel::spin_box(const QString& what, int min, int max) {
-  auto* box = new QSpinBox;
-  box->setRange(min, max);
+void SettingsPanel::add_control(const ConfigField& field, QFormLayout* form) {
+  QObject*& control = controls_[std::size_t(&field - config_fields().data())];
+  const QString label = utf8(field.label);
+  switch (field.widget) {
+    case Widget::Buttons: {
+      auto* group = new QButtonGroup(this);
+      control = group;
+      form->addRow(buttons(field, group));
+      break;
+    }
+    case Widget::Rate: {
+      QWidget* box = rate_box(field);
+      control = box;
+      form->addRow(label, box);
+      break;
+    }
+    case Widget::WholeNumber:
+    case Widget::Decimal: {
+      QWidget* box = spin_box(field);
+      control = box;
+      form->addRow(label, box);
+      break;
+    }
+    case Widget::Menu: {
+      auto* menu = new QComboBox;
+      control = menu;
+      form->addRow(label, menu_box(field, menu));
+      break;
+    }
+    case Widget::File: form->addRow(label, corpus_box()); break;  // read from corpus_path_
+    case Widget::None: break;
+  }
+}
+
+QLayout* SettingsPanel::buttons(const ConfigField& field, QButtonGroup* group) {
+  auto* grid = new QGridLayout;
+  grid->setHorizontalSpacing(14);
+  grid->setVerticalSpacing(4);
+  QFont formula_font(QStringLiteral("DejaVu Serif"));
+  formula_font.setItalic(true);
+  for (int i = 0; i < int(field.choices.size()); ++i) {
+    const Choice& choice = field.choices[std::size_t(i)];
+    auto* radio = new QRadioButton(utf8(choice.label));
+    auto* formula = new QLabel(utf8(choice.formula));
+    formula->setFont(formula_font);
+    formula->setStyleSheet(QStringLiteral("color: #333;"));
+    formula->setBuddy(radio);
+    radio->setToolTip(utf8(choice.help));
+    group->addButton(radio, i);
+    grid->addWidget(radio, i, 0);
+    grid->addWidget(formula, i, 1);
+  }
+  grid->setColumnStretch(1, 1);
+  group->button(0)->setChecked(true);
+  connect(group, &QButtonGroup::idToggled, this, &SettingsPanel::revalidate);
+  return grid;
+}
+
+QWidget* SettingsPanel::rate_box(const ConfigField& field) {
+  lr_ = new QComboBox;
+  lr_->setObjectName(QStringLiteral("learningRate"));
+  lr_->setEditable(true);
+  for (const std::string& rate : field.suggestions) lr_->addItem(utf8(rate));
+  lr_->setValidator(new RateValidator(field, lr_));
+  lr_->setInsertPolicy(QComboBox::NoInsert);
+  lr_->setToolTip(capitalised_sentence(utf8(field.help + "; any value " + accepted_values(field))));
+  const QString reason = tr("%1 takes a number such as 6e-3 or 0.0006").arg(utf8(field.label));
+  connect(lr_->lineEdit(), &QLineEdit::inputRejected, this, [this, reason] { show_refusal(reason); });
+  connect(lr_, &QComboBox::currentTextChanged, this, &SettingsPanel::revalidate);
+  return lr_;
+}
+
+QWidget* SettingsPanel::spin_box(const ConfigField& field) {
+  const QString reason = tr("%1 takes a number %2").arg(utf8(field.label), utf8(accepted_values(field)));
+  QAbstractSpinBox* box = nullptr;
+  if (field.widget == Widget::Decimal) {
+    auto* decimal = new QDoubleSpinBox;
+    decimal->setRange(field.min, field.max);
+    decimal->setDecimals(2);
+    decimal->setSingleStep(field.step);
+    connect(decimal, &QDoubleSpinBox::valueChanged, this, &SettingsPanel::revalidate);
+    box = decimal;
+  } else {
+    auto* whole = new QSpinBox;
+    constexpr double kIntMax = std::numeric_limits<int>::max();
+    whole->setRange(int(field.min), int(std::min(field.max, kIntMax)));
+    connect(whole, &QSpinBox::valueChanged, this, &SettingsPanel::revalidate);
+    box = whole;
+  }
   box->setAccelerated(true);
-  const QString reason = tr("%1 takes a whole number from %2 to %3").arg(what).arg(min).arg(max);
-  box->setToolTip(reason);
+  box->setSpecialValueText(utf8(field.zero_text));
+  box->setToolTip(capitalised_sentence(utf8(field.help)));
+  if (auto* spin = qobject_cast<QSpinBox*>(box)) spin->setSuffix(utf8(field.unit));
+  if (auto* spin = qobject_cast<QDoubleSpinBox*>(box)) spin->setSuffix(utf8(field.unit));
   // The box refuses keystrokes that cannot give a value in range; say why.
   if (auto* edit = box->findChild<QLineEdit*>()) {
     connect(edit, &QLineEdit::inputRejected, this, [this, reason] { show_refusal(reason); });
+    connect(edit, &QLineEdit::textChanged, this, [this, box, reason] {
+      if (!box->hasAcceptableInput()) show_refusal(reason);
+    });
   }
-  connect(box, &QSpinBox::textChanged, this, [this, box, reason] {
-    if (!box->hasAcceptableInput()) show_refusal(reason);
-  });
-  connect(box, &QSpinBox::valueChanged, this, &SettingsPanel::revalidate);
   return box;
+}
+
+QLayout* SettingsPanel::menu_box(const ConfigField& field, QComboBox* menu) {
+  for (const Choice& choice : field.choices) menu->addItem(utf8(choice.label), utf8(choice.name));
+  menu->setToolTip(capitalised_sentence(utf8(field.help)));
+  connect(menu, &QComboBox::currentIndexChanged, this, &SettingsPanel::revalidate);
+  auto* box = new QVBoxLayout;
+  box->setSpacing(2);
+  box->addWidget(menu);
+  if (field.key == "device") {  // shows what "auto" found (set_device)
+    device_ = menu;
+    device_found_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
+    device_found_->setText(tr("Looking for a GPU\u2026"));
+    box->addWidget(device_found_);
+  }
+  return box;
+}
+
+QLayout* SettingsPanel::corpus_box() {
+  corpus_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  corpus_label_->setMinimumWidth(60);
+  auto* open_corpus = new QPushButton(tr("Open\u2026"));
+  auto* default_corpus = new QPushButton(tr("Default"));
+  open_corpus->setToolTip(tr("Train on any UTF-8 text file of at least %1 bytes").arg(kMinCorpusBytes));
+  default_corpus->setToolTip(tr("Go back to the King James Bible"));
+  connect(open_corpus, &QPushButton::clicked, this, &SettingsPanel::choose_corpus);
+  connect(default_corpus, &QPushButton::clicked, this, [this] { set_corpus({}); });
+  auto* corpus_buttons = new QHBoxLayout;
+  corpus_buttons->addWidget(open_corpus);
+  corpus_buttons->addWidget(default_corpus);
+  corpus_buttons->addStretch();
+  auto* box = new QVBoxLayout;
+  box->setSpacing(4);
+  box->addWidget(corpus_label_);
+  box->addLayout(corpus_buttons);
+  return box;
+}
+
+void SettingsPanel::read_control(const ConfigField& field, const QObject* control, TrainConfig& c) const {
+  visit_field(field, c, [&](auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if (field.widget == Widget::File) {
+      if constexpr (std::is_same_v<T, std::string>) value = corpus_path_.toStdString();
+    } else if (auto* group = qobject_cast<const QButtonGroup*>(control)) {
+      if constexpr (std::is_enum_v<T>) value = T(std::max(0, group->checkedId()));
+    } else if (auto* menu = qobject_cast<const QComboBox*>(control); menu && field.widget == Widget::Menu) {
+      set_field_text(field, c, menu->currentData().toString().toStdString());
+    } else if (auto* rate = qobject_cast<const QComboBox*>(control)) {
+      bool ok = false;
+      const double number = QLocale::c().toDouble(rate->currentText().trimmed(), &ok);
+      if constexpr (std::is_floating_point_v<T>) value = ok ? number : std::numeric_limits<double>::quiet_NaN();
+    } else if (auto* whole = qobject_cast<const QSpinBox*>(control)) {
+      if constexpr (std::is_arithmetic_v<T>) value = T(whole->value());
+    } else if (auto* decimal = qobject_cast<const QDoubleSpinBox*>(control)) {
+      if constexpr (std::is_arithmetic_v<T>) value = T(decimal->value());
+    }
+  });
+}
+
+void SettingsPanel::write_control(const ConfigField& field, QObject* control, const TrainConfig& c) {
+  visit_field(field, c, [&](const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if (field.widget == Widget::File) {
+      if constexpr (std::is_same_v<T, std::string>) set_corpus(QString::fromStdString(value));
+    } else if (auto* group = qobject_cast<QButtonGroup*>(control)) {
+      if constexpr (std::is_enum_v<T>) group->button(int(value))->setChecked(true);
+    } else if (auto* menu = qobject_cast<QComboBox*>(control); menu && field.widget == Widget::Menu) {
+      const int found = menu->findData(utf8(field_text(field, c)));
+      menu->setCurrentIndex(found < 0 ? 0 : found);
+    } else if (auto* rate = qobject_cast<QComboBox*>(control)) {
+      if constexpr (std::is_floating_point_v<T>) rate->setCurrentText(lr_text(value));
+    } else if (auto* whole = qobject_cast<QSpinBox*>(control)) {
+      // A seed beyond what the box holds shows as its largest value.
+      if constexpr (std::is_arithmetic_v<T>) whole->setValue(int(std::min<double>(double(value), whole->maximum())));
+    } else if (auto* decimal = qobject_cast<QDoubleSpinBox*>(control)) {
+      if constexpr (std::is_arithmetic_v<T>) decimal->setValue(double(value));
+    }
+  });
+}
+
+void SettingsPanel::copy_device_and_data(TrainConfig& target) const {
+  const TrainConfig now = config();
+  for (const ConfigField& field : config_fields()) {
+    if (field.section == Section::DeviceAndData) copy_field(field, now, target);
+  }
 }
 
 TrainConfig SettingsPanel::config() const {
   TrainConfig c = base_;
   c.name.clear();
-  c.model.norm = norm_->checkedId() == 1 ? NormPlacement::Post : NormPlacement::Pre;
-  bool ok = false;
-  const double lr = QLocale::c().toDouble(lr_->currentText().trimmed(), &ok);
-  c.peak_lr = ok ? lr : std::numeric_limits<double>::quiet_NaN();
-  c.warmup_steps = warmup_->value();
-  c.steps = steps_->value();
-  c.model.layers = layers_->value();
-  c.model.d_model = d_model_->value();
-  c.model.heads = heads_->value();
-  c.model.vocab = vocab_->value();
-  c.model.context = context_->value();
-  c.batch_size = batch_->value();
-  c.eval_interval = eval_interval_->value();
-  c.clip_grad_norm = clip_->value();
-  c.seed = std::uint64_t(seed_->value());
-  c.device = device_->currentData().toString().toStdString();
-  c.threads = threads_->value();
-  c.corpus_path = corpus_path_.toStdString();
+  const auto& fields = config_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (controls_[i] || fields[i].widget == Widget::File) read_control(fields[i], controls_[i], c);
+  }
   return c;
 }
 
 void SettingsPanel::set_config(const TrainConfig& c) {
   base_ = c;
-  norm_->button(c.model.norm == NormPlacement::Post ? 1 : 0)->setChecked(true);
-  lr_->setCurrentText(lr_text(c.peak_lr));
-  warmup_->setValue(c.warmup_steps);
-  steps_->setValue(c.steps);
-  layers_->setValue(c.model.layers);
-  d_model_->setValue(c.model.d_model);
-  heads_->setValue(c.model.heads);
-  vocab_->setValue(c.model.vocab);
-  context_->setValue(c.model.context);
-  batch_->setValue(c.batch_size);
-  eval_interval_->setValue(c.eval_interval);
-  clip_->setValue(c.clip_grad_norm);
-  seed_->setValue(int(std::min<std::uint64_t>(c.seed, std::numeric_limits<int>::max())));
-  const int device = device_->findData(QString::fromStdString(c.device));
-  device_->setCurrentIndex(device < 0 ? 0 : device);
-  threads_->setValue(c.threads);
-  set_corpus(QString::fromStdString(c.corpus_path));
+  const auto& fields = config_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (controls_[i] || fields[i].widget == Widget::File) write_control(fields[i], controls_[i], c);
+  }
   revalidate();
 }
 
 QString SettingsPanel::problem() const {
   if (!lr_->lineEdit()->hasAcceptableInput()) {
-    return tr("Peak learning rate: type a number above 0 and at most 1, such as 6e-3.");
+    const ConfigField& rate = config_field("peak_lr");
+    return tr("%1: type a number %2, such as 6e-3.").arg(utf8(rate.label), utf8(accepted_values(rate)));
   }
   try {
     validate(config());
@@ -447,23 +521,9 @@ const char* const kGroup = "next-run";
 void SettingsPanel::save(QSettings& s) const {
   const TrainConfig c = config();
   s.beginGroup(kGroup);
-  s.setValue("norm", qstr(to_string(c.model.norm)));
-  s.setValue("lr", lr_->currentText());
-  s.setValue("warmup", c.warmup_steps);
-  s.setValue("steps", c.steps);
-  s.setValue("layers", c.model.layers);
-  s.setValue("d_model", c.model.d_model);
-  s.setValue("heads", c.model.heads);
-  s.setValue("vocab", c.model.vocab);
-  s.setValue("context", c.model.context);
-  s.setValue("batch", c.batch_size);
-  s.setValue("eval_interval", c.eval_interval);
-  s.setValue("eval_batches", c.eval_batches);
-  s.setValue("clip", c.clip_grad_norm);
-  s.setValue("seed", qulonglong(c.seed));
-  s.setValue("device", qstr(c.device));
-  s.setValue("threads", c.threads);
-  s.setValue("corpus", corpus_path_);
+  for (const ConfigField& field : config_fields()) {
+    s.setValue(QString::fromStdString(field.key), utf8(field_text(field, c)));
+  }
   s.setValue("more_shown", more_button_->isChecked());
   s.endGroup();
 }
@@ -473,25 +533,15 @@ bool SettingsPanel::restore(QSettings& s) {
   const bool saved = s.contains("steps");
   if (saved) {
     TrainConfig c = config();
-    c.model.norm = s.value("norm").toString() == QStringLiteral("post") ? NormPlacement::Post : NormPlacement::Pre;
-    bool ok = false;
-    const double lr = QLocale::c().toDouble(s.value("lr").toString(), &ok);
-    if (ok) c.peak_lr = lr;
-    c.warmup_steps = s.value("warmup", c.warmup_steps).toInt();
-    c.steps = s.value("steps", c.steps).toInt();
-    c.model.layers = s.value("layers", c.model.layers).toInt();
-    c.model.d_model = s.value("d_model", c.model.d_model).toInt();
-    c.model.heads = s.value("heads", c.model.heads).toInt();
-    c.model.vocab = s.value("vocab", c.model.vocab).toInt();
-    c.model.context = s.value("context", c.model.context).toInt();
-    c.batch_size = s.value("batch", c.batch_size).toInt();
-    c.eval_interval = s.value("eval_interval", c.eval_interval).toInt();
-    c.eval_batches = s.value("eval_batches", c.eval_batches).toInt();
-    c.clip_grad_norm = s.value("clip", c.clip_grad_norm).toDouble();
-    c.seed = s.value("seed", qulonglong(c.seed)).toULongLong();
-    c.device = s.value("device", qstr(c.device)).toString().toStdString();
-    c.threads = s.value("threads", c.threads).toInt();
-    c.corpus_path = s.value("corpus").toString().toStdString();
+    for (const ConfigField& field : config_fields()) {
+      const QString key = QString::fromStdString(field.key);
+      if (!s.contains(key)) continue;
+      try {
+        set_field_text(field, c, s.value(key).toString().toStdString());
+      } catch (const UserError&) {
+        // A value edited by hand into nonsense: the control keeps what it has.
+      }
+    }
     set_config(c);
   }
   set_more_shown(s.value("more_shown", true).toBool());

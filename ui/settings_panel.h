@@ -1,18 +1,22 @@
 #pragma once
-// The settings of the next run. Each control refuses what the engine would refuse and
-// says why, and the assembled config is checked with normlab::validate as well.
+// The settings of the next run, built from the config field table: one control per
+// field, of the field's widget kind, in its section. Each control refuses what the
+// engine would refuse and says why, and the assembled config is checked with
+// normlab::validate as well.
 #include <QString>
 #include <QWidget>
+#include <vector>
 
+#include "config_fields.h"
 #include "run_record.h"
 
 class QAction;
 class QButtonGroup;
 class QComboBox;
-class QDoubleSpinBox;
+class QLayout;
+class QFormLayout;
 class QLabel;
 class QSettings;
-class QSpinBox;
 class QTimer;
 class QToolButton;
 
@@ -26,6 +30,9 @@ class SettingsPanel : public QWidget {
   // What the controls say; fields without a control keep the values last set.
   TrainConfig config() const;
   void set_config(const TrainConfig& config);
+  // Copies the device and data settings (device, threads, corpus) into `config`: what
+  // the course settings and the course experiment keep from the user's choice.
+  void copy_device_and_data(TrainConfig& config) const;
   // Why config() cannot train, for the user; empty when it can.
   QString problem() const;
 
@@ -43,7 +50,15 @@ class SettingsPanel : public QWidget {
   void validity_changed(bool valid);
 
  private:
-  QSpinBox* spin_box(const QString& what, int min, int max);
+  // Builds the control of `field`'s widget kind as a row of `form`.
+  void add_control(const ConfigField& field, QFormLayout* form);
+  QWidget* spin_box(const ConfigField& field);
+  QWidget* rate_box(const ConfigField& field);
+  QLayout* buttons(const ConfigField& field, QButtonGroup* group);
+  QLayout* menu_box(const ConfigField& field, QComboBox* menu);
+  QLayout* corpus_box();
+  void read_control(const ConfigField& field, const QObject* control, TrainConfig& config) const;
+  void write_control(const ConfigField& field, QObject* control, const TrainConfig& config);
   void set_corpus(const QString& path);
   void choose_corpus();
   void set_more_shown(bool shown);
@@ -51,23 +66,11 @@ class SettingsPanel : public QWidget {
   void revalidate();
 
   TrainConfig base_;  // carries the fields that have no control
-  QButtonGroup* norm_;
-  QComboBox* lr_;
-  QSpinBox* warmup_;
-  QSpinBox* steps_;
+  std::vector<QObject*> controls_;  // one per config field, in table order; nullptr: none
+  QComboBox* lr_ = nullptr;
+  QComboBox* device_ = nullptr;
   QToolButton* more_button_;
   QWidget* more_;
-  QSpinBox* layers_;
-  QSpinBox* d_model_;
-  QSpinBox* heads_;
-  QSpinBox* vocab_;
-  QSpinBox* context_;
-  QSpinBox* batch_;
-  QSpinBox* eval_interval_;
-  QDoubleSpinBox* clip_;
-  QSpinBox* seed_;
-  QComboBox* device_;
-  QSpinBox* threads_;
   QLabel* device_found_;
   QLabel* corpus_label_;
   QString corpus_path_;

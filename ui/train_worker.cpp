@@ -1,6 +1,7 @@
 #include "train_worker.h"
 
 #include <chrono>
+#include <utility>
 
 #include "trainer.h"
 
@@ -24,13 +25,16 @@ void TrainWorker::probe_device() {
 
 void TrainWorker::train(int run_id, const TrainConfig& config, const QString& save_path) {
   std::vector<StepMetrics> pending;
+  std::vector<SeriesPoint> pending_points;
   auto last_sent = std::chrono::steady_clock::now();
   bool save_ok = true;
   auto flush = [&] {
-    if (pending.empty()) return;
-    emit steps_done(run_id, pending);
-    pending.clear();
+    if (!pending.empty()) emit steps_done(run_id, std::exchange(pending, {}));
+    if (!pending_points.empty()) emit points_recorded(run_id, std::exchange(pending_points, {}));
     last_sent = std::chrono::steady_clock::now();
+  };
+  auto flush_when_due = [&] {
+    if (std::chrono::steady_clock::now() - last_sent >= kStepBatchInterval) flush();
   };
   auto save = [&](const RunRecord& run) {
     if (save_path.isEmpty()) return;
@@ -49,7 +53,11 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
   callbacks.on_start = [&](const RunRecord& header) { emit started(run_id, header); };
   callbacks.on_step = [&](const StepMetrics& step) {
     pending.push_back(step);
-    if (std::chrono::steady_clock::now() - last_sent >= kStepBatchInterval) flush();
+    flush_when_due();
+  };
+  callbacks.on_point = [&](const SeriesPoint& point) {
+    pending_points.push_back(point);
+    flush_when_due();
   };
   callbacks.on_eval = [&](const EvalMetrics& eval, const RunRecord& run) {
     flush();

@@ -27,6 +27,8 @@ class TrainWorker : public QObject {
   void stage_changed(int run_id, const QString& stage);
   void started(int run_id, const normlab::RunRecord& header);
   void steps_done(int run_id, const std::vector<normlab::StepMetrics>& steps);
+  // Any named series, batched with the steps.
+  void points_recorded(int run_id, const std::vector<normlab::SeriesPoint>& points);
   void evaluated(int run_id, const normlab::EvalMetrics& eval);
   void finished(int run_id, const normlab::RunRecord& run);
   void failed(int run_id, const QString& message);

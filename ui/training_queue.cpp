@@ -25,6 +25,9 @@ TrainingQueue::TrainingQueue(RunStore& store, QObject* parent)
   });
   connect(worker_, &TrainWorker::started, this, &TrainingQueue::on_started);
   connect(worker_, &TrainWorker::steps_done, this, &TrainingQueue::on_steps);
+  connect(worker_, &TrainWorker::points_recorded, this, [this](int id, const std::vector<SeriesPoint>& points) {
+    if (id == running_id_) store_.append_points(id, points);
+  });
   connect(worker_, &TrainWorker::evaluated, this,
           [this](int id, const EvalMetrics& eval) { store_.append_eval(id, eval); });
   connect(worker_, &TrainWorker::finished, this, &TrainingQueue::on_finished);
@@ -94,7 +97,7 @@ void TrainingQueue::start_next() {
 
 void TrainingQueue::on_started(int run_id, const RunRecord& header) {
   if (run_id != running_id_) return;
-  tokens_per_s_ = 0;
+  token_rate_.reset();
   store_.mark_started(run_id, header);
   emit progress_changed();
 }
@@ -102,7 +105,7 @@ void TrainingQueue::on_started(int run_id, const RunRecord& header) {
 void TrainingQueue::on_steps(int run_id, const std::vector<StepMetrics>& steps) {
   if (run_id != running_id_ || steps.empty()) return;
   for (const auto& s : steps) {
-    tokens_per_s_ = tokens_per_s_ == 0 ? s.tokens_per_s : 0.95 * tokens_per_s_ + 0.05 * s.tokens_per_s;
+    token_rate_.add(s.tokens_per_s);
   }
   if (const RunEntry* run = store_.find(run_id)) {
     const StepMetrics& last = steps.back();
@@ -151,7 +154,7 @@ QueueProgress TrainingQueue::progress() const {
   p.run_total = p.run_number + int(pending_.size());
   p.steps = r.config.steps;
   p.stage = stage_;
-  p.tokens_per_s = tokens_per_s_;
+  p.tokens_per_s = token_rate_.value();
   if (!r.steps.empty()) {
     p.step = r.steps.back().step;
     p.lr = r.steps.back().lr;

@@ -6,6 +6,7 @@
 #include <QThread>
 
 #include "run_record.h"
+#include "run_text.h"
 
 namespace normlab::ui {
 
@@ -70,7 +71,7 @@ class TrainingQueue : public QObject {
   int running_id_ = 0;
   int finished_since_idle_ = 0;
   QString stage_;
-  double tokens_per_s_ = 0;  // smoothed over steps
+  TokenRate token_rate_;
   double seconds_per_token_ = 0;  // wall time including evaluations; kept across runs for estimates
   bool shut_down_ = false;
 };

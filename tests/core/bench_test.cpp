@@ -1,5 +1,7 @@
 #include "bench.h"
 
+#include <nlohmann/json.hpp>
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -27,6 +29,22 @@ TEST(Bench, MeasuresATinyModel) {
   EXPECT_THAT(user_error([&] { benchmark(config, 0, 0); }), HasSubstr("step"));
   config.model.heads = 3;
   EXPECT_THAT(user_error([&] { benchmark(config, 1, 1); }), HasSubstr("heads"));
+}
+
+// A device name with a quote and a backslash still gives valid JSON.
+TEST(Bench, JsonEscapesTheDeviceName) {
+  BenchResult r;
+  r.environment.device_name = "GPU \"Turbo\" \\ 2";
+  r.environment.libtorch_version = "2.11.0";
+  r.parameters = 1234;
+  r.measured_steps = 20;
+  r.median_ms_per_step = 1.5;
+  TrainConfig config;
+  const auto j = nlohmann::json::parse(to_json_text(r, config));
+  EXPECT_EQ(j["device"], "GPU \"Turbo\" \\ 2");
+  EXPECT_EQ(j["parameters"], 1234);
+  EXPECT_EQ(j["batch"], config.batch_size);
+  EXPECT_EQ(j["median_ms_per_step"], 1.5);
 }
 
 }  // namespace

@@ -151,5 +151,25 @@ TEST(Model, PostNormBlockNormalisesItsOutput) {
   EXPECT_GT(z.var(-1, /*unbiased=*/false).mean().item<double>(), 50.0);
 }
 
+// RMSNorm has a gain and no bias, and leaves every position with unit root mean square.
+TEST(Model, RmsNormScalesByTheRootMeanSquare) {
+  ModelConfig m = small(NormPlacement::Post);
+  m.norm_type = NormType::RmsNorm;
+  Gpt model(m);
+  const auto names = model->named_parameters();
+  EXPECT_TRUE(names.contains("blocks.0.norm1.weight"));
+  EXPECT_FALSE(names.contains("blocks.0.norm1.bias"));
+  EXPECT_EQ(model->parameter_count(), expected_parameters(small(NormPlacement::Post)) - 2 * m.layers * m.d_model);
+
+  torch::manual_seed(6);
+  const auto x = 3 + 10 * torch::randn({2, 16, 32});
+  Block block(m);
+  const auto y = block->forward(x);
+  EXPECT_NEAR(y.pow(2).mean(-1).mean().item<double>(), 1.0, 1e-3);
+  EXPECT_GT(y.mean(-1).abs().max().item<double>(), 1e-2);  // not centred, unlike LayerNorm
+  const auto ids = torch::randint(512, {2, 16}, torch::kInt64);
+  EXPECT_TRUE(std::isfinite(model->loss(ids, ids).item<double>()));
+}
+
 }  // namespace
 }  // namespace normlab::test

@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "atomic_file.h"
 #include "test_support.h"
 
 namespace normlab::test {
@@ -20,7 +21,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 RunRecord sample_run() {
   RunRecord run;
   run.config.name = "post-norm lr 6e-3 warmup 30";
-  run.config.model = {4, 64, 2, 32, 1024, NormPlacement::Post};
+  run.config.model = {4, 64, 2, 32, 1024, NormPlacement::Post, NormType::RmsNorm};
   run.config.peak_lr = 6e-3;
   run.config.warmup_steps = 30;
   run.config.steps = 5;
@@ -57,6 +58,7 @@ void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.config.model.context, b.config.model.context);
   EXPECT_EQ(a.config.model.vocab, b.config.model.vocab);
   EXPECT_EQ(a.config.model.norm, b.config.model.norm);
+  EXPECT_EQ(a.config.model.norm_type, b.config.model.norm_type);
   EXPECT_EQ(a.config.peak_lr, b.config.peak_lr);
   EXPECT_EQ(a.config.warmup_steps, b.config.warmup_steps);
   EXPECT_EQ(a.config.steps, b.config.steps);
@@ -80,6 +82,16 @@ void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_TRUE(same(a.baseline_loss, b.baseline_loss));
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.message, b.message);
+  ASSERT_EQ(a.series.size(), b.series.size());
+  for (std::size_t i = 0; i < a.series.size(); ++i) {
+    EXPECT_EQ(a.series[i].name, b.series[i].name);
+    EXPECT_EQ(a.series[i].layers, b.series[i].layers);
+    EXPECT_EQ(a.series[i].steps, b.series[i].steps);
+    ASSERT_EQ(a.series[i].values.size(), b.series[i].values.size());
+    for (std::size_t k = 0; k < a.series[i].values.size(); ++k) {
+      EXPECT_TRUE(same(a.series[i].values[k], b.series[i].values[k])) << a.series[i].name << " " << k;
+    }
+  }
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (std::size_t i = 0; i < a.steps.size(); ++i) {
     EXPECT_EQ(a.steps[i].step, b.steps[i].step);
@@ -205,6 +217,107 @@ TEST_F(RunRecordTest, CsvRows) {
     const auto commas = std::count(lines[i].begin(), lines[i].end(), ',');
     EXPECT_EQ(commas, i <= 5 ? 5 : 6) << lines[i];
   }
+}
+
+RunRecord run_with_series() {
+  RunRecord run = sample_run();
+  run.add_point({"grad_norm", 0, 1, {0.5}});
+  run.add_point({"grad_norm", 0, 3, {kNaN}});
+  run.add_point({"update_ratio", 2, 2, {0.01, 0.02}});
+  run.add_point({"update_ratio", 2, 4, {0.03, 0.04}});
+  return run;
+}
+
+TEST_F(RunRecordTest, NamedSeriesRoundTripWithLayers) {
+  const RunRecord run = run_with_series();
+  const RunRecord back = from_json_text(to_json_text(run));
+  expect_equal(back, run);
+  ASSERT_EQ(back.series.size(), 2u);
+  const Series* grid = back.find_series("update_ratio");
+  ASSERT_NE(grid, nullptr);
+  EXPECT_EQ(grid->layers, 2);
+  EXPECT_EQ(grid->steps, (std::vector<int>{2, 4}));
+  EXPECT_EQ(grid->at(1, 0), 0.03);
+  EXPECT_EQ(grid->at(1, 1), 0.04);
+  const Series* norm = back.find_series("grad_norm");
+  ASSERT_NE(norm, nullptr);
+  EXPECT_EQ(norm->at(0), 0.5);
+  EXPECT_TRUE(std::isnan(norm->at(1)));
+  EXPECT_EQ(back.find_series("absent"), nullptr);
+
+  // In the file a layered series is one list per layer.
+  const json j = json::parse(to_json_text(run));
+  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["series"]["update_ratio"]["values"], json::parse("[[0.01, 0.03], [0.02, 0.04]]"));
+  EXPECT_EQ(j["series"]["grad_norm"]["values"][0], 0.5);
+}
+
+TEST_F(RunRecordTest, SeriesPointsMustKeepTheirLayerCount) {
+  RunRecord run;
+  run.add_point({"x", 2, 1, {1, 2}});
+  EXPECT_THROW(run.add_point({"x", 3, 2, {1, 2, 3}}), std::logic_error);
+  EXPECT_THROW(run.add_point({"x", 2, 2, {1}}), std::logic_error);
+}
+
+TEST_F(RunRecordTest, ReadBadSeries) {
+  const auto broken = [&](const std::function<void(json&)>& change) {
+    json j = json::parse(to_json_text(run_with_series()));
+    change(j);
+    return user_error([&] { from_json_text(j.dump()); });
+  };
+  EXPECT_THAT(broken([](json& j) { j.erase("series"); }), HasSubstr("'series'"));
+  EXPECT_THAT(broken([](json& j) { j["series"]["update_ratio"]["values"].erase(1); }), HasSubstr("one array per layer"));
+  EXPECT_THAT(broken([](json& j) { j["series"]["update_ratio"]["values"][0].erase(0); }), HasSubstr("differ in length"));
+  EXPECT_THAT(broken([](json& j) { j["series"]["grad_norm"]["step"].push_back(9); }), HasSubstr("differ in length"));
+  EXPECT_THAT(broken([](json& j) { j["series"]["grad_norm"]["values"][0] = "big"; }),
+              HasSubstr("'series.grad_norm.values'"));
+  EXPECT_THAT(broken([](json& j) { j["version"] = 0; }), HasSubstr("version 0"));
+}
+
+// A file the version-1 program wrote (normlab-cli 0.1.0, before named series): it loads,
+// and what it held comes back unchanged when written in today's version.
+TEST_F(RunRecordTest, VersionOneFileStillLoads) {
+  const fs::path fixture = fs::path(NORMLAB_TEST_DATA) / "run-v1.json";
+  ASSERT_EQ(json::parse(read_file(fixture))["version"], 1);
+  const RunRecord run = read_json(fixture);
+  EXPECT_EQ(run.config.name, "post-norm lr 6e-3 warmup 30");
+  EXPECT_EQ(run.config.model.norm, NormPlacement::Post);
+  EXPECT_EQ(run.config.model.norm_type, NormType::LayerNorm);  // version 1 had no other
+  EXPECT_EQ(run.config.steps, 200);
+  EXPECT_EQ(run.status, RunStatus::Done);
+  EXPECT_EQ(run.steps.size(), 200u);
+  EXPECT_EQ(run.evals.size(), 5u);
+  EXPECT_TRUE(run.series.empty());
+  expect_equal(from_json_text(to_json_text(run)), run);
+}
+
+TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
+  RunRecord a = run_with_series();
+  RunRecord b = sample_run();
+  b.config.name = "plain";
+  b.steps.resize(2);
+  const fs::path path = temp_ / "runs.csv";
+  write_csv({a, b}, path);
+  const auto lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 1u + 5 + 2);
+  EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1]");
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",0.5,,"));            // step 1: grad_norm only
+  EXPECT_THAT(lines[2], ::testing::EndsWith(",6.5,,0.01,0.02"));   // step 2: evaluation and the grid
+  EXPECT_THAT(lines[3], ::testing::EndsWith(",,,,"));              // step 3: NaN grad_norm is empty
+  EXPECT_THAT(lines[4], ::testing::EndsWith(",0.03,0.04"));
+  EXPECT_THAT(lines[6], ::testing::EndsWith(",,,"));               // a run without series: empty cells
+  for (const auto& line : lines) EXPECT_EQ(std::count(line.begin(), line.end(), ','), 8) << line;
+}
+
+TEST_F(RunRecordTest, StopIfUnfinished) {
+  RunRecord run = sample_run();
+  run.status = RunStatus::Running;
+  EXPECT_TRUE(stop_if_unfinished(run, "interrupted"));
+  EXPECT_EQ(run.status, RunStatus::Stopped);
+  EXPECT_EQ(run.message, "interrupted");
+  run.status = RunStatus::Done;
+  EXPECT_FALSE(stop_if_unfinished(run, "again"));
+  EXPECT_EQ(run.status, RunStatus::Done);
 }
 
 TEST_F(RunRecordTest, AtomicWriteReplacesContents) {

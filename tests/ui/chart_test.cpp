@@ -81,6 +81,34 @@ TEST_F(LossChartTest, FollowsTheDataUntilZoomedAndFitsAgainOnReset) {
   EXPECT_NEAR(chart_.view().x_max, 3000, 50);
 }
 
+TEST_F(LossChartTest, ABlownUpRunIsLeftOutOfTheFitUntilAskedFor) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600, 50), {});
+  RunRecord blown = test::synthetic_run(NormPlacement::Post, 1.0, 30, 600, 50);
+  blown.evals.back().val_loss = 46.6;
+  store_.add(blown, {});
+  chart_.refresh();
+  EXPECT_TRUE(chart_.ignore_outliers());
+  EXPECT_LT(chart_.view().y_max, 12);
+  chart_.set_ignore_outliers(false);
+  EXPECT_GT(chart_.view().y_max, 46.6);
+  chart_.set_ignore_outliers(true);
+  chart_.set_view({0, 600, 0, 50});  // zooming out reaches it too
+  EXPECT_DOUBLE_EQ(chart_.view().y_max, 50);
+}
+
+TEST(RunStore, CarriesAnyNamedSeries) {
+  RunStore store;
+  const int id = store.add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 100), {});
+  int changes = 0;
+  QObject::connect(&store, &RunStore::points_changed, [&](int changed) { changes += changed == id; });
+  store.append_points(id, {{"update_ratio", 3, 10, {0.1, 0.2, 0.3}}, {"update_ratio", 3, 20, {0.4, 0.5, 0.6}}});
+  EXPECT_EQ(changes, 1);
+  const Series* series = store.find(id)->record.find_series("update_ratio");
+  ASSERT_NE(series, nullptr);
+  EXPECT_EQ(series->steps, (std::vector<int>{10, 20}));
+  EXPECT_DOUBLE_EQ(series->at(1, 2), 0.6);
+}
+
 TEST_F(LossChartTest, LogScaleKeepsTheShownRangeAndLabelsItInNats) {
   store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
   chart_.refresh();

@@ -1,0 +1,218 @@
+#include "config_fields.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <limits>
+
+namespace normlab {
+
+namespace {
+
+// An enum's choices from its table, whose rows are in the enum's order.
+template <std::size_t N, typename Info>
+std::vector<Choice> choices_of(const Info (&table)[N]) {
+  std::vector<Choice> out;
+  for (const auto& row : table) out.push_back({row.name, row.label, row.formula, row.help});
+  return out;
+}
+
+// The shortest text that reads back as the same double; whole numbers without exponent.
+std::string number_text(double value) {
+  char text[40];
+  if (value == std::floor(value) && std::fabs(value) < 1e15) {
+    std::snprintf(text, sizeof text, "%.0f", value);
+    return text;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value) break;
+  }
+  return text;
+}
+
+std::size_t choice_index(const ConfigField& f, const std::string& name) {
+  for (std::size_t i = 0; i < f.choices.size(); ++i) {
+    if (f.choices[i].name == name) return i;
+  }
+  throw UserError(f.noun + " must be " + accepted_values(f) + ", not '" + name + "'");
+}
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kMaxSteps = 10'000'000;
+
+std::vector<ConfigField> make_fields() {
+  std::deque<ConfigField> f;  // not a vector: `add` hands out references that must stay valid
+  auto add = [&](ConfigField field) -> ConfigField& { return f.emplace_back(std::move(field)); };
+  using S = Section;
+  using W = Widget;
+
+  auto& norm = add({"norm", "norm", "Norm placement", "norm placement", "where each block normalises", S::Placement, W::Buttons});
+  norm.choices = choices_of(kPlacements);
+  norm.member = Member<NormPlacement>([](TrainConfig& c) -> NormPlacement& { return c.model.norm; });
+
+  auto& lr = add({"peak_lr", "lr", "Peak learning rate", "peak learning rate",
+                  "peak learning rate after warmup: the course compares 1e-3 and 6e-3", S::Schedule, W::Rate, 0, 1});
+  lr.above_min = true;
+  lr.suggestions = {"1e-3", "6e-3"};
+  lr.member = Member<double>([](TrainConfig& c) -> double& { return c.peak_lr; });
+
+  auto whole = [&](const char* key, const char* flag, const char* label, const char* noun, const char* help,
+                   Section section, double min, double max, Member<int> member) -> ConfigField& {
+    auto& field = add({key, flag, label, noun, help, section, W::WholeNumber, min, max});
+    field.member = member;
+    return field;
+  };
+  whole("warmup_steps", "warmup", "Warmup", "warmup", "linear warmup steps", S::Schedule, 1, kMaxSteps,
+        [](TrainConfig& c) -> int& { return c.warmup_steps; }).unit = " steps";
+  whole("steps", "steps", "Steps", "steps", "optimiser updates", S::Schedule, 1, kMaxSteps,
+        [](TrainConfig& c) -> int& { return c.steps; });
+  whole("layers", "layers", "Layers", "layers", "blocks", S::Model, 1, 64,
+        [](TrainConfig& c) -> int& { return c.model.layers; });
+  whole("d_model", "d-model", "Width (d_model)", "d_model", "model width", S::Model, 8, 4096,
+        [](TrainConfig& c) -> int& { return c.model.d_model; });
+  whole("heads", "heads", "Heads", "heads", "attention heads; must divide d_model", S::Model, 1, 4096,
+        [](TrainConfig& c) -> int& { return c.model.heads; });
+  auto& norm_type = add({"norm_type", "norm-type", "Norm type", "norm type", "how each norm rescales its input",
+                         S::Model, W::Menu});
+  norm_type.choices = choices_of(kNormTypes);
+  norm_type.since_version = 2;  // earlier run files all used LayerNorm, the default
+  norm_type.member = Member<NormType>([](TrainConfig& c) -> NormType& { return c.model.norm_type; });
+
+  whole("vocab", "vocab", "Vocabulary", "vocabulary size", "BPE vocabulary size", S::Model, 64, 65536,
+        [](TrainConfig& c) -> int& { return c.model.vocab; });
+  whole("context", "context", "Context", "context", "tokens per sequence", S::Model, 2, 4096,
+        [](TrainConfig& c) -> int& { return c.model.context; }).unit = " tokens";
+  whole("batch_size", "batch", "Batch", "batch size", "sequences per step", S::Training, 1, 4096,
+        [](TrainConfig& c) -> int& { return c.batch_size; }).unit = " sequences";
+
+  auto& clip = add({"clip_grad_norm", "clip", "Gradient clipping", "gradient clipping norm",
+                    "clip the gradient norm at this value; 0 = off (the course uses no clipping)",
+                    S::Training, W::Decimal, 0, 1e6});
+  clip.zero_text = "off";
+  clip.step = 0.25;
+  clip.member = Member<double>([](TrainConfig& c) -> double& { return c.clip_grad_norm; });
+
+  whole("eval_interval", "eval-interval", "Evaluate every", "evaluation interval", "steps between held-out evaluations",
+        S::Training, 1, kMaxSteps, [](TrainConfig& c) -> int& { return c.eval_interval; })
+      .unit = " steps";
+
+  auto& seed = add({"seed", "seed", "Seed", "seed", "seeds the model and the batches", S::Training, W::WholeNumber, 0,
+                    double(std::numeric_limits<std::uint64_t>::max())});
+  seed.member = Member<std::uint64_t>([](TrainConfig& c) -> std::uint64_t& { return c.seed; });
+
+  auto& device = add({"device", "device", "Device", "device", "auto takes the GPU when LibTorch sees one",
+                      S::DeviceAndData, W::Menu});
+  device.choices = {{"auto", "Auto"}, {"cpu", "CPU"}, {"cuda", "CUDA GPU"}};
+  device.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.device; });
+
+  auto& threads = whole("threads", "threads", "CPU threads", "threads",
+                        "threads LibTorch trains with on the CPU; 0 = OMP_NUM_THREADS, else one per core",
+                        S::DeviceAndData, 0, 1024, [](TrainConfig& c) -> int& { return c.threads; });
+  threads.zero_text = "one per core";
+
+  auto& corpus = add({"corpus", "corpus", "Corpus", "corpus", "UTF-8 text to train on; empty: the King James Bible",
+                      S::DeviceAndData, W::File});
+  corpus.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.corpus_path; });
+
+  auto& decay = add({"weight_decay", "weight-decay", "Weight decay", "weight decay", "AdamW weight decay on matrices",
+                     S::Hidden, W::None, 0, kInfinity});
+  decay.member = Member<double>([](TrainConfig& c) -> double& { return c.weight_decay; });
+
+  whole("eval_batches", "eval-batches", "Evaluation batches", "evaluation batches", "held-out batches per evaluation", S::Hidden, 1,
+        1000, [](TrainConfig& c) -> int& { return c.eval_batches; })
+      .widget = W::None;
+  return {f.begin(), f.end()};
+}
+
+}  // namespace
+
+const std::vector<ConfigField>& config_fields() {
+  static const std::vector<ConfigField> fields = make_fields();
+  return fields;
+}
+
+std::string accepted_values(const ConfigField& f) {
+  if (!f.choices.empty()) {
+    std::string text;
+    for (std::size_t i = 0; i < f.choices.size(); ++i) {
+      if (i > 0) text += i + 1 == f.choices.size() ? " or " : ", ";
+      text += "'" + f.choices[i].name + "'";
+    }
+    return text;
+  }
+  if (f.widget == Widget::File) return "a file";
+  if (std::isinf(f.max)) return number_text(f.min) + " or more";
+  if (f.above_min) return "above " + number_text(f.min) + " and at most " + number_text(f.max);
+  return "between " + number_text(f.min) + " and " + number_text(f.max);
+}
+
+const ConfigField& config_field(const std::string& key) {
+  for (const ConfigField& field : config_fields()) {
+    if (field.key == key) return field;
+  }
+  throw std::out_of_range("no config field '" + key + "'");
+}
+
+void check_field(const ConfigField& f, const TrainConfig& config) {
+  visit_field(f, config, [&](const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_arithmetic_v<T>) {
+      const double v = double(value);
+      const bool ok = std::isfinite(v) && (f.above_min ? v > f.min : v >= f.min) && v <= f.max;
+      if (!ok) throw UserError(f.noun + " must be " + accepted_values(f));
+    } else if constexpr (std::is_enum_v<T>) {
+      if (std::size_t(value) >= f.choices.size()) throw UserError(f.noun + " has no such value");
+    } else if (!f.choices.empty()) {
+      choice_index(f, value);
+    }
+  });
+}
+
+std::string field_text(const ConfigField& f, const TrainConfig& config) {
+  return visit_field(f, config, [&](const auto& value) -> std::string {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_enum_v<T>) return f.choices.at(std::size_t(value)).name;
+    else if constexpr (std::is_same_v<T, std::string>) return value;
+    else if constexpr (std::is_floating_point_v<T>) return number_text(value);
+    else return std::to_string(value);
+  });
+}
+
+void set_field_text(const ConfigField& f, TrainConfig& config, const std::string& text) {
+  visit_field(f, config, [&](auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_enum_v<T>) {
+      value = T(choice_index(f, text));
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!f.choices.empty()) choice_index(f, text);
+      value = text;
+    } else {
+      char* end = nullptr;
+      errno = 0;
+      const bool whole = std::is_integral_v<T>;
+      const double number = whole ? double(std::strtoull(text.c_str(), &end, 10)) : std::strtod(text.c_str(), &end);
+      const bool ok = !text.empty() && *end == '\0' && errno != ERANGE && std::isfinite(number) &&
+                      (!whole || text.find('-') == std::string::npos);
+      if (!ok) throw UserError(f.noun + " needs " + (whole ? "a whole number" : "a number") + ", not '" + text + "'");
+      if constexpr (std::is_integral_v<T>) {
+        if (number > f.max) throw UserError(f.noun + " must be " + accepted_values(f));  // before T wraps it
+        value = T(std::strtoull(text.c_str(), nullptr, 10));
+      } else {
+        value = number;
+      }
+    }
+  });
+}
+
+void copy_field(const ConfigField& f, const TrainConfig& from, TrainConfig& to) {
+  visit_field(f, to, [&](auto& target) {
+    visit_field(f, from, [&](const auto& source) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(source)>, std::decay_t<decltype(target)>>) target = source;
+    });
+  });
+}
+
+}  // namespace normlab

@@ -1,0 +1,41 @@
+#include "run_text.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace normlab {
+
+std::string file_stem(const std::string& name) {
+  std::string stem;
+  for (const char ch : name) {
+    const unsigned char byte = static_cast<unsigned char>(ch);
+    const bool keep = (byte < 128 && std::isalnum(byte)) || ch == '.' || ch == '-';
+    stem += keep ? ch : '_';
+  }
+  return stem.empty() ? "run" : stem;
+}
+
+std::string duration_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const long s = std::lround(seconds);
+  char text[40];
+  if (s >= 3600) std::snprintf(text, sizeof text, "%ld h %02ld min", s / 3600, s / 60 % 60);
+  else if (s >= 60) std::snprintf(text, sizeof text, "%ld min %02ld s", s / 60, s % 60);
+  else std::snprintf(text, sizeof text, "%ld s", s);
+  return text;
+}
+
+std::string first_free_name(const std::function<std::string(int n)>& name,
+                            const std::function<bool(const std::string&)>& taken) {
+  std::string candidate = name(1);
+  for (int n = 2; taken(candidate); ++n) candidate = name(n);
+  return candidate;
+}
+
+double TokenRate::add(double tokens_per_s) {
+  constexpr double kKeep = 0.95;  // weight of the history: about the last 20 steps count
+  rate_ = rate_ == 0 ? tokens_per_s : kKeep * rate_ + (1 - kKeep) * tokens_per_s;
+  return rate_;
+}
+
+}  // namespace normlab

@@ -1,0 +1,90 @@
+// The config field table drives validation and the text forms the command line and
+// saved settings use.
+#include "config_fields.h"
+
+#include <set>
+
+#include "test_support.h"
+
+namespace normlab::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ConfigFields, KeysAndFlagsAreUniqueAndDefaultsValid) {
+  std::set<std::string> keys, flags;
+  for (const ConfigField& field : config_fields()) {
+    EXPECT_TRUE(keys.insert(field.key).second) << field.key;
+    EXPECT_TRUE(flags.insert(field.flag).second) << field.flag;
+    EXPECT_FALSE(field.label.empty()) << field.key;
+    EXPECT_FALSE(field.help.empty()) << field.key;
+    EXPECT_NO_THROW(check_field(field, TrainConfig{})) << field.key;
+  }
+  EXPECT_NO_THROW(validate(TrainConfig{}));
+}
+
+// Every field survives its own text form: what saved settings and the command line rely on.
+TEST(ConfigFields, TextRoundTripsEveryField) {
+  TrainConfig c;
+  c.model.norm = NormPlacement::Post;
+  c.peak_lr = 0.00123456789;
+  c.clip_grad_norm = 0.1;
+  c.seed = 18'000'000'000'000'000'000ull;
+  c.device = "cpu";
+  c.corpus_path = "/data/text with spaces.txt";
+  c.model.layers = 5;
+  for (const ConfigField& field : config_fields()) {
+    TrainConfig back;
+    set_field_text(field, back, field_text(field, c));
+    EXPECT_EQ(field_text(field, back), field_text(field, c)) << field.key;
+  }
+  TrainConfig back;
+  for (const ConfigField& field : config_fields()) set_field_text(field, back, field_text(field, c));
+  EXPECT_EQ(back.peak_lr, c.peak_lr);
+  EXPECT_EQ(back.clip_grad_norm, c.clip_grad_norm);
+  EXPECT_EQ(back.seed, c.seed);
+  EXPECT_EQ(back.model.norm, NormPlacement::Post);
+  EXPECT_EQ(back.corpus_path, c.corpus_path);
+}
+
+TEST(ConfigFields, BadTextNamesTheFieldAndWhatItTakes) {
+  TrainConfig c;
+  EXPECT_THAT(user_error([&] { set_field_text(config_field("peak_lr"), c, "fast"); }),
+              HasSubstr("peak learning rate needs a number, not 'fast'"));
+  EXPECT_THAT(user_error([&] { set_field_text(config_field("layers"), c, "-3"); }), HasSubstr("whole number"));
+  EXPECT_THAT(user_error([&] { set_field_text(config_field("layers"), c, "99999999999"); }),
+              HasSubstr("between 1 and 64"));
+  EXPECT_THAT(user_error([&] { set_field_text(config_field("device"), c, "tpu"); }),
+              HasSubstr("'auto', 'cpu' or 'cuda', not 'tpu'"));
+  EXPECT_EQ(c.model.layers, TrainConfig{}.model.layers) << "a refused text changes nothing";
+}
+
+TEST(ConfigFields, ValidateChecksEveryRangeFromTheTable) {
+  auto refused = [](auto change) {
+    TrainConfig c;
+    change(c);
+    return user_error([&] { validate(c); });
+  };
+  EXPECT_THAT(refused([](TrainConfig& c) { c.model.layers = 65; }), HasSubstr("layers must be between 1 and 64"));
+  EXPECT_THAT(refused([](TrainConfig& c) { c.peak_lr = 0; }), HasSubstr("above 0 and at most 1"));
+  EXPECT_THAT(refused([](TrainConfig& c) { c.weight_decay = -1; }), HasSubstr("0 or more"));
+  EXPECT_THAT(refused([](TrainConfig& c) { c.device = "tpu"; }), HasSubstr("'tpu'"));
+  EXPECT_THAT(refused([](TrainConfig& c) { c.model.heads = 3; }), HasSubstr("heads must divide d_model"));
+  EXPECT_THAT(refused([](TrainConfig& c) { c.model.norm = NormPlacement(std::size(kPlacements)); }),
+              HasSubstr("norm placement"));
+}
+
+TEST(ConfigFields, PlacementTableGivesNamesFormulasAndFinalNorm) {
+  for (const PlacementInfo& row : kPlacements) {
+    EXPECT_EQ(&info(row.value), &row);
+    EXPECT_EQ(parse_norm(row.name), row.value);
+  }
+  EXPECT_TRUE(info(NormPlacement::Pre).final_norm);
+  EXPECT_FALSE(info(NormPlacement::Post).final_norm);
+  const ConfigField& norm = config_field("norm");
+  ASSERT_EQ(norm.choices.size(), std::size(kPlacements));
+  EXPECT_EQ(norm.choices[1].formula, formula(NormPlacement::Post));
+}
+
+}  // namespace
+}  // namespace normlab::test

@@ -1,0 +1,68 @@
+#include "chart_math.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace normlab::ui {
+
+double nice_step(double span, int target) {
+  const double raw = span / target;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0}) {
+    if (m * magnitude >= raw) return m * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+int decimals_for(double step) {
+  int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
+  if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals))) > 1e-6) ++decimals;
+  return decimals;
+}
+
+std::vector<Tick> loss_ticks(double lo, double hi, bool log_scale) {
+  std::vector<Tick> ticks;
+  if (!log_scale || hi / lo < 10) {
+    const double step = nice_step(hi - lo, log_scale ? 6 : 7);
+    const int decimals = decimals_for(step);
+    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+      if (!log_scale || v > 0) ticks.push_back({v, decimals});
+    }
+  } else {
+    for (int decade = int(std::floor(std::log10(lo))); decade <= int(std::ceil(std::log10(hi))); ++decade) {
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double v = m * std::pow(10.0, decade);
+        if (v >= lo && v <= hi) ticks.push_back({v, std::max(0, -decade)});
+      }
+    }
+  }
+  return ticks;
+}
+
+LossRange fit_loss_range(const std::vector<CurveValues>& curves, const std::vector<double>& baselines,
+                         bool ignore_outliers) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  double lo = kInf, hi = -kInf, start = -kInf;
+  for (const CurveValues& c : curves) {
+    for (double v : c.heldout) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (!c.heldout.empty()) start = std::max(start, c.heldout.front());
+    // Training spikes above the first evaluation are not worth squashing the curves for;
+    // the raw curve's lows stay in view even when it is only drawn faintly.
+    for (double v : c.training) {
+      lo = std::min(lo, v);
+      if (c.heldout.empty()) hi = std::max(hi, v);
+    }
+  }
+  if (ignore_outliers && std::isfinite(start) && start > lo) hi = std::min(hi, start + kOutlierHeadroom * (start - lo));
+  for (double b : baselines) {  // always in view: the line every curve is measured against
+    lo = std::min(lo, b);
+    hi = std::max(hi, b);
+  }
+  if (!(hi >= lo)) return {std::nan(""), std::nan("")};
+  return {lo, hi};
+}
+
+}  // namespace normlab::ui

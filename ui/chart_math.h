@@ -1,0 +1,75 @@
+#pragma once
+// The loss chart's arithmetic, apart from Qt Charts so it can be tested on its own:
+// tick values, thinning curves to the pixels that show them, and fitting the loss range.
+// No Qt types: points are anything with x() and y().
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace normlab::ui {
+
+// The 1-2-2.5-5 step nearest to span/target from above: round tick values.
+double nice_step(double span, int target);
+// Decimals that show every multiple of `step` exactly: 0.25 -> 2, 5 -> 0.
+int decimals_for(double step);
+
+struct Tick {
+  double value;  // nats
+  int decimals;
+};
+// Loss axis ticks between lo and hi (nats): round steps, or 1-2-5 per decade on a log
+// scale spanning a factor of ten or more.
+std::vector<Tick> loss_ticks(double lo, double hi, bool log_scale);
+
+// Fewer points for a curve whose `bucket` steps fit in a pixel, drawing the same ink: a
+// noisy curve keeps each bucket's lowest and highest point, in step order; a smooth one
+// its last. Buckets start at multiples of `bucket`, so panning keeps them.
+template <typename Points>
+Points thinned(const Points& points, int bucket, bool noisy) {
+  if (bucket <= 1) return points;
+  Points out;
+  out.reserve(2 * points.size() / bucket + 2);
+  const auto size = points.size();
+  decltype(points.size()) first = 0;
+  while (first < size) {
+    const std::int64_t key = std::int64_t(std::floor(points[first].x() / bucket));
+    auto end = first, low = first, high = first;
+    while (end < size && std::int64_t(std::floor(points[end].x() / bucket)) == key) {
+      if (points[end].y() < points[low].y()) low = end;
+      if (points[end].y() > points[high].y()) high = end;
+      ++end;
+    }
+    if (noisy) {
+      out.push_back(points[std::min(low, high)]);
+      if (low != high) out.push_back(points[std::max(low, high)]);
+    } else {
+      out.push_back(points[end - 1]);
+    }
+    first = end;
+  }
+  return out;
+}
+
+// One visible run's curves, in the units the chart plots (log10 nats on a log scale).
+struct CurveValues {
+  std::vector<double> heldout;   // in step order; the first is the starting loss
+  std::vector<double> training;  // raw training loss
+};
+
+struct LossRange {
+  double lo, hi;
+};
+
+// The loss range worth showing: every held-out point, the training curves' lows, and the
+// baselines. Training spikes above the evaluations never widen it. With ignore_outliers
+// (TensorBoard's "ignore outliers in chart scaling"), held-out values far above the
+// highest starting loss, as from a run that blew up, do not stretch it either: they
+// would squeeze every other curve into a sliver. Zoom out to see them.
+LossRange fit_loss_range(const std::vector<CurveValues>& curves, const std::vector<double>& baselines,
+                         bool ignore_outliers);
+
+// How far above the starting loss a value may lie, as a share of the span from the
+// lowest loss up to the starting loss, before it counts as an outlier.
+inline constexpr double kOutlierHeadroom = 0.25;
+
+}  // namespace normlab::ui

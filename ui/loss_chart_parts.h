@@ -1,0 +1,53 @@
+#pragma once
+// What LossChart's source files share: loss_chart.cpp (series, points, styles, readout),
+// loss_chart_range.cpp (fitting, zoom, ticks) and loss_chart_baselines.cpp. Not for
+// other users.
+#include <QFont>
+#include <QList>
+#include <QPointF>
+#include <vector>
+
+#include "loss_chart.h"
+#include "smoothing.h"
+
+class QGraphicsRectItem;
+class QLineSeries;
+
+namespace normlab::ui {
+
+struct LossChart::Curves {
+  QLineSeries* raw = nullptr;      // faint, behind the smoothed curve
+  QLineSeries* train = nullptr;    // smoothed, or raw when smoothing is off
+  QLineSeries* heldout = nullptr;  // with a marker at each evaluation
+  QList<QPointF> raw_points, smooth_points, heldout_points;  // display space
+  std::vector<double> smoothed;  // nats, one per recorded step (NaN where the loss was not finite)
+  std::size_t steps_done = 0;
+  std::size_t evals_done = 0;
+  DebiasedEma ema;
+  bool live = false;  // its run is training: its picture would be stale at every refresh
+
+  // Forgets the points, so the next update takes every step again (same series).
+  void restart(double smoothing) {
+    raw_points.clear();
+    smooth_points.clear();
+    heldout_points.clear();
+    smoothed.clear();
+    steps_done = evals_done = 0;
+    ema = DebiasedEma(smoothing);
+  }
+};
+
+struct LossChart::Baseline {
+  double nats = 0;
+  QLineSeries* series = nullptr;
+  QGraphicsRectItem* label = nullptr;  // a pale box holding the text, readable over curves
+};
+
+inline QFont sized_font(double points, bool bold = false) {
+  QFont font;
+  font.setPointSizeF(points);
+  font.setBold(bold);
+  return font;
+}
+
+}  // namespace normlab::ui

@@ -1,0 +1,134 @@
+// What part of the plane the chart shows: fitted to the data, or zoomed and panned by
+// the user; and the loss axis labels for it.
+#include <QCategoryAxis>
+#include <QLineSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "chart_math.h"
+#include "loss_chart_parts.h"
+#include "run_store.h"
+
+namespace normlab::ui {
+
+void LossChart::fit_to_data() {
+  double x_max = 0;
+  std::vector<CurveValues> values;
+  for (const RunEntry& run : store_.runs()) {
+    auto it = curves_.find(run.id);
+    if (!run.visible || it == curves_.end()) continue;
+    const Curves& c = *it->second;
+    x_max = std::max(x_max, double(run.record.config.steps));
+    CurveValues& v = values.emplace_back();
+    for (const QPointF& p : c.heldout_points) v.heldout.push_back(p.y());
+    for (const QPointF& p : c.raw_points) v.training.push_back(p.y());
+  }
+  std::vector<double> baselines;
+  for (const auto& b : baselines_) baselines.push_back(to_display(b->nats));
+  auto [lo, hi] = fit_loss_range(values, baselines, ignore_outliers_);
+  if (!(hi >= lo)) {  // nothing to show
+    lo = to_display(1);
+    hi = to_display(10);
+  }
+  const double pad = std::max(hi - lo, log_scale_ ? 0.02 : 0.2) * 0.04;
+  const double steps = x_max > 0 ? x_max : 1000;
+  const double margin = steps * 0.012;  // the first and last evaluation's dots stay whole
+  const ViewRange fitted{-margin, steps + margin, lo - pad, hi + pad};
+  // Every range change makes Qt Charts place each point again (~15 ms for 5 x 3000 steps),
+  // so a range that still holds the data snugly is kept while a run trains.
+  const ViewRange now{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()};
+  const bool holds = fitted.x_min == now.x_min && fitted.x_max == now.x_max && now.y_min <= fitted.y_min &&
+                     fitted.y_max <= now.y_max;
+  const bool snug = now.y_max - now.y_min <= 1.2 * (fitted.y_max - fitted.y_min);
+  if (!(holds && snug)) apply_view(fitted);
+}
+
+ViewRange LossChart::view() const {
+  return {axis_x_->min(), axis_x_->max(), from_display(axis_y_->min()), from_display(axis_y_->max())};
+}
+
+void LossChart::apply_view(const ViewRange& d) {
+  const double x_min = d.x_min, x_max = std::max(d.x_max, d.x_min + 1e-9);
+  const double y_min = d.y_min, y_max = std::max(d.y_max, d.y_min + 1e-9);
+  // Set the tick interval on the side that never makes many ticks: thousands of labels
+  // would be laid out for a moment if a wide range met a narrow interval.
+  const double interval = std::max(1.0, nice_step(x_max - x_min, 8));
+  if (interval > axis_x_->tickInterval()) axis_x_->setTickInterval(interval);
+  axis_x_->setRange(x_min, x_max);
+  axis_x_->setTickInterval(interval);
+  axis_y_->setRange(y_min, y_max);
+  for (auto& b : baselines_) b->series->replace({{x_min, to_display(b->nats)}, {x_max, to_display(b->nats)}});
+  update_thinning();
+  update_loss_ticks();
+  place_baseline_labels();
+  if (!view_moving_) {
+    view_moving_ = true;
+    update_item_caches();
+  }
+  view_settle_timer_.start();
+  emit view_changed();
+}
+
+void LossChart::set_view(const ViewRange& v) {
+  follows_data_ = false;
+  const double floor = 1e-6;  // a log axis has no place for zero
+  apply_view({v.x_min, v.x_max, to_display(log_scale_ ? std::max(v.y_min, floor) : v.y_min),
+              to_display(log_scale_ ? std::max(v.y_max, 2 * floor) : v.y_max)});
+}
+
+void LossChart::reset_view() {
+  follows_data_ = true;
+  fit_to_data();
+  emit view_changed();
+}
+
+void LossChart::update_loss_ticks() {
+  const auto ticks = loss_ticks(from_display(axis_y_->min()), from_display(axis_y_->max()), log_scale_);
+  for (const QString& label : axis_y_->categoriesLabels()) axis_y_->remove(label);
+  axis_y_->setStartValue(axis_y_->min());
+  for (const Tick& tick : ticks) axis_y_->append(QString::number(tick.value, 'f', tick.decimals), to_display(tick.value));
+}
+
+QPointF LossChart::display_at(QPointF pos) const {
+  const QRectF plot = plotArea();
+  return {axis_x_->min() + (pos.x() - plot.left()) / plot.width() * (axis_x_->max() - axis_x_->min()),
+          axis_y_->min() + (plot.bottom() - pos.y()) / plot.height() * (axis_y_->max() - axis_y_->min())};
+}
+
+QPointF LossChart::value_at(QPointF pos) const {
+  const QPointF d = display_at(pos);
+  return {d.x(), from_display(d.y())};
+}
+
+QPointF LossChart::position_of(QPointF value) const {
+  const QRectF plot = plotArea();
+  const double x = plot.left() + (value.x() - axis_x_->min()) / (axis_x_->max() - axis_x_->min()) * plot.width();
+  const double y = plot.bottom() - (to_display(value.y()) - axis_y_->min()) / (axis_y_->max() - axis_y_->min()) * plot.height();
+  return {x, y};
+}
+
+void LossChart::zoom_to(const QRectF& rect) {
+  const QRectF r = rect.normalized().intersected(plotArea());
+  if (r.width() < 4 || r.height() < 4) return;
+  const QPointF a = value_at(r.bottomLeft()), b = value_at(r.topRight());
+  set_view({a.x(), b.x(), a.y(), b.y()});
+}
+
+void LossChart::zoom_around(QPointF pos, double fx, double fy) {
+  const double x0 = axis_x_->min(), x1 = axis_x_->max(), y0 = axis_y_->min(), y1 = axis_y_->max();
+  const QPointF centre = display_at(pos);
+  const double cx = centre.x(), cy = centre.y();
+  follows_data_ = false;
+  apply_view({cx - (cx - x0) * fx, cx + (x1 - cx) * fx, cy - (cy - y0) * fy, cy + (y1 - cy) * fy});
+}
+
+void LossChart::pan_by(QPointF pixels) {
+  const QRectF plot = plotArea();
+  const double dx = -pixels.x() / plot.width() * (axis_x_->max() - axis_x_->min());
+  const double dy = pixels.y() / plot.height() * (axis_y_->max() - axis_y_->min());
+  follows_data_ = false;
+  apply_view({axis_x_->min() + dx, axis_x_->max() + dx, axis_y_->min() + dy, axis_y_->max() + dy});
+}
+
+}  // namespace normlab::ui

@@ -1,0 +1,163 @@
+// Runs and pictures in and out of the window: import, export as JSON, CSV or image.
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <set>
+
+#include "chart_export.h"
+#include "format.h"
+#include "image_dialog.h"
+#include "loss_chart_view.h"
+#include "main_window.h"
+#include "run_archive.h"
+#include "run_store.h"
+#include "run_text.h"
+
+namespace normlab::ui {
+
+int MainWindow::import_runs(const QStringList& files) {
+  std::vector<RunRecord> records;
+  QStringList problems;
+  for (const QString& file : files) {
+    try {
+      records.push_back(read_json(file.toStdString()));
+    } catch (const std::exception& error) {
+      problems << QString::fromStdString(error.what());
+    }
+  }
+  if (!problems.isEmpty()) {
+    report(tr("Import failed"), tr("Nothing was imported.\n\n%1").arg(problems.join(QStringLiteral("\n\n"))));
+    return 0;
+  }
+  QStringList unsaved;
+  for (RunRecord& record : records) {
+    record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
+    stop_if_unfinished(record, "interrupted: exported before the run finished");
+    QString file = archive_->new_path(qstr(record.config.name));
+    try {
+      write_json(record, file.toStdString());  // a copy, so it comes back next time
+    } catch (const std::exception& error) {
+      unsaved << QString::fromStdString(error.what());
+      file.clear();
+    }
+    store_->add(record, file);
+  }
+  statusBar()->showMessage(unsaved.isEmpty() ? tr("Imported %n run(s)", nullptr, int(records.size()))
+                                             : tr("Imported %n run(s), but could not keep a copy: %1", nullptr, int(records.size()))
+                                                   .arg(unsaved.join(QStringLiteral("; "))),
+                           kStatusMessageMs);
+  update_actions();
+  return int(records.size());
+}
+
+bool MainWindow::export_chart(const QString& path, QSize pixels) {
+  try {
+    if (QFileInfo(path).suffix().compare(QStringLiteral("svg"), Qt::CaseInsensitive) == 0) {
+      export_svg(*chart_, path, pixels);
+    } else {
+      export_png(*chart_, path, pixels, export_scale(chart_view_->size(), pixels));
+    }
+  } catch (const std::exception& error) {
+    report(tr("Export failed"), QString::fromStdString(error.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Chart saved to %1").arg(path), kStatusMessageMs);
+  return true;
+}
+
+bool MainWindow::export_runs_json(const QList<int>& run_ids, const QString& target) {
+  try {
+    if (run_ids.size() == 1 && !QFileInfo(target).isDir()) {
+      write_json(store_->find(run_ids.front())->record, target.toStdString());
+    } else {
+      std::set<std::string> used;
+      for (int id : run_ids) {
+        const RunEntry* run = store_->find(id);
+        const std::string base = file_stem(run->record.config.name);
+        const std::string stem = first_free_name(
+            [&](int n) { return n == 1 ? base : base + "-" + std::to_string(n); },
+            [&](const std::string& name) { return used.count(name) > 0; });
+        used.insert(stem);
+        write_json(run->record, QDir(target).filePath(qstr(stem) + QStringLiteral(".json")).toStdString());
+      }
+    }
+  } catch (const std::exception& error) {
+    report(tr("Export failed"), QString::fromStdString(error.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported %n run(s) to %1", nullptr, int(run_ids.size())).arg(target), kStatusMessageMs);
+  return true;
+}
+
+bool MainWindow::export_runs_csv(const QList<int>& run_ids, const QString& path) {
+  std::vector<RunRecord> records;
+  for (int id : run_ids) {
+    if (const RunEntry* run = store_->find(id)) records.push_back(run->record);
+  }
+  try {
+    write_csv(records, path.toStdString());
+  } catch (const std::exception& error) {
+    report(tr("Export failed"), QString::fromStdString(error.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported %n run(s) to %1", nullptr, int(records.size())).arg(path), kStatusMessageMs);
+  return true;
+}
+
+namespace {
+QString last_folder(const char* key) {
+  return QSettings().value(QStringLiteral("paths/") + key, QDir::homePath()).toString();
+}
+void remember_folder(const char* key, const QString& path) {
+  QSettings().setValue(QStringLiteral("paths/") + key, QFileInfo(path).isDir() ? path : QFileInfo(path).absolutePath());
+}
+}  // namespace
+
+void MainWindow::import_dialog() {
+  const QStringList files = QFileDialog::getOpenFileNames(this, tr("Import runs"), last_folder("import"),
+                                                          tr("NormLab runs (*.json);;All files (*)"));
+  if (files.isEmpty()) return;
+  remember_folder("import", files.front());
+  import_runs(files);
+}
+
+void MainWindow::export_json_dialog() {
+  const QList<int> ids = selected_or_all_runs();
+  if (ids.isEmpty()) return;
+  QString target;
+  if (ids.size() == 1) {
+    const QString name = qstr(file_stem(store_->find(ids.front())->record.config.name)) + QStringLiteral(".json");
+    target = QFileDialog::getSaveFileName(this, tr("Export run as JSON"), QDir(last_folder("export")).filePath(name),
+                                          tr("NormLab run (*.json)"));
+  } else {
+    target = QFileDialog::getExistingDirectory(this, tr("Export %n runs as JSON: choose a folder", nullptr, int(ids.size())),
+                                               last_folder("export"));
+  }
+  if (target.isEmpty()) return;
+  remember_folder("export", target);
+  export_runs_json(ids, target);
+}
+
+void MainWindow::export_csv_dialog() {
+  const QList<int> ids = selected_or_all_runs();
+  if (ids.isEmpty()) return;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export %n run(s) as CSV", nullptr, int(ids.size())),
+                                                    QDir(last_folder("export")).filePath(QStringLiteral("normlab-runs.csv")),
+                                                    tr("CSV table (*.csv)"));
+  if (path.isEmpty()) return;
+  remember_folder("export", path);
+  export_runs_csv(ids, path);
+}
+
+void MainWindow::export_image_dialog() {
+  views_->setCurrentIndex(0);
+  const ImageRequest request = ask_image(this, chart_view_->size(), last_folder("export"));
+  if (request.path.isEmpty()) return;
+  remember_folder("export", request.path);
+  export_chart(request.path, request.pixels);
+}
+
+}  // namespace normlab::ui

@@ -1,0 +1,258 @@
+// The window's parts: actions, menus, the chart tab, the docks and the status bar.
+#include <QAction>
+#include <QCheckBox>
+#include <QDesktopServices>
+#include <QDockWidget>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSlider>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include "loss_chart.h"
+#include "loss_chart_view.h"
+#include "main_window.h"
+#include "run_archive.h"
+#include "run_store.h"
+#include "settings_panel.h"
+
+namespace normlab::ui {
+
+void MainWindow::build_actions() {
+  QStyle* s = style();
+  start_action_ = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("Start"), this);
+  start_action_->setShortcut(Qt::CTRL | Qt::Key_Return);
+  start_action_->setToolTip(tr("Queue a run with these settings (Ctrl+Enter)"));
+  connect(start_action_, &QAction::triggered, this, &MainWindow::start_run);
+
+  stop_action_ = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
+  stop_action_->setShortcut(Qt::CTRL | Qt::Key_Period);
+  stop_action_->setToolTip(tr("Stop the running run after its current step; its points are kept and the queue goes on"));
+  connect(stop_action_, &QAction::triggered, this, &MainWindow::stop_run);
+
+  stop_all_action_ = new QAction(tr("Stop and clear the queue"), this);
+  stop_all_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Period);
+  connect(stop_all_action_, &QAction::triggered, this, &MainWindow::stop_all);
+
+  course_action_ = new QAction(tr("Course experiment (5 runs)"), this);
+  course_action_->setToolTip(tr("Queue the plate's five runs: pre- and post-norm at 1e-3 and 6e-3 with a 30-step warmup, "
+                                "and post-norm at 1e-3 with a long warmup; the course's model on the chosen corpus"));
+  connect(course_action_, &QAction::triggered, this, &MainWindow::start_course_experiment);
+
+  import_action_ = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("Import runs\u2026"), this);
+  import_action_->setShortcut(QKeySequence::Open);
+  connect(import_action_, &QAction::triggered, this, &MainWindow::import_dialog);
+  export_json_action_ = new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("Export runs as JSON\u2026"), this);
+  export_json_action_->setShortcut(QKeySequence::Save);
+  connect(export_json_action_, &QAction::triggered, this, &MainWindow::export_json_dialog);
+  export_csv_action_ = new QAction(tr("Export runs as CSV\u2026"), this);
+  connect(export_csv_action_, &QAction::triggered, this, &MainWindow::export_csv_dialog);
+  export_image_action_ = new QAction(tr("Export chart image\u2026"), this);
+  export_image_action_->setShortcut(Qt::CTRL | Qt::Key_E);
+  connect(export_image_action_, &QAction::triggered, this, &MainWindow::export_image_dialog);
+
+  remove_action_ = new QAction(s->standardIcon(QStyle::SP_TrashIcon), tr("Remove runs"), this);
+  remove_action_->setShortcut(QKeySequence::Delete);
+  remove_action_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  connect(remove_action_, &QAction::triggered, this, [this] { remove_runs(selected_runs()); });
+  use_settings_action_ = new QAction(tr("Use these settings"), this);
+  use_settings_action_->setToolTip(tr("Copy the selected run's settings to the next run"));
+  connect(use_settings_action_, &QAction::triggered, this, [this] {
+    if (const RunEntry* run = store_->find(selected_runs().value(0))) settings_->set_config(run->record.config);
+  });
+
+  fit_action_ = new QAction(s->standardIcon(QStyle::SP_BrowserReload), tr("Fit to data"), this);
+  fit_action_->setShortcut(Qt::CTRL | Qt::Key_0);
+  fit_action_->setToolTip(tr("Undo zoom and pan, and follow the data again (Ctrl+0, or double-click the chart)"));
+  connect(fit_action_, &QAction::triggered, this, [this] { chart_->reset_view(); });
+  outliers_action_ = new QAction(tr("Ignore outliers in scaling"), this);
+  outliers_action_->setCheckable(true);
+  outliers_action_->setChecked(true);
+  outliers_action_->setToolTip(tr("Fit the loss axis to where the runs started and went, not to a run that blew up"));
+  connect(outliers_action_, &QAction::toggled, this, [this](bool on) { chart_->set_ignore_outliers(on); });
+  log_action_ = new QAction(tr("Log scale"), this);
+  log_action_->setCheckable(true);
+  log_action_->setShortcut(Qt::CTRL | Qt::Key_L);
+  connect(log_action_, &QAction::toggled, this, [this](bool on) {
+    chart_->set_log_scale(on);
+    const QSignalBlocker block(log_scale_);
+    log_scale_->setChecked(on);
+  });
+}
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(import_action_);
+  file->addSeparator();
+  file->addAction(export_json_action_);
+  file->addAction(export_csv_action_);
+  file->addAction(export_image_action_);
+  file->addSeparator();
+  file->addAction(tr("Open the runs folder"), this, [this] {
+    QDesktopServices::openUrl(QUrl::fromLocalFile(archive_->folder()));
+  });
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(start_action_);
+  run->addAction(stop_action_);
+  run->addAction(stop_all_action_);
+  run->addSeparator();
+  run->addAction(course_action_);
+  run->addSeparator();
+  run->addAction(use_settings_action_);
+  run->addAction(remove_action_);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(log_action_);
+  view->addAction(fit_action_);
+  view->addAction(outliers_action_);
+  view->addSeparator();
+  view->addAction(tr("Loss curves"), this, [this] { views_->setCurrentIndex(0); });
+  view->addAction(tr("About this experiment"), this, [this] { views_->setCurrentIndex(1); });
+  view->setObjectName(QStringLiteral("viewMenu"));
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("About this experiment"), this, [this] { views_->setCurrentIndex(1); });
+  help->addAction(tr("About NormLab"), this, [this] {
+    QMessageBox::about(this, tr("About NormLab"),
+                       tr("<b>NormLab %1</b><p>Trains a small GPT with its LayerNorm before or after each "
+                          "sub-layer and shows what the placement does to training.</p>")
+                           .arg(QStringLiteral(NORMLAB_VERSION)));
+  });
+}
+
+QWidget* MainWindow::build_chart_tab() {
+  auto* tab = new QWidget;
+  auto* layout = new QVBoxLayout(tab);
+  layout->setContentsMargins(8, 6, 8, 4);
+  layout->setSpacing(4);
+
+  auto* bar = new QHBoxLayout;
+  bar->setSpacing(10);
+  log_scale_->setToolTip(tr("Logarithmic loss axis (Ctrl+L)"));
+  connect(log_scale_, &QCheckBox::toggled, log_action_, &QAction::setChecked);
+  bar->addWidget(log_scale_);
+  bar->addSpacing(8);
+  auto* smoothing_label = new QLabel(tr("Smoothing"));
+  smoothing_->setRange(0, 99);
+  smoothing_->setFixedWidth(160);
+  smoothing_->setToolTip(tr("Exponential moving average of the training loss; the raw curve stays faintly behind"));
+  smoothing_value_->setMinimumWidth(34);
+  connect(smoothing_, &QSlider::valueChanged, this, [this](int value) {
+    chart_->set_smoothing(value / 100.0);
+    smoothing_value_->setText(value == 0 ? tr("off") : QString::number(value / 100.0, 'f', 2));
+  });
+  bar->addWidget(smoothing_label);
+  bar->addWidget(smoothing_);
+  bar->addWidget(smoothing_value_);
+  bar->addSpacing(8);
+  for (QAction* action : {fit_action_, export_image_action_}) {
+    auto* button = new QToolButton;
+    button->setDefaultAction(action);
+    button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addWidget(button);
+  }
+  bar->addStretch(1);
+  auto* hint = new QLabel(tr("drag: zoom \u00b7 right-drag: pan \u00b7 wheel: zoom \u00b7 double-click: fit"));
+  hint->setStyleSheet(QStringLiteral("color: #8a94a1;"));
+  bar->addWidget(hint);
+  layout->addLayout(bar);
+  layout->addWidget(chart_view_, 1);
+  return tab;
+}
+
+QDockWidget* MainWindow::add_dock(const QString& title, const QString& name, QWidget* content,
+                                  Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                    QDockWidget::DockWidgetClosable);
+  addDockWidget(area, dock);
+  return dock;
+}
+
+void MainWindow::build_run_dock() {
+  run_table_->setModel(store_);
+  run_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  run_table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  run_table_->setAlternatingRowColors(true);
+  run_table_->setShowGrid(false);
+  run_table_->setWordWrap(false);
+  run_table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  run_table_->verticalHeader()->hide();
+  run_table_->verticalHeader()->setDefaultSectionSize(24);
+  run_table_->horizontalHeader()->setHighlightSections(false);
+  QHeaderView* header = run_table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setSectionResizeMode(RunStore::SetupColumn, QHeaderView::Stretch);
+  header->setStretchLastSection(false);
+  header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  run_table_->setColumnWidth(RunStore::NameColumn, 250);
+  run_table_->setColumnWidth(RunStore::StatusColumn, 72);
+  run_table_->setColumnWidth(RunStore::ProgressColumn, 84);
+  run_table_->setColumnWidth(RunStore::HeldOutColumn, 70);
+  run_table_->addAction(remove_action_);
+  connect(run_table_, &QWidget::customContextMenuRequested, this, &MainWindow::show_run_menu);
+  connect(run_table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    const QList<int> ids = selected_runs();
+    chart_->set_highlighted(QSet<int>(ids.begin(), ids.end()));
+    update_details();
+    update_actions();
+  });
+
+  details_->setFrameShape(QFrame::NoFrame);
+  details_->setOpenLinks(false);
+  details_->setMinimumWidth(260);
+  details_->setStyleSheet(QStringLiteral("QTextBrowser { background: #f7f8fa; padding: 6px; }"));
+
+  auto* splitter = new QSplitter(Qt::Horizontal);
+  splitter->setObjectName(QStringLiteral("runSplitter"));
+  splitter->addWidget(run_table_);
+  splitter->addWidget(details_);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 2);
+  splitter->setSizes({800, 300});
+  QDockWidget* dock = add_dock(tr("Runs"), QStringLiteral("runsDock"), splitter, Qt::BottomDockWidgetArea);
+  resizeDocks({dock}, {210}, Qt::Vertical);
+  if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"))) {
+    view->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  }
+}
+
+void MainWindow::build_status_bar() {
+  stage_label_->setMinimumWidth(200);
+  statusBar()->addWidget(stage_label_, 1);
+  rate_label_->setToolTip(tr("Training tokens per second, smoothed"));
+  lr_label_->setToolTip(tr("Learning rate of the latest step"));
+  run_progress_->setToolTip(tr("The running run: steps done and time left"));
+  queue_progress_->setToolTip(tr("Every queued run: time left, estimated from the current speed"));
+  for (QProgressBar* bar : {run_progress_, queue_progress_}) {
+    bar->setFixedWidth(280);
+    bar->setTextVisible(true);
+    bar->setMaximumHeight(18);
+  }
+  statusBar()->addPermanentWidget(rate_label_);
+  statusBar()->addPermanentWidget(lr_label_);
+  statusBar()->addPermanentWidget(run_progress_);
+  statusBar()->addPermanentWidget(queue_progress_);
+}
+
+}  // namespace normlab::ui
