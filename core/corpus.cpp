@@ -114,7 +114,8 @@ Corpus load_corpus(const fs::path& path) {
   const std::uintmax_t size = fs::file_size(path, error);
   if (error) throw UserError("cannot read corpus " + path.string() + " (" + error.message() + ")");
   if (size > kMaxCorpusBytes) {
-    throw UserError("corpus " + path.string() + " is " + std::to_string(size >> 20) + " MiB; the limit is " +
+    const std::uintmax_t mib = (size + (1 << 20) - 1) >> 20;  // rounded up: never "256 MiB; the limit is 256"
+    throw UserError("corpus " + path.string() + " is " + std::to_string(mib) + " MiB; the limit is " +
                     std::to_string(kMaxCorpusBytes >> 20) + " MiB (training holds about ten times " +
                     "the text in memory): train on a part of it");
   }

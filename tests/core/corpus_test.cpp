@@ -149,7 +149,7 @@ TEST_F(CorpusTest, FileOverTheSizeLimitIsRefusedBeforeReading) {
               HasSubstr(huge.string() + " is 1024 MiB; the limit is 256 MiB"));
 
   fs::resize_file(huge, kMaxCorpusBytes + 1);
-  EXPECT_THAT(user_error([&] { load_corpus(huge); }), HasSubstr("the limit is 256 MiB"));
+  EXPECT_THAT(user_error([&] { load_corpus(huge); }), HasSubstr("is 257 MiB; the limit is 256 MiB"));
 }
 
 TEST(ContentHash, StableAndContentSensitive) {
