@@ -116,8 +116,8 @@ Corpus load_corpus(const fs::path& path) {
   if (size > kMaxCorpusBytes) {
     const std::uintmax_t mib = (size + (1 << 20) - 1) >> 20;  // rounded up: never "256 MiB; the limit is 256"
     throw UserError("corpus " + path.string() + " is " + std::to_string(mib) + " MiB; the limit is " +
-                    std::to_string(kMaxCorpusBytes >> 20) + " MiB (training holds about ten times " +
-                    "the text in memory): train on a part of it");
+                    std::to_string(kMaxCorpusBytes >> 20) + " MiB (training needs about 15 bytes " +
+                    "of memory per byte of text): train on a part of it");
   }
   Corpus corpus{path, read_all(path, size), {}};
   // A UTF-8 byte-order mark is not text: it would become a token of its own.
