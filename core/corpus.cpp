@@ -82,7 +82,7 @@ void check_corpus_text(const std::string& text, const std::string& origin) {
   if (text.empty()) throw UserError("corpus " + origin + " is empty");
   if (const std::string encoding = wide_encoding(text); !encoding.empty()) {
     throw UserError("corpus " + origin + " is " + encoding + " text; NormLab reads UTF-8: " +
-                    "convert it, e.g. with iconv -f UTF-16 -t UTF-8");
+                    "convert it, e.g. with iconv -f " + encoding.substr(0, 6) + " -t UTF-8");
   }
   const auto probe = text.substr(0, 1 << 16);
   std::size_t control = 0;

@@ -123,7 +123,7 @@ TEST_F(CorpusTest, Utf16AndUtf32AreRefusedWithTheReason) {
     const fs::path path = corpus_file(bytes, "wide.txt");
     const std::string message = user_error([&] { load_corpus(path); });
     EXPECT_THAT(message, HasSubstr(path.string() + " is " + encoding + " text"));
-    EXPECT_THAT(message, HasSubstr("iconv -f UTF-16 -t UTF-8"));
+    EXPECT_THAT(message, HasSubstr("iconv -f " + encoding.substr(0, 6) + " -t UTF-8"));
   }
 }
 
