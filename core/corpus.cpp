@@ -1,8 +1,8 @@
 #include "corpus.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "atomic_file.h"
 #include "config.h"
@@ -38,12 +38,33 @@ std::size_t first_invalid_utf8(const std::string& s) {
   return std::string::npos;
 }
 
-std::string read_all(const fs::path& path) {
+// Read at the size the file had when checked, into one buffer (no second copy).
+std::string read_all(const fs::path& path, std::uintmax_t size) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot open corpus " + path.string());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string text(size, '\0');
+  if (!in || !in.read(text.data(), std::streamsize(size))) {
+    throw UserError("cannot read corpus " + path.string());
+  }
+  return text;
+}
+
+// "UTF-16 (little-endian)" when the text starts with a UTF-16 or UTF-32 byte-order mark, or
+// looks like UTF-16 without one (every other byte NUL); empty otherwise.
+std::string wide_encoding(const std::string& text) {
+  const auto starts = [&](const char* bom, std::size_t n) { return text.compare(0, n, bom, n) == 0; };
+  if (starts("\xFF\xFE\0\0", 4)) return "UTF-32 (little-endian)";
+  if (starts("\0\0\xFE\xFF", 4)) return "UTF-32 (big-endian)";
+  if (starts("\xFF\xFE", 2)) return "UTF-16 (little-endian)";
+  if (starts("\xFE\xFF", 2)) return "UTF-16 (big-endian)";
+  std::size_t nul_at[2] = {0, 0};
+  const std::size_t probe = std::min<std::size_t>(text.size(), 4096);
+  for (std::size_t i = 0; i < probe; ++i) nul_at[i % 2] += text[i] == '\0';
+  // Latin-script UTF-16 has a NUL in most high bytes and almost none in the low ones.
+  const auto mostly = [&](std::size_t nuls) { return nuls * 5 > probe * 2; };  // > 80 % of its half
+  const auto rarely = [&](std::size_t nuls) { return nuls * 40 < probe; };     // < 5 % of its half
+  if (probe >= 64 && mostly(nul_at[1]) && rarely(nul_at[0])) return "UTF-16 (little-endian, no byte-order mark)";
+  if (probe >= 64 && mostly(nul_at[0]) && rarely(nul_at[1])) return "UTF-16 (big-endian, no byte-order mark)";
+  return {};
 }
 
 }  // namespace
@@ -59,6 +80,10 @@ std::string content_hash(const std::string& bytes) {
 
 void check_corpus_text(const std::string& text, const std::string& origin) {
   if (text.empty()) throw UserError("corpus " + origin + " is empty");
+  if (const std::string encoding = wide_encoding(text); !encoding.empty()) {
+    throw UserError("corpus " + origin + " is " + encoding + " text; NormLab reads UTF-8: " +
+                    "convert it, e.g. with iconv -f " + encoding.substr(0, 6) + " -t UTF-8");
+  }
   const auto probe = text.substr(0, 1 << 16);
   std::size_t control = 0;
   for (unsigned char c : probe) control += (c < 0x20 && c != '\n' && c != '\r' && c != '\t');
@@ -67,8 +92,10 @@ void check_corpus_text(const std::string& text, const std::string& origin) {
                     "give a plain UTF-8 text file");
   }
   if (auto bad = first_invalid_utf8(text); bad != std::string::npos) {
-    throw UserError("corpus " + origin + " is not valid UTF-8 (first bad byte at offset " +
-                    std::to_string(bad) + "); convert it, e.g. with iconv -t UTF-8");
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw UserError("corpus " + origin + " is not valid UTF-8 (first bad byte " + byte + " at offset " +
+                    std::to_string(bad) + "); if it is Latin-1, convert it with iconv -f LATIN1 -t UTF-8");
   }
   if (text.size() < kMinCorpusBytes) {
     throw UserError("corpus " + origin + " is too short: " + std::to_string(text.size()) +
@@ -79,9 +106,22 @@ void check_corpus_text(const std::string& text, const std::string& origin) {
 
 Corpus load_corpus(const fs::path& path) {
   std::error_code error;
-  if (!fs::exists(path, error)) throw UserError("corpus " + path.string() + " does not exist");
-  if (fs::is_directory(path, error)) throw UserError("corpus " + path.string() + " is a folder, not a text file");
-  Corpus corpus{path, read_all(path), {}};
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) throw UserError("corpus " + path.string() + " does not exist");
+  if (fs::is_directory(status)) throw UserError("corpus " + path.string() + " is a folder, not a text file");
+  // A device or pipe could be endless (/dev/zero) and has no size to check.
+  if (!fs::is_regular_file(status)) throw UserError("corpus " + path.string() + " is not a regular file");
+  const std::uintmax_t size = fs::file_size(path, error);
+  if (error) throw UserError("cannot read corpus " + path.string() + " (" + error.message() + ")");
+  if (size > kMaxCorpusBytes) {
+    const std::uintmax_t mib = (size + (1 << 20) - 1) >> 20;  // rounded up: never "256 MiB; the limit is 256"
+    throw UserError("corpus " + path.string() + " is " + std::to_string(mib) + " MiB; the limit is " +
+                    std::to_string(kMaxCorpusBytes >> 20) + " MiB (training needs about 15 bytes " +
+                    "of memory per byte of text): train on a part of it");
+  }
+  Corpus corpus{path, read_all(path, size), {}};
+  // A UTF-8 byte-order mark is not text: it would become a token of its own.
+  if (corpus.text.compare(0, 3, "\xEF\xBB\xBF") == 0) corpus.text.erase(0, 3);
   check_corpus_text(corpus.text, path.string());
   corpus.hash = content_hash(corpus.text);
   return corpus;

@@ -35,7 +35,20 @@ T field(const json& object, const char* key, const std::string& where) {
     if (value.is_null()) return std::numeric_limits<T>::quiet_NaN();
     if (!value.is_number()) throw UserError("field '" + name + "' must be a number");
   } else if constexpr (std::is_integral_v<T>) {
-    if (!value.is_number_integer()) throw UserError("field '" + name + "' must be an integer");
+    // nlohmann's get<T> would wrap an out-of-range integer into a different valid-looking one.
+    bool fits = false;
+    if (value.is_number_unsigned()) {
+      fits = value.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max());
+    } else if (value.is_number_integer()) {
+      const auto v = value.get<std::int64_t>();
+      fits = std::is_signed_v<T> ? v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max()
+                                 : v >= 0;
+    }
+    if (!fits) {
+      throw UserError("field '" + name + "' must be an integer from " +
+                      std::to_string(std::numeric_limits<T>::min()) + " to " +
+                      std::to_string(std::numeric_limits<T>::max()));
+    }
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!value.is_string()) throw UserError("field '" + name + "' must be a string");
   } else if (!value.is_array() && !value.is_object()) {
@@ -104,6 +117,15 @@ json series_to_json(const Series& s) {
   return {{"layers", s.layers}, {"step", s.steps}, {"values", std::move(values)}};
 }
 
+// Step numbers are stored as JSON numbers; converting NaN or 1e10 to int is undefined.
+int step_number(double v, const char* column) {
+  if (!(v >= 0 && v <= std::numeric_limits<int>::max() && v == std::floor(v))) {
+    throw UserError(std::string("field '") + column + "' must hold whole step numbers from 0 to " +
+                    std::to_string(std::numeric_limits<int>::max()));
+  }
+  return int(v);
+}
+
 Series series_from_json(const std::string& name, const json& j) {
   const std::string where = "series." + name;
   Series s;
@@ -111,8 +133,8 @@ Series series_from_json(const std::string& name, const json& j) {
   s.layers = field<int>(j, "layers", where);
   if (s.layers < 0 || s.layers > 4096) throw UserError("field '" + where + ".layers' is out of range");
   for (const auto& step : field<json>(j, "step", where)) {
-    if (!step.is_number_integer()) throw UserError("field '" + where + ".step' must hold whole numbers");
-    s.steps.push_back(step.get<int>());
+    if (!step.is_number()) throw UserError("field '" + where + ".step' must hold whole numbers");
+    s.steps.push_back(step_number(step.get<double>(), (where + ".step").c_str()));
   }
   const json values = field<json>(j, "values", where);
   if (s.layers == 0) {
@@ -181,7 +203,7 @@ double get_step(const StepMetrics& p, std::size_t k) {
 }
 void set_step(StepMetrics& p, std::size_t k, double v) {
   switch (k) {
-    case 0: p.step = int(v); break;
+    case 0: p.step = step_number(v, "steps.step"); break;
     case 1: p.wall_s = v; break;
     case 2: p.lr = v; break;
     case 3: p.train_loss = v; break;
@@ -194,7 +216,7 @@ double get_eval(const EvalMetrics& p, std::size_t k) {
 }
 void set_eval(EvalMetrics& p, std::size_t k, double v) {
   switch (k) {
-    case 0: p.step = int(v); break;
+    case 0: p.step = step_number(v, "evals.step"); break;
     case 1: p.wall_s = v; break;
     default: p.val_loss = v;
   }
@@ -267,7 +289,7 @@ RunRecord from_json_text(const std::string& text) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // parse_error, or out_of_range for 1e999
     throw UserError(std::string("not valid JSON (") + error.what() + ")");
   }
   if (!j.is_object() || !j.contains("schema") || j["schema"] != kSchemaName) {

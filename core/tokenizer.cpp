@@ -17,7 +17,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Feeds SentencePiece the corpus line by line, straight from memory.
+// SentencePiece skips longer sentences when it trains.
+constexpr std::size_t kMaxSentenceBytes = 16384;
+
+// Feeds SentencePiece the corpus line by line, straight from memory. A line too long for
+// it goes in pieces, cut at a space, so a text that is one long line still trains.
 class LineIterator : public sentencepiece::SentenceIterator {
  public:
   explicit LineIterator(const std::string& text) : text_(text) { Next(); }
@@ -27,8 +31,18 @@ class LineIterator : public sentencepiece::SentenceIterator {
       if (position_ >= text_.size()) { done_ = true; return; }
       auto end = text_.find('\n', position_);
       if (end == std::string::npos) end = text_.size();
+      auto next = end + 1;
+      if (end - position_ > kMaxSentenceBytes) {
+        end = position_ + kMaxSentenceBytes;
+        if (const auto space = text_.rfind(' ', end); space != std::string::npos && space > position_) {
+          end = space;
+        } else {
+          while ((static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) --end;  // not mid-character
+        }
+        next = end;
+      }
       line_.assign(text_, position_, end - position_);
-      position_ = end + 1;
+      position_ = next;
     } while (line_.find_first_not_of(" \t\r") == std::string::npos);
   }
   const std::string& value() const override { return line_; }
@@ -77,7 +91,7 @@ Tokenizer Tokenizer::for_corpus(const Corpus& corpus, int vocab_size) {
       {"vocab_size", std::to_string(vocab_size)},
       {"character_coverage", "1.0"},
       {"num_threads", std::to_string(threads)},
-      {"max_sentence_length", "16384"},
+      {"max_sentence_length", std::to_string(kMaxSentenceBytes)},
       {"minloglevel", "2"},
   };
   LineIterator lines(corpus.text);

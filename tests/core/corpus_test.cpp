@@ -1,5 +1,7 @@
 #include "corpus.h"
 
+#include <sys/stat.h>
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -91,6 +93,63 @@ TEST_F(CorpusTest, TooShort) {
   EXPECT_THAT(message, HasSubstr("too short"));
   EXPECT_THAT(message, HasSubstr(std::to_string(kMinCorpusBytes - 1) + " bytes"));
   EXPECT_NO_THROW(check_corpus_text(synthetic_corpus(kMinCorpusBytes).substr(0, kMinCorpusBytes), "test"));
+}
+
+TEST_F(CorpusTest, Utf8ByteOrderMarkIsDropped) {
+  const std::string text = synthetic_corpus();
+  const Corpus corpus = load_corpus(corpus_file("\xEF\xBB\xBF" + text));
+  EXPECT_EQ(corpus.text, text);
+  EXPECT_EQ(corpus.hash, content_hash(text));  // the same cache as without the mark
+}
+
+// `text` (ASCII) as UTF-16: each byte paired with a NUL, before or after it.
+std::string utf16(const std::string& text, bool little_endian) {
+  std::string wide;
+  for (char c : text) wide += little_endian ? std::string{c, '\0'} : std::string{'\0', c};
+  return wide;
+}
+
+TEST_F(CorpusTest, Utf16AndUtf32AreRefusedWithTheReason) {
+  const std::string text = synthetic_corpus(30'000);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\xFF\xFE" + utf16(text, true), "UTF-16 (little-endian)"},
+      {"\xFE\xFF" + utf16(text, false), "UTF-16 (big-endian)"},
+      {utf16(text, true), "UTF-16 (little-endian, no byte-order mark)"},
+      {utf16(text, false), "UTF-16 (big-endian, no byte-order mark)"},
+      {std::string("\xFF\xFE\0\0", 4) + utf16(utf16(text, true), true), "UTF-32 (little-endian)"},
+      {std::string("\0\0\xFE\xFF", 4) + utf16(utf16(text, false), false), "UTF-32 (big-endian)"},
+  };
+  for (const auto& [bytes, encoding] : cases) {
+    const fs::path path = corpus_file(bytes, "wide.txt");
+    const std::string message = user_error([&] { load_corpus(path); });
+    EXPECT_THAT(message, HasSubstr(path.string() + " is " + encoding + " text"));
+    EXPECT_THAT(message, HasSubstr("iconv -f " + encoding.substr(0, 6) + " -t UTF-8"));
+  }
+}
+
+TEST_F(CorpusTest, Latin1NamesTheByteAndItsOffset) {
+  std::string latin1 = synthetic_corpus(30'000);
+  latin1.replace(20'000, 5, "na\xEFve");  // "naïve" in ISO 8859-1
+  const std::string message = user_error([&] { load_corpus(corpus_file(latin1)); });
+  EXPECT_THAT(message, HasSubstr("not valid UTF-8 (first bad byte 0xEF at offset 20002)"));
+  EXPECT_THAT(message, HasSubstr("iconv -f LATIN1 -t UTF-8"));
+}
+
+TEST_F(CorpusTest, PipeIsRefusedWithoutReading) {
+  const fs::path fifo = temp_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);  // opening it to read would block for ever
+  EXPECT_THAT(user_error([&] { load_corpus(fifo); }), HasSubstr("is not a regular file"));
+}
+
+// Sparse files: the sizes are real, the disk holds nothing, and nothing is read.
+TEST_F(CorpusTest, FileOverTheSizeLimitIsRefusedBeforeReading) {
+  const fs::path huge = corpus_file("", "huge.txt");
+  fs::resize_file(huge, std::uintmax_t(1) << 30);
+  EXPECT_THAT(user_error([&] { load_corpus(huge); }),
+              HasSubstr(huge.string() + " is 1024 MiB; the limit is 256 MiB"));
+
+  fs::resize_file(huge, kMaxCorpusBytes + 1);
+  EXPECT_THAT(user_error([&] { load_corpus(huge); }), HasSubstr("is 257 MiB; the limit is 256 MiB"));
 }
 
 TEST(ContentHash, StableAndContentSensitive) {

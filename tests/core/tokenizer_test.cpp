@@ -1,5 +1,7 @@
 #include "tokenizer.h"
 
+#include <algorithm>
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -51,6 +53,20 @@ TEST_F(TokenizerTest, RoundTripsALine) {
     EXPECT_LT(id, tokenizer.vocab_size());
   }
   EXPECT_EQ(tokenizer.decode(ids), line);
+}
+
+// A corpus that is one line, far longer than SentencePiece trains on, still gives a
+// tokenizer that has learnt from all of it and encodes the line whole.
+TEST_F(TokenizerTest, CorpusOfOneVeryLongLine) {
+  std::string one_line = synthetic_corpus(200'000);
+  std::replace(one_line.begin(), one_line.end(), '\n', ' ');
+  const Corpus corpus = load_corpus(corpus_file(one_line, "one-line.txt"));
+  const Tokenizer tokenizer = Tokenizer::for_corpus(corpus, 256);
+  EXPECT_EQ(tokenizer.vocab_size(), 256);
+  const std::vector<int> ids = encode_corpus(corpus, tokenizer);
+  EXPECT_GT(ids.size(), one_line.size() / 8);  // merges learnt: fewer tokens than bytes
+  EXPECT_LT(ids.size(), one_line.size() / 2);
+  EXPECT_EQ(tokenizer.decode(ids), one_line.substr(0, one_line.find_last_not_of(' ') + 1));
 }
 
 TEST_F(TokenizerTest, Load) {
