@@ -231,6 +231,7 @@ int main(int argc, char** argv) {
   Options options;
   CLI::App app(kAbout, "normlab-cli");
   app.footer(kFooter);
+  app.set_help_all_flag("--help-all", "Print the help of every command (the man page is made from it)");
   app.set_version_flag("--version", std::string("normlab-cli ") + NORMLAB_VERSION + " (LibTorch " + libtorch_version() + ")");
   CLI::App* train = app.add_subcommand("train", "one run, or the course's five with --preset workshop");
   CLI::App* bench = app.add_subcommand("bench", "time training steps on a device");
