@@ -127,9 +127,10 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, co
     std::fflush(stdout);
   };
   callbacks.on_start = [&](const RunRecord& run) {
-    std::printf("%s  %s on %s; %lld parameters; %lld training / %lld held-out tokens; "
+    std::printf("%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
                 "unigram baseline %.3f nats\n",
                 label.c_str(), run.config.name.c_str(), run.environment.device_name.c_str(),
+                run.environment.precision.c_str(),
                 static_cast<long long>(run.parameters), static_cast<long long>(run.train_tokens),
                 static_cast<long long>(run.heldout_tokens), run.baseline_loss);
     std::fflush(stdout);
@@ -204,8 +205,8 @@ int run_bench(const Options& options) {
     std::fputs(to_json_text(r, config).c_str(), stdout);
     return 0;
   }
-  std::printf("device     %s (LibTorch %s)\n", r.environment.device_name.c_str(),
-              r.environment.libtorch_version.c_str());
+  std::printf("device     %s, %s (LibTorch %s)\n", r.environment.device_name.c_str(),
+              r.environment.precision.c_str(), r.environment.libtorch_version.c_str());
   std::printf("model      %s-norm, %d layers, d_model %d, %d heads, vocab %d: %lld parameters\n",
               to_string(config.model.norm).c_str(), config.model.layers, config.model.d_model,
               config.model.heads, config.model.vocab, static_cast<long long>(r.parameters));

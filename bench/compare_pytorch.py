@@ -7,7 +7,9 @@ token + learned position embeddings; pre- or post-norm blocks of causal
 self-attention (one qkv Linear, scaled_dot_product_attention) and a GELU MLP; output
 tied to the token embedding; mean cross-entropy; AdamW (betas 0.9/0.95, eps 1e-8,
 weight decay 0.1 on tensors with dim >= 2, else 0). Both sides draw random token
-batches (built outside the timed region) and time each step up to `loss.item()`.
+batches (built and moved to the device outside the timed region) and time blocks of
+steps, reading the last loss at the end of each block (a sync per step would charge a GPU
+for idling); the median over blocks is the result.
 
 So that background load hits both sides alike, each round runs the C++ bench (a
 subprocess) and then the Python loop, with the same warm-up and timed steps, and the
@@ -21,6 +23,7 @@ Run from the repository root with the pinned torch that the C++ build links agai
     ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py --batch 8 --context 64
     ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py --threads 1   # steadier on a busy CPU
     ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py --python-only --device cuda
+    python3 bench/compare_pytorch.py --device cuda --compile --cli build/gpu/app/normlab-cli   # scripts/gpu-check.sh
 """
 import argparse
 import json
@@ -108,26 +111,47 @@ def make_optimizer(model, fused):
     return torch.optim.AdamW(groups, lr=LR, betas=(0.9, 0.95), eps=1e-8, **({"fused": True} if fused else {}))
 
 
-def python_run(args, device, fused):
-    """(parameter count, median ms/step) of one eager-PyTorch run, as bench.cpp times it."""
+def python_run(args, device, arm):
+    """(parameter count, median ms/step) of one PyTorch run, timed as bench.cpp times it:
+    batches on the device beforehand, blocks of steps with one sync at the end of each."""
     torch.manual_seed(SEED)
     model = Gpt(args.context, args.norm).to(device)
-    optimizer = make_optimizer(model, fused)
-    generator = torch.Generator().manual_seed(SEED)
-    times = []
-    for i in range(args.warmup + args.steps):
-        ids = torch.randint(0, VOCAB, (args.batch, args.context + 1), generator=generator)
-        inputs, targets = ids[:, :-1].contiguous(), ids[:, 1:].contiguous()
-        start = time.perf_counter()
-        for group in optimizer.param_groups:
-            group["lr"] = LR
+    optimizer = make_optimizer(model, fused="fused" in arm)
+
+    def train_step(inputs, targets):
         optimizer.zero_grad(set_to_none=True)
-        loss = model.loss(inputs.to(device), targets.to(device))
+        loss = model.loss(inputs, targets)
         loss.backward()
         optimizer.step()  # clipping is off by default in NormLab
-        loss.item()  # waits for the device, so the step has finished
-        if i >= args.warmup:
-            times.append(time.perf_counter() - start)
+        return loss
+
+    step = torch.compile(train_step, mode="max-autotune") if "compiled" in arm else train_step
+    generator = torch.Generator().manual_seed(SEED)
+
+    def batches(count):
+        out = []
+        for _ in range(count):
+            ids = torch.randint(0, VOCAB, (args.batch, args.context + 1), generator=generator)
+            out.append((ids[:, :-1].contiguous().to(device), ids[:, 1:].contiguous().to(device)))
+        return out
+
+    def synchronize():
+        if device == "cuda":
+            torch.cuda.synchronize()
+
+    for inputs, targets in batches(args.warmup):  # compiles and autotunes, when compiled
+        step(inputs, targets).item()
+    blocks = min(args.steps, 5)
+    times = []
+    for block in range(blocks):
+        count = args.steps // blocks + (1 if block < args.steps % blocks else 0)
+        todo = batches(count)
+        synchronize()
+        start = time.perf_counter()
+        for inputs, targets in todo:
+            loss = step(inputs, targets)
+        loss.item()  # waits for the device, so the block has finished
+        times.append((time.perf_counter() - start) / count)
     return sum(p.numel() for p in model.parameters()), 1e3 * statistics.median(times)
 
 
@@ -154,6 +178,8 @@ def main():
                         help="CPU threads for both sides; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)")
     parser.add_argument("--python-only", action="store_true", help="skip normlab-cli")
     parser.add_argument("--no-fused", action="store_true", help="skip the fused=True AdamW line")
+    parser.add_argument("--compile", action="store_true",
+                        help="add torch.compile(mode='max-autotune') of the whole step (minutes of autotuning)")
     args = parser.parse_args()
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
@@ -161,6 +187,7 @@ def main():
         torch.set_num_threads(args.threads)  # else torch's default, as the C++ (describe_device)
     default_impl = "foreach" if device == "cuda" else "for-loop"
     python_arms = [f"pytorch ({default_impl})"] + ([] if args.no_fused else ["pytorch (fused)"])
+    python_arms += ["pytorch (compiled, max-autotune)"] if args.compile else []
     arms = ([] if args.python_only else ["normlab"]) + python_arms
     print(f"torch {torch.__version__} on {device} ({torch.get_num_threads()} threads), "
           f"{args.norm}-norm, batch {args.batch} x {args.context}, {args.warmup}+{args.steps} steps "
@@ -172,7 +199,7 @@ def main():
             cli = cli_run(args, device)
             results["normlab"].append(cli["median_ms_per_step"])
         for arm in python_arms:
-            params, ms = python_run(args, device, fused="fused" in arm)
+            params, ms = python_run(args, device, arm)
             results[arm].append(ms)
         if not args.python_only:
             assert params == cli["parameters"], f"parameters: python {params} != normlab {cli['parameters']}"

@@ -50,7 +50,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   if (steps < 1 || warmup < 0) throw UserError("bench needs at least 1 measured step");
   BenchResult result;
   result.environment = describe_device(config.device, config.threads);
-  const torch::Device device = select_device(result.environment);
+  const torch::Device device = prepare_device(config, result.environment);
 
   const ModelConfig& m = config.model;
   Learner learner(config, m.vocab, device);
@@ -63,12 +63,21 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
     return split_windows(torch::tensor(ids, torch::kInt64).view({config.batch_size, m.context + 1}));
   };
 
+  for (int i = 0; i < warmup; ++i) learner.step(to_device(random_batch(), device), config.peak_lr);
+  // Timed in blocks of steps with one sync at the end of each, as training reads losses
+  // in bulk: per-step syncs would charge a GPU for idling. Batches are made beforehand.
+  const int blocks = std::min(steps, 5);
   std::vector<double> times;
-  for (int i = 0; i < warmup + steps; ++i) {
-    const Batch batch = random_batch();
+  for (int block = 0; block < blocks; ++block) {
+    const int count = steps / blocks + (block < steps % blocks ? 1 : 0);
+    std::vector<Batch> batches;
+    for (int i = 0; i < count; ++i) batches.push_back(to_device(random_batch(), device));
+    synchronize(device);
     const double start = now_s();
-    learner.step(batch, config.peak_lr);  // returns the loss, so the step has finished
-    if (i >= warmup) times.push_back(now_s() - start);
+    torch::Tensor loss;
+    for (const Batch& batch : batches) loss = learner.step(batch, config.peak_lr);
+    loss.item<double>();  // read, so the block has finished
+    times.push_back((now_s() - start) / count);
   }
   const double tokens = double(config.batch_size) * m.context;
   // Per token: 6 flop per matmul weight (forward, two backward), plus attention's
@@ -85,6 +94,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
 
 std::string to_json_text(const BenchResult& r, const TrainConfig& config) {
   const nlohmann::json j = {{"device", r.environment.device_name},
+                            {"precision", r.environment.precision},
                             {"libtorch", r.environment.libtorch_version},
                             {"parameters", r.parameters},
                             {"batch", config.batch_size},

@@ -97,6 +97,8 @@ struct TrainConfig {
   double clip_grad_norm = 0.0;  // 0 = no clipping
   std::uint64_t seed = 1337;
   std::string device = "auto";  // auto | cpu | cuda
+  std::string tf32 = "auto";    // auto | on | off: TF32 inside fp32 matmuls on the GPU
+  std::string autocast = "off"; // off | bf16: the forward pass under bf16 autocast
   int threads = 0;              // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
   int eval_interval = 100;
   int eval_batches = 16;

@@ -108,6 +108,22 @@ std::vector<ConfigField> make_fields() {
   device.choices = {{"auto", "Auto"}, {"cpu", "CPU"}, {"cuda", "CUDA GPU"}};
   device.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.device; });
 
+  auto& tf32 = add({"tf32", "tf32", "TF32 matmuls", "TF32 setting",
+                    "let fp32 matmuls on the GPU round their inputs to TF32 (10-bit mantissa): faster, "
+                    "slightly less exact; auto = on GPUs that have it (Ampere on); no effect on the CPU",
+                    S::DeviceAndData, W::Menu});
+  tf32.choices = {{"auto", "Auto"}, {"on", "On"}, {"off", "Off"}};
+  tf32.since_version = 2;  // earlier runs never ran on a GPU
+  tf32.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.tf32; });
+
+  auto& autocast = add({"autocast", "autocast", "Autocast", "autocast",
+                        "run the forward pass in bf16 where torch's autocast deems it safe; "
+                        "off keeps everything in fp32 (the course's numbers)",
+                        S::DeviceAndData, W::Menu});
+  autocast.choices = {{"off", "Off (fp32)"}, {"bf16", "bf16"}};
+  autocast.since_version = 2;
+  autocast.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.autocast; });
+
   auto& threads = whole("threads", "threads", "CPU threads", "threads",
                         "threads LibTorch trains with on the CPU; 0 = OMP_NUM_THREADS, else one per core",
                         S::DeviceAndData, 0, 1024, [](TrainConfig& c) -> int& { return c.threads; });

@@ -63,6 +63,33 @@ const CudaBackend& load_cuda_backend() {
   return backend;
 }
 
+namespace {
+
+// Calls `function` of the CUDA driver with `args` when the driver is loaded; false otherwise.
+template <typename... Args>
+bool call_driver(const char* function, Args... args) {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (!driver) return false;
+  using Function = int (*)(Args...);
+  auto call = reinterpret_cast<Function>(dlsym(driver, function));
+  const bool ok = call && call(args...) == 0;
+  dlclose(driver);
+  return ok;
+}
+
+}  // namespace
+
+std::string cuda_device_name() {
+  char name[256] = {};
+  return call_driver("cuDeviceGetName", name, int(sizeof name), 0) ? name : "CUDA GPU";
+}
+
+int cuda_compute_capability_major() {
+  constexpr int kComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+  int major = 0;
+  return call_driver("cuDeviceGetAttribute", &major, kComputeCapabilityMajor, 0) ? major : 0;
+}
+
 std::string libtorch_version() { return TORCH_VERSION; }
 
 }  // namespace normlab

@@ -18,6 +18,11 @@ struct CudaBackend {
 // that scripts/normlab.sh installs under $XDG_CACHE_HOME/normlab.
 const CudaBackend& load_cuda_backend();
 
+// From the CUDA driver LibTorch loaded, for GPU 0; no CUDA headers needed. The name is
+// "CUDA GPU" and the capability 0 when the driver cannot say.
+std::string cuda_device_name();
+int cuda_compute_capability_major();
+
 // "2.11.0", the LibTorch this program was built against.
 std::string libtorch_version();
 

@@ -33,18 +33,25 @@ Batch split_windows(const torch::Tensor& windows) {
           windows.index({Slice(), Slice(1, context + 1)}).contiguous()};
 }
 
-Batch Dataset::windows(const torch::Tensor& ids, const std::vector<std::int64_t>& starts) const {
-  auto offsets = torch::tensor(starts, torch::kInt64).unsqueeze(1);
-  auto index = offsets + torch::arange(context_ + 1, torch::kInt64).unsqueeze(0);
+Batch Dataset::windows(const torch::Tensor& ids, const torch::Tensor& starts) const {
+  auto index = starts.unsqueeze(1) + torch::arange(context_ + 1, starts.options()).unsqueeze(0);
   return split_windows(ids.take(index));
 }
 
-Batch Dataset::sample_train(int batch_size, std::mt19937_64& rng) const {
-  std::uniform_int_distribution<std::int64_t> pick(0, train_.numel() - context_ - 1);
-  std::vector<std::int64_t> starts(batch_size);
-  for (auto& start : starts) start = pick(rng);
-  return windows(train_, starts);
+void Dataset::to(torch::Device device) {
+  train_ = train_.to(device);
+  heldout_ = heldout_.to(device);
 }
+
+torch::Tensor Dataset::sample_starts(int batch_size, int steps, std::mt19937_64& rng) const {
+  std::uniform_int_distribution<std::int64_t> pick(0, train_.numel() - context_ - 1);
+  auto starts = torch::empty({steps, batch_size}, torch::kInt64);
+  auto* out = starts.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < starts.numel(); ++i) out[i] = pick(rng);
+  return starts;
+}
+
+Batch Dataset::train_windows(const torch::Tensor& starts) const { return windows(train_, starts); }
 
 std::vector<Batch> Dataset::heldout_batches(int batch_size, int count) const {
   const std::int64_t last_start = heldout_.numel() - context_ - 1;
@@ -56,7 +63,7 @@ std::vector<Batch> Dataset::heldout_batches(int batch_size, int count) const {
       const std::int64_t k = std::int64_t(b) * batch_size + i;
       starts[i] = windows_total > 1 ? last_start * k / (windows_total - 1) : 0;
     }
-    batches.push_back(windows(heldout_, starts));
+    batches.push_back(windows(heldout_, torch::tensor(starts, heldout_.options())));
   }
   return batches;
 }

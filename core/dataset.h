@@ -27,8 +27,13 @@ class Dataset {
   static constexpr int kChunkTokens = 2048;
   static constexpr int kHeldoutEvery = 10;
 
-  // Random windows from the training set, drawn from `rng`.
-  Batch sample_train(int batch_size, std::mt19937_64& rng) const;
+  // Moves the token ids to `device`, where batches are then cut without a host copy.
+  void to(torch::Device device);
+  // Start offsets of `steps` batches of `batch_size` random training windows, drawn from
+  // `rng` batch by batch: a (steps, batch_size) int64 tensor on the host.
+  torch::Tensor sample_starts(int batch_size, int steps, std::mt19937_64& rng) const;
+  // The training windows that start at `starts` (int64, on the ids' device).
+  Batch train_windows(const torch::Tensor& starts) const;
   // The same evenly spaced held-out windows on every call.
   std::vector<Batch> heldout_batches(int batch_size, int count) const;
 
@@ -42,7 +47,7 @@ class Dataset {
   const torch::Tensor& heldout_ids() const { return heldout_; }
 
  private:
-  Batch windows(const torch::Tensor& ids, const std::vector<std::int64_t>& starts) const;
+  Batch windows(const torch::Tensor& ids, const torch::Tensor& starts) const;
 
   torch::Tensor train_;
   torch::Tensor heldout_;

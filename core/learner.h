@@ -17,17 +17,21 @@ class Learner {
   // Seeds torch with config.seed before building the model, so runs repeat exactly.
   Learner(const TrainConfig& config, int vocab_size, torch::Device device);
 
-  // One optimiser update at `lr`; returns the batch's training loss (may be non-finite).
-  double step(const Batch& batch, double lr);
-  // Mean loss over `batches`, which must already be on this device.
+  // One optimiser update at `lr` on a batch already on this device. Returns the batch's
+  // training loss as a scalar tensor on the device (may be non-finite): reading it is a
+  // host sync, which the trainer does in bulk.
+  torch::Tensor step(const Batch& batch, double lr);
+  // Mean loss over `batches`, which must already be on this device; one host sync.
   double evaluate(const std::vector<Batch>& batches);
 
   std::int64_t parameter_count() const { return model_->parameter_count(); }
   Gpt& model() { return model_; }
 
  private:
+  void clip_gradients();
+
   const double clip_grad_norm_;  // 0 = off
-  torch::Device device_;
+  const bool autocast_bf16_;
   Gpt model_;
   // Matrices (linear weights, embeddings) decay; biases and norm gains do not, as in GPT-2.
   AdamWGroup decayed_;
@@ -37,7 +41,9 @@ class Learner {
 // Moves a batch to `device`.
 Batch to_device(const Batch& batch, torch::Device device);
 
-// torch::Device for "cpu"/"cuda" as describe_device resolved it; also sets CPU threads.
-torch::Device select_device(const Environment& environment);
+// torch::Device for "cpu"/"cuda" as describe_device resolved it. Also sets what the
+// device computes with: CPU threads, TF32 matmuls on the GPU (config.tf32), and records
+// the resulting precision in environment.precision.
+torch::Device prepare_device(const TrainConfig& config, Environment& environment);
 
 }  // namespace normlab

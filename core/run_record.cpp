@@ -273,7 +273,8 @@ std::string to_json_text(const RunRecord& run) {
                              {"libtorch_version", e.libtorch_version},
                              {"device", e.device},
                              {"device_name", e.device_name},
-                             {"threads", e.threads}}},
+                             {"threads", e.threads},
+                             {"precision", e.precision}}},
             {"parameters", run.parameters},
             {"train_tokens", run.train_tokens},
             {"heldout_tokens", run.heldout_tokens},
@@ -312,6 +313,7 @@ RunRecord from_json_text(const std::string& text) {
                      field<std::string>(env, "device", "environment"),
                      field<std::string>(env, "device_name", "environment"),
                      field<int>(env, "threads", "environment")};
+  if (version >= 2) run.environment.precision = field<std::string>(env, "precision", "environment");
   run.parameters = field<std::int64_t>(j, "parameters", "");
   run.train_tokens = field<std::int64_t>(j, "train_tokens", "");
   run.heldout_tokens = field<std::int64_t>(j, "heldout_tokens", "");

@@ -56,6 +56,7 @@ struct Environment {
   std::string device;       // "cpu" or "cuda"
   std::string device_name;  // "CPU, 2 threads" or the GPU's name
   int threads = 0;
+  std::string precision = "fp32";  // "tf32 matmuls", ", bf16 autocast" added when on
 };
 
 struct RunRecord {

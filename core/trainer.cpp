@@ -1,7 +1,6 @@
 #include "trainer.h"
 
-#include <dlfcn.h>
-
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <random>
@@ -17,18 +16,11 @@ namespace normlab {
 
 namespace {
 
-// The GPU's name from the CUDA driver LibTorch already loaded; no CUDA headers needed.
-std::string cuda_device_name() {
-  using GetName = int (*)(char*, int, int);
-  if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
-    auto get_name = reinterpret_cast<GetName>(dlsym(driver, "cuDeviceGetName"));
-    char name[256] = {};
-    const bool ok = get_name && get_name(name, sizeof name, 0) == 0;
-    dlclose(driver);
-    if (ok) return name;
-  }
-  return "CUDA GPU";
-}
+// A GPU's losses are read at least this often, so the chart still moves live.
+constexpr double kLossReadInterval_s = 0.03;
+constexpr std::size_t kMaxPendingSteps = 512;
+// Batch start offsets are drawn and sent to the device this many steps at a time.
+constexpr int kBatchChunkSteps = 1024;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -68,7 +60,7 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
   if (run.config.name.empty()) run.config.name = default_run_name(run.config);
   const TrainConfig& config = run.config;
   run.environment = describe_device(config.device, config.threads);
-  const torch::Device device = select_device(run.environment);
+  const torch::Device device = prepare_device(config, run.environment);
 
   stage("Reading the corpus");
   const Corpus corpus =
@@ -77,48 +69,95 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
         "-token BPE tokenizer (trained once per corpus, then cached)");
   const Tokenizer tokenizer = Tokenizer::for_corpus(corpus, config.model.vocab);
   stage("Tokenizing the corpus");
-  const Dataset data(encode_corpus(corpus, tokenizer), tokenizer.vocab_size(), config.model.context);
+  Dataset data(encode_corpus(corpus, tokenizer), tokenizer.vocab_size(), config.model.context);
   run.train_tokens = data.train_tokens();
   run.heldout_tokens = data.heldout_tokens();
   run.baseline_loss = data.unigram_baseline();
+  data.to(device);  // batches are cut where the model is
 
   Learner learner(config, tokenizer.vocab_size(), device);
   run.parameters = learner.parameter_count();
-  std::vector<Batch> heldout = data.heldout_batches(config.batch_size, config.eval_batches);
-  for (auto& batch : heldout) batch = to_device(batch, device);
+  const std::vector<Batch> heldout = data.heldout_batches(config.batch_size, config.eval_batches);
+
+  // The run's batches, drawn a chunk of steps at a time in the order a step-by-step draw
+  // would take them, and sent to the device once per chunk rather than once per step.
   std::mt19937_64 rng(config.seed);
+  torch::Tensor starts;
+  auto batch_for = [&](int step) {
+    const int row = (step - 1) % kBatchChunkSteps;
+    if (row == 0) {
+      auto chunk = data.sample_starts(config.batch_size, std::min(kBatchChunkSteps, config.steps - step + 1), rng);
+      starts = device.is_cuda() ? chunk.pin_memory().to(device, /*non_blocking=*/true) : chunk;
+    }
+    return data.train_windows(starts[row]);
+  };
 
   const auto start = std::chrono::steady_clock::now();
+  auto last_read = start;  // when losses were last read; the steps since then share that time
   auto evaluate = [&](int step) {
     run.evals.push_back({step, seconds_since(start), learner.evaluate(heldout)});
     if (callbacks.on_eval) callbacks.on_eval(run.evals.back(), run);
+    last_read = std::chrono::steady_clock::now();  // evaluation time is not training time
+  };
+
+  // Losses wait on the device and are read together: each read is a host sync, which
+  // would leave a GPU idle once per step. The CPU computes synchronously, so there every
+  // step is read at once.
+  struct PendingStep {
+    int step;
+    double lr;
+    torch::Tensor loss;
+  };
+  std::vector<PendingStep> pending;
+  const double tokens_per_step = double(config.batch_size) * config.model.context;
+  // Records the pending steps; false when one's loss was not finite (the run diverged
+  // there, and the steps after it are dropped).
+  auto read_losses = [&]() -> bool {
+    if (pending.empty()) return true;
+    std::vector<torch::Tensor> losses;
+    for (const auto& p : pending) losses.push_back(p.loss);
+    const auto values = torch::stack(losses).to(torch::kCPU, torch::kFloat64);
+    const double block_start = std::chrono::duration<double>(last_read - start).count();
+    const double per_step = seconds_since(last_read) / double(pending.size());
+    bool finite = true;
+    for (std::size_t i = 0; i < pending.size() && finite; ++i) {
+      const double loss = values.data_ptr<double>()[i];
+      run.steps.push_back({pending[i].step, block_start + per_step * double(i + 1), pending[i].lr, loss,
+                           tokens_per_step / per_step});
+      if (callbacks.on_step) callbacks.on_step(run.steps.back());
+      if (!std::isfinite(loss)) {
+        finite = false;
+        run.status = RunStatus::Diverged;
+        run.message = "training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
+                      std::to_string(pending[i].step);
+      }
+    }
+    pending.clear();
+    last_read = std::chrono::steady_clock::now();
+    return finite;
   };
 
   run.status = RunStatus::Running;
   if (callbacks.on_start) callbacks.on_start(run);
   stage("Training");
   evaluate(0);
-  const double tokens_per_step = double(config.batch_size) * config.model.context;
+  const bool read_every_step = !device.is_cuda();
   for (int step = 1; step <= config.steps; ++step) {
     if (cancelled()) {
-      run.status = RunStatus::Stopped;
-      run.message = "stopped by the user after " + std::to_string(step - 1) + " steps";
+      if (read_losses()) {
+        run.status = RunStatus::Stopped;
+        run.message = "stopped by the user after " + std::to_string(step - 1) + " steps";
+      }
       break;
     }
-    const auto step_start = std::chrono::steady_clock::now();
-    const Batch batch = data.sample_train(config.batch_size, rng);
     const double lr = learning_rate(step - 1, config.steps, config.warmup_steps, config.peak_lr);
-    const double loss_value = learner.step(batch, lr);
-    const double step_seconds = seconds_since(step_start);
-    run.steps.push_back({step, seconds_since(start), lr, loss_value, tokens_per_step / step_seconds});
-    if (callbacks.on_step) callbacks.on_step(run.steps.back());
-    if (!std::isfinite(loss_value)) {
-      run.status = RunStatus::Diverged;
-      run.message = "training loss became " + std::string(std::isnan(loss_value) ? "NaN" : "infinite") +
-                    " at step " + std::to_string(step);
-      break;
+    pending.push_back({step, lr, learner.step(batch_for(step), lr)});
+    const bool evaluating = step % config.eval_interval == 0 || step == config.steps;
+    if (read_every_step || evaluating || pending.size() >= kMaxPendingSteps ||
+        seconds_since(last_read) >= kLossReadInterval_s) {
+      if (!read_losses()) break;
     }
-    if (step % config.eval_interval == 0 || step == config.steps) evaluate(step);
+    if (evaluating) evaluate(step);
   }
   if (run.status == RunStatus::Running) run.status = RunStatus::Done;
   return run;

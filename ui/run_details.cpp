@@ -48,8 +48,9 @@ QString run_details_html(const RunEntry& run) {
   html += row(QObject::tr("Data"), QObject::tr("%1: %2 training, %3 held-out tokens")
                                        .arg(corpus.toHtmlEscaped(), count_text(r.train_tokens), count_text(r.heldout_tokens)));
   if (!r.environment.device_name.empty()) {
-    html += row(QObject::tr("Ran on"), QObject::tr("%1, LibTorch %2, NormLab %3")
+    html += row(QObject::tr("Ran on"), QObject::tr("%1 (%2), LibTorch %3, NormLab %4")
                                            .arg(qstr(r.environment.device_name).toHtmlEscaped(),
+                                                qstr(r.environment.precision).toHtmlEscaped(),
                                                 qstr(r.environment.libtorch_version), qstr(r.environment.app_version)));
   }
   if (!r.evals.empty()) {

@@ -63,7 +63,7 @@ TEST_F(DatasetTest, HeldOutComesFromThroughoutTheCorpus) {
 
 TEST_F(DatasetTest, TrainBatchShapesAndShiftedTargets) {
   std::mt19937_64 rng(5);
-  const Batch batch = data_.sample_train(6, rng);
+  const Batch batch = data_.train_windows(data_.sample_starts(6, 1, rng)[0]);
   EXPECT_EQ(batch.inputs.sizes(), (std::vector<std::int64_t>{6, kContext}));
   EXPECT_EQ(batch.targets.sizes(), batch.inputs.sizes());
   EXPECT_EQ(batch.inputs.scalar_type(), torch::kInt64);
@@ -89,11 +89,29 @@ TEST_F(DatasetTest, TrainBatchShapesAndShiftedTargets) {
 TEST_F(DatasetTest, SameSeedSameBatches) {
   std::mt19937_64 a(42), b(42), c(43);
   for (int i = 0; i < 3; ++i) {
-    const Batch x = data_.sample_train(4, a), y = data_.sample_train(4, b), z = data_.sample_train(4, c);
-    EXPECT_TRUE(torch::equal(x.inputs, y.inputs));
-    EXPECT_TRUE(torch::equal(x.targets, y.targets));
-    EXPECT_FALSE(torch::equal(x.inputs, z.inputs));
+    const auto x = data_.sample_starts(4, 1, a), y = data_.sample_starts(4, 1, b), z = data_.sample_starts(4, 1, c);
+    EXPECT_TRUE(torch::equal(x, y));
+    EXPECT_FALSE(torch::equal(x, z));
   }
+}
+
+// The trainer draws a run's batches in chunks of steps; the chunk size must not change them.
+TEST_F(DatasetTest, BatchesDrawnTogetherEqualBatchesDrawnOneByOne) {
+  std::mt19937_64 together(7), one_by_one(7);
+  const auto all = data_.sample_starts(3, 5, together);
+  ASSERT_EQ(all.sizes(), (std::vector<std::int64_t>{5, 3}));
+  for (int step = 0; step < 5; ++step) {
+    EXPECT_TRUE(torch::equal(all[step], data_.sample_starts(3, 1, one_by_one)[0])) << step;
+  }
+}
+
+TEST_F(DatasetTest, BatchesAreCutWhereTheIdsAre) {
+  Dataset moved = data_;
+  moved.to(torch::kCPU);  // the only device here; on a GPU the trainer moves them there
+  std::mt19937_64 rng(3);
+  const auto starts = moved.sample_starts(2, 1, rng)[0];
+  EXPECT_EQ(moved.train_windows(starts).inputs.device(), moved.train_ids().device());
+  EXPECT_TRUE(torch::equal(moved.train_windows(starts).inputs, data_.train_windows(starts).inputs));
 }
 
 TEST_F(DatasetTest, HeldOutBatchesAreFixedAndFromHeldOut) {

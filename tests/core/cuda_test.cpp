@@ -1,0 +1,60 @@
+// The same run on the CPU and on a CUDA GPU, compared step by step. Runs only where
+// LibTorch sees a GPU; elsewhere each test says plainly that it was skipped.
+#include <algorithm>
+#include <cmath>
+
+#include "cuda_backend.h"
+#include "test_support.h"
+#include "trainer.h"
+
+namespace normlab::test {
+namespace {
+
+class CudaTest : public CacheTest {
+ protected:
+  void SetUp() override {
+    CacheTest::SetUp();
+    if (describe_device("auto").device != "cuda") GTEST_SKIP() << "no CUDA GPU here: CPU/CUDA agreement not checked";
+  }
+  TrainConfig config_ = tiny_config(corpus_file(synthetic_corpus()));
+};
+
+// Tolerance: both sides compute in fp32 (TF32 off) from the same weights and batches and
+// differ only in summation order, about 1e-6 relative per reduction, so the first loss
+// (about 5.5 nats) agrees to 1e-4. Each AdamW update divides by the gradient's own scale,
+// so those rounding differences enter the weights at up to lr × 1e-6 per step and the
+// losses drift apart slowly: at lr 1e-3, pre-norm, 50 steps, 2e-3 nats leaves 20× room
+// over that estimate while still failing on a wrong kernel or a batch off by one token.
+TEST_F(CudaTest, SameRunOnCpuAndCudaAgreesOverFiftySteps) {
+  config_.steps = 50;
+  config_.eval_interval = 25;
+  config_.peak_lr = 1e-3;
+  config_.tf32 = "off";
+  config_.device = "cpu";
+  const RunRecord cpu = train(config_);
+  config_.device = "cuda";
+  const RunRecord cuda = train(config_);
+  ASSERT_EQ(cuda.environment.precision, "fp32");
+  ASSERT_EQ(cpu.steps.size(), 50u);
+  ASSERT_EQ(cuda.steps.size(), 50u);
+  EXPECT_NEAR(cpu.steps[0].train_loss, cuda.steps[0].train_loss, 1e-4);
+  double worst = 0;
+  for (std::size_t i = 0; i < cpu.steps.size(); ++i) {
+    worst = std::max(worst, std::abs(cpu.steps[i].train_loss - cuda.steps[i].train_loss));
+  }
+  EXPECT_LT(worst, 2e-3);
+  ASSERT_EQ(cpu.evals.size(), cuda.evals.size());
+  for (std::size_t i = 0; i < cpu.evals.size(); ++i) {
+    EXPECT_NEAR(cpu.evals[i].val_loss, cuda.evals[i].val_loss, 2e-3) << "evaluation " << i;
+  }
+}
+
+TEST_F(CudaTest, Tf32IsOnByDefaultOnGpusThatHaveIt) {
+  config_.steps = 2;
+  config_.device = "cuda";
+  const RunRecord run = train(config_);
+  EXPECT_EQ(run.environment.precision, cuda_compute_capability_major() >= 8 ? "tf32 matmuls" : "fp32");
+}
+
+}  // namespace
+}  // namespace normlab::test
