@@ -89,9 +89,15 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
   std::mt19937_64 rng(config.seed);
 
   const auto start = std::chrono::steady_clock::now();
+  auto last_save = start;
+  auto save = [&] {
+    last_save = std::chrono::steady_clock::now();
+    if (callbacks.on_save_due) callbacks.on_save_due(run);
+  };
   auto evaluate = [&](int step) {
     run.evals.push_back({step, seconds_since(start), learner.evaluate(heldout)});
     if (callbacks.on_eval) callbacks.on_eval(run.evals.back(), run);
+    save();
   };
 
   run.status = RunStatus::Running;
@@ -119,6 +125,7 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
       break;
     }
     if (step % config.eval_interval == 0 || step == config.steps) evaluate(step);
+    else if (seconds_since(last_save) >= kSaveIntervalSeconds) save();
   }
   if (run.status == RunStatus::Running) run.status = RunStatus::Done;
   return run;
