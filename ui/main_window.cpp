@@ -299,7 +299,7 @@ void MainWindow::update_actions() {
   start_action_->setEnabled(settings_->problem().isEmpty());
   stop_action_->setEnabled(busy);
   stop_all_action_->setEnabled(busy);
-  resume_queue_action_->setEnabled(std::any_of(store_->runs().begin(), store_->runs().end(), [this](const RunEntry& run) {
+  start_queued_action_->setEnabled(std::any_of(store_->runs().begin(), store_->runs().end(), [this](const RunEntry& run) {
     return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id);
   }));
   course_action_->setEnabled(device_known_);

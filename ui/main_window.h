@@ -127,7 +127,7 @@ class MainWindow : public QMainWindow {
   QAction* start_action_ = nullptr;
   QAction* stop_action_ = nullptr;
   QAction* stop_all_action_ = nullptr;
-  QAction* resume_queue_action_ = nullptr;
+  QAction* start_queued_action_ = nullptr;
   QAction* course_action_ = nullptr;
   QAction* import_action_ = nullptr;
   QAction* export_json_action_ = nullptr;

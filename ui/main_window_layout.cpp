@@ -47,9 +47,9 @@ void MainWindow::build_actions() {
   stop_all_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Period);
   connect(stop_all_action_, &QAction::triggered, this, &MainWindow::stop_all);
 
-  resume_queue_action_ = new QAction(tr("Start queued runs"), this);
-  resume_queue_action_->setToolTip(tr("Train the runs still queued when NormLab last ended, in their order"));
-  connect(resume_queue_action_, &QAction::triggered, this, &MainWindow::start_queued_runs);
+  start_queued_action_ = new QAction(tr("Start queued runs"), this);
+  start_queued_action_->setToolTip(tr("Train the runs still queued when NormLab last ended, in their order"));
+  connect(start_queued_action_, &QAction::triggered, this, &MainWindow::start_queued_runs);
 
   course_action_ = new QAction(tr("Course experiment (5 runs)"), this);
   course_action_->setToolTip(tr("Queue the plate's five runs: pre- and post-norm at 1e-3 and 6e-3 with a 30-step warmup, "
@@ -116,7 +116,7 @@ void MainWindow::build_menus() {
   run->addAction(start_action_);
   run->addAction(stop_action_);
   run->addAction(stop_all_action_);
-  run->addAction(resume_queue_action_);
+  run->addAction(start_queued_action_);
   run->addSeparator();
   run->addAction(course_action_);
   run->addSeparator();

@@ -359,10 +359,14 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
 TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
   TrainConfig config = test::tiny_config(folder_.filePath(QStringLiteral("no-such-corpus.txt")));
   const int id = window_->queue_run(config);
-  window_->queue_run(config);  // queued behind it: dropped with it
+  const QString dropped_file = window_->store().find(window_->queue_run(config))->file;  // dropped with it
+  ASSERT_TRUE(QFile::exists(dropped_file));  // saved as queued
   ASSERT_TRUE(test::wait_until([&] { return !errors_.isEmpty(); }, 60'000));
   EXPECT_EQ(status(id), RunStatus::Failed);
   EXPECT_EQ(window_->store().runs().size(), 1u);
+  // Neither comes back queued in the next session.
+  EXPECT_EQ(read_json(window_->store().find(id)->file.toStdString()).status, RunStatus::Failed);
+  EXPECT_FALSE(QFile::exists(dropped_file));
   EXPECT_TRUE(errors_.front().contains(QStringLiteral("no-such-corpus"))) << errors_.front().toStdString();
 }
 
