@@ -2,6 +2,7 @@
 // and exits with status 0; killed, it loses at most the last few seconds.
 #include <gtest/gtest.h>
 
+#include <QCoreApplication>
 #include <QDir>
 #include <optional>
 #include <QProcess>
@@ -111,6 +112,8 @@ TEST_F(App, KilledDuringTrainingComesBackInterruptedWithItsPoints) {
     ADD_FAILURE() << title.toStdString() << ": " << text.toStdString();
   };
   MainWindow next(options);
+  next.show();
+  QCoreApplication::processEvents();  // a damaged-file report would come now
   ASSERT_EQ(next.store().runs().size(), 1u);
   const RunRecord& back = next.store().runs().front().record;
   EXPECT_EQ(back.status, RunStatus::Interrupted);
