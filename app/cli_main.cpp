@@ -39,7 +39,8 @@ Examples:
   normlab-cli bench --device cuda --json            time training steps
 
 Each run writes DIR/<name>.json (the full record) and DIR/<name>.csv (one row per
-step), rewritten atomically at every evaluation, so an interrupted run keeps its points.
+step), rewritten atomically at every evaluation and at least every %g seconds, so a
+killed run keeps its points up to then (the app shows it as interrupted).
 Ctrl-C stops the current run after its step and keeps what it has.)";
 
 std::atomic<bool> g_cancel{false};
@@ -116,7 +117,7 @@ void save(const RunRecord& run, const fs::path& out) {
   write_csv({run}, out / (stem + ".csv"));
 }
 
-// Trains one run with a live progress line; files are refreshed at every evaluation.
+// Trains one run with a live progress line; files are refreshed whenever the trainer says.
 RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, const std::string& label) {
   const bool tty = isatty(STDOUT_FILENO);
   double last_val = std::nan(""), last_print = -1;
@@ -146,10 +147,8 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, co
                 last_val, token_rate.value(), duration_text(eta).c_str(), tty ? "" : "\n");
     std::fflush(stdout);
   };
-  callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
-    last_val = e.val_loss;
-    save(run, out);
-  };
+  callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord&) { last_val = e.val_loss; };
+  callbacks.on_save_due = [&](const RunRecord& run) { save(run, out); };
   RunRecord run = train(config, callbacks, &g_cancel);
   if (tty) std::printf("\n");
   save(run, out);
@@ -231,7 +230,9 @@ std::string one_line(std::string text) {
 int main(int argc, char** argv) {
   Options options;
   CLI::App app(kAbout, "normlab-cli");
-  app.footer(kFooter);
+  char footer[1024];
+  std::snprintf(footer, sizeof footer, kFooter, kSaveIntervalSeconds);
+  app.footer(footer);
   app.set_help_all_flag("--help-all", "Print the help of every command (the man page is made from it)");
   app.set_version_flag("--version", std::string("normlab-cli ") + NORMLAB_VERSION + " (LibTorch " + libtorch_version() + ")");
   CLI::App* train = app.add_subcommand("train", "one run, or the course's five with --preset workshop");

@@ -20,7 +20,7 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kSchemaName = "normlab.run";
-const char* const kStatusNames[] = {"queued", "running", "done", "stopped", "diverged", "failed"};
+const char* const kStatusNames[] = {"queued", "running", "done", "stopped", "diverged", "failed", "interrupted"};
 
 // JSON has no NaN or infinity: a diverged loss is written as null.
 json number(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
@@ -254,9 +254,9 @@ void RunRecord::add_point(const SeriesPoint& point) {
   found->values.insert(found->values.end(), point.values.begin(), point.values.end());
 }
 
-bool stop_if_unfinished(RunRecord& run, const std::string& why) {
-  if (run.status != RunStatus::Running && run.status != RunStatus::Queued) return false;
-  run.status = RunStatus::Stopped;
+bool mark_interrupted(RunRecord& run, const std::string& why) {
+  if (run.status != RunStatus::Running) return false;
+  run.status = RunStatus::Interrupted;
   run.message = why;
   return true;
 }

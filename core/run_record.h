@@ -12,7 +12,8 @@
 
 namespace normlab {
 
-enum class RunStatus { Queued, Running, Done, Stopped, Diverged, Failed };
+// Stopped: by the user. Interrupted: the process ended (killed, crashed) while it ran.
+enum class RunStatus { Queued, Running, Done, Stopped, Diverged, Failed, Interrupted };
 std::string to_string(RunStatus status);
 RunStatus parse_status(const std::string& text);
 
@@ -79,9 +80,10 @@ struct RunRecord {
   void add_point(const SeriesPoint& point);
 };
 
-// A run a file shows as queued or running was cut short (the app ended, or it was
-// exported mid-run): it becomes Stopped with `why` as its message. True if it changed.
-bool stop_if_unfinished(RunRecord& run, const std::string& why);
+// A run a file shows as running was cut short (its process ended, or it was exported
+// mid-run): it becomes Interrupted with `why` as its message. Queued runs stay queued.
+// True if it changed.
+bool mark_interrupted(RunRecord& run, const std::string& why);
 
 // Version 2 added named series and the fields marked since_version 2; version-1 files
 // still load, with those fields at their defaults.

@@ -93,10 +93,16 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
   };
 
   const auto start = std::chrono::steady_clock::now();
+  auto last_save = start;
+  auto save = [&] {
+    last_save = std::chrono::steady_clock::now();
+    if (callbacks.on_save_due) callbacks.on_save_due(run);
+  };
   auto last_read = start;  // when losses were last read; the steps since then share that time
   auto evaluate = [&](int step) {
     run.evals.push_back({step, seconds_since(start), learner.evaluate(heldout)});
     if (callbacks.on_eval) callbacks.on_eval(run.evals.back(), run);
+    save();
     last_read = std::chrono::steady_clock::now();  // evaluation time is not training time
   };
 
@@ -158,6 +164,7 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
       if (!read_losses()) break;
     }
     if (evaluating) evaluate(step);
+    else if (seconds_since(last_save) >= kSaveIntervalSeconds) save();
   }
   if (run.status == RunStatus::Running) run.status = RunStatus::Done;
   return run;

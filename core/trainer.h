@@ -17,7 +17,13 @@ struct TrainCallbacks {
   // A further statistic's values at a step, already added to the record: per-layer
   // views subscribe here without the trainer, worker or store knowing their names.
   std::function<void(const SeriesPoint& point)> on_point;
+  // The record as it stands, to be written to disk (the CLI and the app both save here):
+  // after every evaluation and, between them, once kSaveIntervalSeconds have passed since
+  // the last save, so a killed process loses at most that much training.
+  std::function<void(const RunRecord& run)> on_save_due;
 };
+
+inline constexpr double kSaveIntervalSeconds = 5;
 
 // Runs to completion, cancellation (status Stopped, points kept) or divergence
 // (status Diverged). Throws UserError for bad config or input, before training starts.

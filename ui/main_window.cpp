@@ -22,6 +22,7 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -157,13 +158,28 @@ void MainWindow::restore_session() {
     const int id = store_->add(record, file);
     if (hidden.contains(QFileInfo(file).fileName())) store_->set_visible(id, false);
   }
-  if (!restored.problems.isEmpty()) {
-    statusBar()->showMessage(tr("%n saved run(s) could not be read: %1", nullptr, int(restored.problems.size()))
-                                 .arg(restored.problems.join(QStringLiteral("; "))),
-                             kStatusMessageMs * 2);
-  } else if (!restored.runs.empty()) {
-    statusBar()->showMessage(tr("%n run(s) restored from %1", nullptr, int(restored.runs.size())).arg(archive_->folder()),
-                             kStatusMessageMs);
+  if (!restored.runs.empty()) {
+    const auto waiting = std::count_if(restored.runs.begin(), restored.runs.end(),
+                                       [](const auto& run) { return run.first.status == RunStatus::Queued; });
+    QString text = tr("%n run(s) restored from %1", nullptr, int(restored.runs.size())).arg(archive_->folder());
+    if (waiting > 0) text += tr("; %n still queued: Run > Start queued runs trains them", nullptr, int(waiting));
+    statusBar()->showMessage(text, kStatusMessageMs * (waiting > 0 ? 4 : 1));
+  }
+  if (!restored.damaged.isEmpty() || !restored.unmovable.isEmpty()) {
+    QString text;
+    if (!restored.damaged.isEmpty()) {
+      text += tr("%n saved run(s) could not be read. They were moved to %1, so they are not read again; "
+                 "nothing was deleted.\n\n%2",
+                 nullptr, int(restored.damaged.size()))
+                  .arg(archive_->damaged_folder(), restored.damaged.join(QStringLiteral("\n")));
+    }
+    if (!restored.unmovable.isEmpty()) {
+      if (!text.isEmpty()) text += QStringLiteral("\n\n");
+      text += tr("%n saved run(s) could not be read, nor moved to %1:\n\n%2", nullptr, int(restored.unmovable.size()))
+                  .arg(archive_->damaged_folder(), restored.unmovable.join(QStringLiteral("\n")));
+    }
+    // Once the window is up, so the message has it as its parent.
+    QTimer::singleShot(0, this, [this, text] { report(tr("Damaged saved runs"), text); });
   }
 }
 
@@ -217,7 +233,13 @@ int MainWindow::queue_run(TrainConfig config) {
   config.name = store_->unique_name(qstr(config.name)).toStdString();
   record.config = config;
   record.status = RunStatus::Queued;
-  const int id = store_->add(record, archive_->new_path(qstr(config.name)));
+  const QString file = archive_->new_path(qstr(config.name));
+  try {
+    write_json(record, file.toStdString());  // so a run still queued when NormLab ends comes back
+  } catch (const std::exception&) {
+    // The worker reports a folder that refuses writes when it saves the run (once per run).
+  }
+  const int id = store_->add(record, file);
   queue_->enqueue(id);
   return id;
 }
@@ -254,6 +276,13 @@ void MainWindow::start_course_experiment() {
                            kStatusMessageMs * 2);
 }
 
+void MainWindow::start_queued_runs() {
+  for (const RunEntry& run : store_->runs()) {
+    if (run.record.status == RunStatus::Queued && !queue_->is_queued(run.id)) queue_->enqueue(run.id);
+  }
+  update_actions();
+}
+
 void MainWindow::stop_run() {
   if (!queue_->busy()) return;
   queue_->stop_current();
@@ -270,6 +299,9 @@ void MainWindow::update_actions() {
   start_action_->setEnabled(settings_->problem().isEmpty());
   stop_action_->setEnabled(busy);
   stop_all_action_->setEnabled(busy);
+  start_queued_action_->setEnabled(std::any_of(store_->runs().begin(), store_->runs().end(), [this](const RunEntry& run) {
+    return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id);
+  }));
   course_action_->setEnabled(device_known_);
   const QList<int> selected = selected_runs();
   const bool removable = !selected.isEmpty() && !selected.contains(queue_->running_id());
@@ -368,7 +400,6 @@ void MainWindow::remove_runs(const QList<int>& run_ids) {
   if (!yes) return;
   for (int id : removable) {
     queue_->dequeue(id);
-    if (const RunEntry* run = store_->find(id); run && !run->file.isEmpty()) QFile::remove(run->file);
     store_->remove(id);
   }
   update_actions();

@@ -46,6 +46,9 @@ class MainWindow : public QMainWindow {
   void start_course_experiment();
   void stop_run();
   void stop_all();
+  // Queues, in their order, the runs that are queued but not waiting in the queue (those
+  // still queued when NormLab last ended, or imported so).
+  void start_queued_runs();
   // Adds runs from JSON files. All or nothing: one bad file and none is added, and the
   // errors are reported. Returns how many were added.
   int import_runs(const QStringList& files);
@@ -124,6 +127,7 @@ class MainWindow : public QMainWindow {
   QAction* start_action_ = nullptr;
   QAction* stop_action_ = nullptr;
   QAction* stop_all_action_ = nullptr;
+  QAction* start_queued_action_ = nullptr;
   QAction* course_action_ = nullptr;
   QAction* import_action_ = nullptr;
   QAction* export_json_action_ = nullptr;

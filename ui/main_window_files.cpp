@@ -35,7 +35,7 @@ int MainWindow::import_runs(const QStringList& files) {
   QStringList unsaved;
   for (RunRecord& record : records) {
     record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
-    stop_if_unfinished(record, "interrupted: exported before the run finished");
+    mark_interrupted(record, "the file was saved while the run trained; it ends there");
     QString file = archive_->new_path(qstr(record.config.name));
     try {
       write_json(record, file.toStdString());  // a copy, so it comes back next time

@@ -47,6 +47,10 @@ void MainWindow::build_actions() {
   stop_all_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Period);
   connect(stop_all_action_, &QAction::triggered, this, &MainWindow::stop_all);
 
+  start_queued_action_ = new QAction(tr("Start queued runs"), this);
+  start_queued_action_->setToolTip(tr("Train the runs still queued when NormLab last ended, in their order"));
+  connect(start_queued_action_, &QAction::triggered, this, &MainWindow::start_queued_runs);
+
   course_action_ = new QAction(tr("Course experiment (5 runs)"), this);
   course_action_->setToolTip(tr("Queue the plate's five runs: pre- and post-norm at 1e-3 and 6e-3 with a 30-step warmup, "
                                 "and post-norm at 1e-3 with a long warmup; the course's model on the chosen corpus"));
@@ -112,6 +116,7 @@ void MainWindow::build_menus() {
   run->addAction(start_action_);
   run->addAction(stop_action_);
   run->addAction(stop_all_action_);
+  run->addAction(start_queued_action_);
   run->addSeparator();
   run->addAction(course_action_);
   run->addSeparator();
@@ -238,8 +243,13 @@ void MainWindow::build_run_dock() {
 }
 
 void MainWindow::build_status_bar() {
+  stage_label_->setObjectName(QStringLiteral("stageLabel"));
   stage_label_->setMinimumWidth(200);
   statusBar()->addWidget(stage_label_, 1);
+  // A message replaces the stage text rather than being drawn over it, even when it was
+  // shown before the window was.
+  connect(statusBar(), &QStatusBar::messageChanged, stage_label_,
+          [this](const QString& message) { stage_label_->setVisible(message.isEmpty()); });
   rate_label_->setToolTip(tr("Training tokens per second, smoothed"));
   lr_label_->setToolTip(tr("Learning rate of the latest step"));
   run_progress_->setToolTip(tr("The running run: steps done and time left"));

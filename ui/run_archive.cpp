@@ -10,12 +10,16 @@ namespace normlab::ui {
 
 RunArchive::RunArchive(QString folder) : folder_(std::move(folder)) { QDir().mkpath(folder_); }
 
-QString RunArchive::new_path(const QString& run_name) const {
-  const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+QString RunArchive::new_path(const QString& run_name) {
+  const QDateTime now = QDateTime::currentDateTime();
+  last_stamp_ = last_stamp_.isValid() && now <= last_stamp_ ? last_stamp_.addMSecs(1) : now;
+  const QString stamp = last_stamp_.toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
   const std::string base = QDir(folder_).filePath(stamp + '-' + qstr(file_stem(run_name.toStdString()))).toStdString();
   return qstr(first_free_name([&](int n) { return n == 1 ? base + ".json" : base + "-" + std::to_string(n) + ".json"; },
                               [](const std::string& path) { return QFile::exists(qstr(path)); }));
 }
+
+QString RunArchive::damaged_folder() const { return QDir(folder_).filePath(QStringLiteral("damaged")); }
 
 RunArchive::Restored RunArchive::restore() const {
   Restored restored;
@@ -24,10 +28,15 @@ RunArchive::Restored RunArchive::restore() const {
     const QString path = dir.filePath(name);
     try {
       RunRecord run = read_json(path.toStdString());
-      stop_if_unfinished(run, "interrupted: NormLab ended before the run finished");
+      mark_interrupted(run, "NormLab or normlab-cli ended while it trained; its points up to the last save are kept");
       restored.runs.emplace_back(std::move(run), path);
     } catch (const std::exception& error) {
-      restored.problems << QStringLiteral("%1: %2").arg(name, QString::fromUtf8(error.what()));
+      const QString problem = QStringLiteral("%1: %2").arg(name, QString::fromUtf8(error.what()));
+      const QString target = qstr(first_free_name(
+          [&](int n) { return QDir(damaged_folder()).filePath(n == 1 ? name : QStringLiteral("%1-%2").arg(n).arg(name)).toStdString(); },
+          [](const std::string& candidate) { return QFile::exists(qstr(candidate)); }));
+      if (QDir().mkpath(damaged_folder()) && QFile::rename(path, target)) restored.damaged << problem;
+      else restored.unmovable << problem;
     }
   }
   return restored;

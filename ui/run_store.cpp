@@ -1,5 +1,6 @@
 #include "run_store.h"
 
+#include <QFile>
 #include <QFont>
 #include <algorithm>
 #include <cmath>
@@ -37,6 +38,7 @@ int RunStore::add(RunRecord record, const QString& file) {
 void RunStore::remove(int id) {
   const int row = row_of(id);
   if (row < 0) return;
+  if (const QString& file = runs_[std::size_t(row)].file; !file.isEmpty()) QFile::remove(file);
   beginRemoveRows({}, row, row);
   runs_.erase(runs_.begin() + row);
   endRemoveRows();
@@ -159,7 +161,8 @@ QVariant status_colour(RunStatus status) {
   switch (status) {
     case RunStatus::Diverged:
     case RunStatus::Failed: return QColor(0xb71c1c);
-    case RunStatus::Stopped: return QColor(0x9a6400);
+    case RunStatus::Stopped:
+    case RunStatus::Interrupted: return QColor(0x9a6400);
     case RunStatus::Running: return QColor(0x1f5fb0);
     case RunStatus::Queued: return QColor(0x757575);
     case RunStatus::Done: break;

@@ -27,6 +27,7 @@ class RunStore : public QAbstractTableModel {
 
   // Adds a run at the end with the next shade of its colour family; returns its id.
   int add(RunRecord record, const QString& file);
+  // Removes the run and deletes its file in the data folder (exported copies stay).
   void remove(int id);
 
   const std::vector<RunEntry>& runs() const { return runs_; }

@@ -59,11 +59,11 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
     pending_points.push_back(point);
     flush_when_due();
   };
-  callbacks.on_eval = [&](const EvalMetrics& eval, const RunRecord& run) {
+  callbacks.on_eval = [&](const EvalMetrics& eval, const RunRecord&) {
     flush();
     emit evaluated(run_id, eval);
-    save(run);
   };
+  callbacks.on_save_due = save;
   try {
     const RunRecord run = normlab::train(config, callbacks, &cancel_);
     flush();

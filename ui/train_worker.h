@@ -16,8 +16,8 @@ class TrainWorker : public QObject {
   // Checked by the trainer before every step. Safe from any thread.
   std::atomic<bool>& cancel_flag() { return cancel_; }
 
-  // Trains one run; `save_path` receives the record at every evaluation and at the end,
-  // so killing the app loses at most the steps since the last evaluation.
+  // Trains one run; `save_path` receives the record whenever the trainer says a save is
+  // due (at evaluations and every few seconds) and at the end.
   void train(int run_id, const TrainConfig& config, const QString& save_path);
   // Finds what "auto" means here (loads the CUDA driver if there is one: can take a moment).
   void probe_device();

@@ -125,6 +125,14 @@ void TrainingQueue::on_finished(int run_id, const RunRecord& run) {
 void TrainingQueue::on_failed(int run_id, const QString& message) {
   if (run_id != running_id_) return;
   store_.set_status(run_id, RunStatus::Failed, message);
+  // Its file still says queued (or running): it must not come back so.
+  if (const RunEntry* run = store_.find(run_id); run && !run->file.isEmpty()) {
+    try {
+      write_json(run->record, run->file.toStdString());
+    } catch (const std::exception& error) {
+      emit save_failed(run_id, QString::fromStdString(error.what()));
+    }
+  }
   // The runs behind it most likely share its cause (a corpus, a device); drop them.
   const int dropped = int(pending_.size());
   for (int id : std::exchange(pending_, {})) store_.remove(id);

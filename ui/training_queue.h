@@ -36,6 +36,8 @@ class TrainingQueue : public QObject {
   void enqueue(int run_id);
   // Takes a queued run out of the queue (not out of the store); false if it was not queued.
   bool dequeue(int run_id);
+  // True while the run waits in the queue or trains.
+  bool is_queued(int run_id) const { return run_id == running_id_ || pending_.contains(run_id); }
   // Stops the running run after its current step; its points stay. The queue goes on.
   void stop_current();
   // Stops the running run and removes every queued run from the store.

@@ -1,10 +1,16 @@
 // Runs the normlab-cli binary (NORMLAB_CLI, set by CMake) as a user would.
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
 
 #include "test_support.h"
+#include "run_record.h"
 #include "trainer.h"
 
 namespace normlab::test {
@@ -57,6 +63,83 @@ TEST_F(CliTest, TrainWritesRunFiles) {
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
   // The tokenizer went to this test's cache.
   EXPECT_FALSE(fs::is_empty(cache_dir() / "tokenizers"));
+}
+
+// kill -9 mid-run: the files on disk are whole and hold every step up to the last save,
+// which is never more than kSaveIntervalSeconds old (evaluations are too rare to help here).
+TEST_F(CliTest, KilledRunKeepsItsPointsUpToTheLastSave) {
+  corpus_file(synthetic_corpus());
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::chdir(temp_.path().c_str());
+    ::execl("/bin/sh", "sh", "-c",
+            "exec '" NORMLAB_CLI "' train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 "
+            "--heads 1 --context 8 --batch 2 --vocab 256 --steps 10000000 --eval-interval 10000000 "
+            "--eval-batches 1 --name killed --out runs > stdout.txt 2> stderr.txt",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  using Clock = std::chrono::steady_clock;
+  const fs::path json_file = temp_ / "runs" / "killed.json";
+  auto saved = [&]() -> std::optional<RunRecord> {
+    try {
+      return read_json(json_file);
+    } catch (const UserError&) {
+      return std::nullopt;  // not written yet: every write is atomic, so never half a file
+    }
+  };
+  // Polls until `done(run)` or `seconds` pass; the last run read, if any.
+  std::optional<RunRecord> last;
+  auto wait_for = [&](double seconds, auto done) {
+    for (const auto until = Clock::now() + std::chrono::duration<double>(seconds); Clock::now() < until;) {
+      if (auto run = saved()) {
+        last = run;
+        if (done(*run)) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  auto steps_of = [](const RunRecord& run) { return run.steps.empty() ? 0 : run.steps.back().step; };
+
+  // The first save follows the step-0 evaluation, when training starts.
+  const bool started = wait_for(120, [](const RunRecord&) { return true; });
+  const auto training_started = Clock::now();
+  ASSERT_TRUE(started) << read_file(temp_ / "stderr.txt");
+  ASSERT_EQ(steps_of(*last), 0);
+  // Two saves by time, with no evaluation between them.
+  ASSERT_TRUE(wait_for(kSaveIntervalSeconds + 10, [&](const RunRecord& run) { return steps_of(run) > 0; }));
+  const RunRecord first = *last;
+  ASSERT_TRUE(wait_for(kSaveIntervalSeconds + 10, [&](const RunRecord& run) { return steps_of(run) > steps_of(first); }));
+  const RunRecord second = *last;
+  // Saved after the first step that ended once the interval had passed, not later: on a
+  // busy machine that step itself may be slow. (The step's report runs between the
+  // trainer's two clock readings; 0.2 s allows for it on a loaded machine.)
+  const double since_last_save = second.steps.back().wall_s - first.steps.back().wall_s;
+  const double one_step_earlier = second.steps.end()[-2].wall_s - first.steps.back().wall_s;
+  EXPECT_GT(since_last_save, kSaveIntervalSeconds - 0.2);
+  EXPECT_LT(one_step_earlier, kSaveIntervalSeconds + 0.2) << "a save by time came late";
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // half way to the next save
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  const double killed_at = std::chrono::duration<double>(Clock::now() - training_started).count();
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  const RunRecord kept = read_json(json_file);
+  EXPECT_EQ(kept.status, RunStatus::Running);  // as saved: readers show it as interrupted
+  ASSERT_GE(steps_of(kept), steps_of(second));
+  for (std::size_t i = 0; i < kept.steps.size(); ++i) ASSERT_EQ(kept.steps[i].step, int(i) + 1);
+  ASSERT_EQ(kept.evals.size(), 1u);
+  // Lost: the training time between the last save and the kill (short by the step-0
+  // evaluation and one poll, a few milliseconds, as training_started is seen after them).
+  EXPECT_LT(killed_at - kept.steps.back().wall_s, kSaveIntervalSeconds + 1);
+  // The CSV was saved with it: a header and one row per step.
+  EXPECT_EQ(read_lines(temp_ / "runs" / "killed.csv").size(), kept.steps.size() + 1);
+  // Nothing half-written beside them.
+  EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
 }
 
 TEST_F(CliTest, DeviceCuda) {

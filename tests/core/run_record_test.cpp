@@ -146,7 +146,7 @@ TEST_F(RunRecordTest, StatusNamesAndFinalValLoss) {
   EXPECT_TRUE(std::isnan(run.final_val_loss()));
 
   for (auto status : {RunStatus::Queued, RunStatus::Running, RunStatus::Done, RunStatus::Stopped,
-                      RunStatus::Diverged, RunStatus::Failed}) {
+                      RunStatus::Diverged, RunStatus::Failed, RunStatus::Interrupted}) {
     EXPECT_EQ(parse_status(to_string(status)), status);
   }
   EXPECT_THAT(user_error([] { parse_status("exploded"); }), HasSubstr("exploded"));
@@ -309,15 +309,18 @@ TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   for (const auto& line : lines) EXPECT_EQ(std::count(line.begin(), line.end(), ','), 8) << line;
 }
 
-TEST_F(RunRecordTest, StopIfUnfinished) {
+TEST_F(RunRecordTest, OnlyARunningRunIsMarkedInterrupted) {
   RunRecord run = sample_run();
   run.status = RunStatus::Running;
-  EXPECT_TRUE(stop_if_unfinished(run, "interrupted"));
-  EXPECT_EQ(run.status, RunStatus::Stopped);
-  EXPECT_EQ(run.message, "interrupted");
-  run.status = RunStatus::Done;
-  EXPECT_FALSE(stop_if_unfinished(run, "again"));
-  EXPECT_EQ(run.status, RunStatus::Done);
+  EXPECT_TRUE(mark_interrupted(run, "its process ended"));
+  EXPECT_EQ(run.status, RunStatus::Interrupted);
+  EXPECT_EQ(run.message, "its process ended");
+  EXPECT_EQ(from_json_text(to_json_text(run)).status, RunStatus::Interrupted);
+  for (RunStatus kept : {RunStatus::Queued, RunStatus::Done, RunStatus::Stopped}) {
+    run.status = kept;
+    EXPECT_FALSE(mark_interrupted(run, "again"));
+    EXPECT_EQ(run.status, kept);
+  }
 }
 
 TEST_F(RunRecordTest, AtomicWriteReplacesContents) {

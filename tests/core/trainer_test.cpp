@@ -97,12 +97,20 @@ TEST_F(TrainerTest, CallbacksCalled) {
   callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
     evals.push_back(e.step);
     EXPECT_EQ(run.evals.back().step, e.step);
-    EXPECT_EQ(int(run.steps.size()), e.step);  // the record is current when saved
+    EXPECT_EQ(int(run.steps.size()), e.step);
+  };
+  // A short run saves after each evaluation only (saves by time are tested on the CLI),
+  // and the record it gets is current.
+  std::vector<int> saves;
+  callbacks.on_save_due = [&](const RunRecord& run) {
+    saves.push_back(run.evals.back().step);
+    EXPECT_EQ(int(run.steps.size()), run.evals.back().step);
   };
   const RunRecord run = train(config_, callbacks);
   EXPECT_EQ(starts, 1);
   EXPECT_EQ(steps, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
   EXPECT_EQ(evals, (std::vector<int>{0, 4, 8, 10}));
+  EXPECT_EQ(saves, evals);
   EXPECT_FALSE(stages.empty());
   EXPECT_EQ(run.evals.size(), 4u);
 

@@ -1,63 +1,124 @@
 // The real app, in its own process: closed while it trains, it stops the run, saves it
-// and exits with status 0.
+// and exits with status 0; killed, it loses at most the last few seconds.
 #include <gtest/gtest.h>
 
+#include <QCoreApplication>
 #include <QDir>
 #include <optional>
 #include <QProcess>
 #include <QSettings>
 #include <QTemporaryDir>
 
+#include "main_window.h"
+#include "run_store.h"
 #include "settings_panel.h"
+#include "trainer.h"
 #include "test_support.h"
 
 namespace normlab::ui {
 namespace {
 
-TEST(App, ClosingTheWindowDuringTrainingExitsWithZero) {
-  QTemporaryDir home;
-  ASSERT_TRUE(home.isValid());
-  const QString corpus = test::write_synthetic_corpus(home.path());
-  {  // the app starts with the last settings: make them a tiny, endless run
-    QSettings saved(home.filePath(QStringLiteral("config/NormLab/NormLab.conf")), QSettings::IniFormat);
-    SettingsPanel panel;
-    panel.set_config(test::tiny_config(corpus, 1'000'000));
-    panel.save(saved);
+// The app, started offscreen in a home of its own with `config` as its last settings
+// and --start, so it trains that run at once. Its runs folder is runs_folder().
+class App : public ::testing::Test {
+ protected:
+  void start(const TrainConfig& config) {
+    ASSERT_TRUE(home_.isValid());
+    {
+      QSettings saved(home_.filePath(QStringLiteral("config/NormLab/NormLab.conf")), QSettings::IniFormat);
+      SettingsPanel panel;
+      panel.set_config(config);
+      panel.save(saved);
+    }
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), home_.filePath(QStringLiteral("config")));
+    env.insert(QStringLiteral("XDG_DATA_HOME"), home_.filePath(QStringLiteral("data")));
+    env.insert(QStringLiteral("NORMLAB_CACHE_DIR"), home_.filePath(QStringLiteral("cache")));
+    app_.setProcessEnvironment(env);
+    app_.setProcessChannelMode(QProcess::ForwardedChannels);
+    app_.start(QStringLiteral(NORMLAB_GUI_EXECUTABLE), {QStringLiteral("--start")});
+    ASSERT_TRUE(app_.waitForStarted(10'000));
   }
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-  env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
-  env.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("data")));
-  env.insert(QStringLiteral("NORMLAB_CACHE_DIR"), home.filePath(QStringLiteral("cache")));
-  QProcess app;
-  app.setProcessEnvironment(env);
-  app.setProcessChannelMode(QProcess::ForwardedChannels);
-  app.start(QStringLiteral(NORMLAB_GUI_EXECUTABLE), {QStringLiteral("--start")});
-  ASSERT_TRUE(app.waitForStarted(10'000));
 
-  // Training is under way once the run file holds steps (it is rewritten at each evaluation).
-  const QDir runs(home.filePath(QStringLiteral("data/NormLab/NormLab/runs")));
-  auto saved_run = [&]() -> std::optional<RunRecord> {
+  QString corpus() { return test::write_synthetic_corpus(home_.path()); }
+  QString runs_folder() const { return home_.filePath(QStringLiteral("data/NormLab/NormLab/runs")); }
+
+  // The run's file as it is now; none while it is not there yet.
+  std::optional<RunRecord> saved_run() const {
+    const QDir runs(runs_folder());
     const QStringList files = runs.entryList({QStringLiteral("*.json")}, QDir::Files);
     if (files.isEmpty()) return std::nullopt;
-    try {
-      return read_json(runs.filePath(files.front()).toStdString());
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  };
-  ASSERT_TRUE(test::wait_until([&] {
-    const auto run = saved_run();
-    return run && !run->steps.empty();
-  }, 180'000)) << "no training progress saved in " << runs.path().toStdString();
+    return read_json(runs.filePath(files.front()).toStdString());  // every write is atomic: never half a file
+  }
 
-  app.terminate();  // SIGTERM: the app closes its window, as the close button does
-  ASSERT_TRUE(app.waitForFinished(60'000));
-  EXPECT_EQ(app.exitStatus(), QProcess::NormalExit);
-  EXPECT_EQ(app.exitCode(), 0);
+  // Waits until the saved run has more than `steps` steps; returns it.
+  std::optional<RunRecord> wait_for_save_beyond(int steps, int timeout_ms) {
+    std::optional<RunRecord> run;
+    test::wait_until([&] {
+      run = saved_run();
+      return run && !run->steps.empty() && run->steps.back().step > steps;
+    }, timeout_ms);
+    return run && !run->steps.empty() && run->steps.back().step > steps ? run : std::nullopt;
+  }
+
+  QTemporaryDir home_;
+  QProcess app_;
+};
+
+TEST_F(App, ClosingTheWindowDuringTrainingExitsWithZero) {
+  start(test::tiny_config(corpus(), 1'000'000));
+  ASSERT_TRUE(wait_for_save_beyond(0, 180'000)) << "no training progress saved in " << runs_folder().toStdString();
+
+  app_.terminate();  // SIGTERM: the app closes its window, as the close button does
+  ASSERT_TRUE(app_.waitForFinished(60'000));
+  EXPECT_EQ(app_.exitStatus(), QProcess::NormalExit);
+  EXPECT_EQ(app_.exitCode(), 0);
   const auto run = saved_run();
   ASSERT_TRUE(run);
   EXPECT_EQ(run->status, RunStatus::Stopped);
+}
+
+// kill -9 while it trains: the file is whole, holds every step up to the last save (saves
+// come by time here: no evaluation after step 0), and the next session shows the run
+// as interrupted with those points.
+TEST_F(App, KilledDuringTrainingComesBackInterruptedWithItsPoints) {
+  TrainConfig config = test::tiny_config(corpus(), 1'000'000);
+  config.eval_interval = 1'000'000;
+  start(config);
+  const auto first = wait_for_save_beyond(0, 180'000);
+  ASSERT_TRUE(first) << "no save by time in " << runs_folder().toStdString();
+  const auto second = wait_for_save_beyond(first->steps.back().step, int(1000 * (kSaveIntervalSeconds + 10)));
+  ASSERT_TRUE(second);
+  // Saved after the first step that ended once the interval had passed (see the CLI's test).
+  EXPECT_GT(second->steps.back().wall_s - first->steps.back().wall_s, kSaveIntervalSeconds - 0.2);
+  EXPECT_LT(second->steps.end()[-2].wall_s - first->steps.back().wall_s, kSaveIntervalSeconds + 0.2)
+      << "a save by time came late";
+
+  test::wait_until([] { return false; }, 2500);  // half way to the next save
+  app_.kill();  // SIGKILL
+  ASSERT_TRUE(app_.waitForFinished(10'000));
+  EXPECT_EQ(app_.exitStatus(), QProcess::CrashExit);
+
+  const auto kept = saved_run();
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->status, RunStatus::Running);
+  ASSERT_GE(kept->steps.back().step, second->steps.back().step);
+  for (std::size_t i = 0; i < kept->steps.size(); ++i) ASSERT_EQ(kept->steps[i].step, int(i) + 1);
+
+  MainWindowOptions options;
+  options.data_folder = runs_folder();
+  options.report_error = [](const QString& title, const QString& text) {
+    ADD_FAILURE() << title.toStdString() << ": " << text.toStdString();
+  };
+  MainWindow next(options);
+  next.show();
+  QCoreApplication::processEvents();  // a damaged-file report would come now
+  ASSERT_EQ(next.store().runs().size(), 1u);
+  const RunRecord& back = next.store().runs().front().record;
+  EXPECT_EQ(back.status, RunStatus::Interrupted);
+  EXPECT_EQ(back.steps.size(), kept->steps.size());
+  EXPECT_EQ(back.evals.size(), 1u);
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QLineSeries>
+#include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -184,7 +187,7 @@ TEST_F(MainWindowTest, ImportAddsAGoodRunAndABrokenFileChangesNothing) {
 TEST_F(MainWindowTest, RunsComeBackInTheNextSession) {
   const QString good = folder_.filePath(QStringLiteral("good.json"));
   RunRecord interrupted = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 300, 50);
-  interrupted.status = RunStatus::Running;  // as saved at an evaluation, before a crash
+  interrupted.status = RunStatus::Running;  // as saved while training, before a crash
   write_json(interrupted, good.toStdString());
   ASSERT_EQ(window_->import_runs({good}), 1);
   window_->store().set_visible(window_->store().runs().front().id, false);
@@ -195,9 +198,133 @@ TEST_F(MainWindowTest, RunsComeBackInTheNextSession) {
   MainWindow next(options);
   ASSERT_EQ(next.store().runs().size(), 1u);
   const RunEntry& back = next.store().runs().front();
-  EXPECT_EQ(back.record.status, RunStatus::Stopped);
+  EXPECT_EQ(back.record.status, RunStatus::Interrupted);
   EXPECT_EQ(back.record.steps.size(), 300u);
   EXPECT_FALSE(back.visible);
+}
+
+// Opens the same data folder as a new session would; errors go to `errors`.
+std::unique_ptr<MainWindow> next_session(const QString& runs, QStringList& errors) {
+  MainWindowOptions options;
+  options.data_folder = runs;
+  options.report_error = [&errors](const QString& title, const QString& text) { errors << title + ": " + text; };
+  auto window = std::make_unique<MainWindow>(options);
+  window->show();
+  QCoreApplication::processEvents();  // the damaged-file report waits for the window
+  return window;
+}
+
+TEST_F(MainWindowTest, DamagedSavedRunsAreMovedAsideAndReportedOnce) {
+  window_->close();
+  const QDir runs(folder_.filePath(QStringLiteral("runs")));
+  write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 100, 50), runs.filePath(QStringLiteral("a-good.json")).toStdString());
+  const QByteArray cut = "{\"schema\": \"normlab.run\", \"version\": 1, \"name\": ";
+  const QByteArray binary("\x00\xff\x13 not json", 14);
+  for (const auto& [name, bytes] : {std::pair{QStringLiteral("b-cut.json"), cut}, std::pair{QStringLiteral("c-binary.json"), binary}}) {
+    QFile file(runs.filePath(name));
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(bytes);
+  }
+
+  QStringList errors;
+  auto next = next_session(runs.path(), errors);
+  ASSERT_EQ(next->store().runs().size(), 1u);
+  ASSERT_EQ(errors.size(), 1) << errors.join('\n').toStdString();
+  EXPECT_TRUE(errors.front().contains(QStringLiteral("b-cut.json"))) << errors.front().toStdString();
+  EXPECT_TRUE(errors.front().contains(QStringLiteral("c-binary.json")));
+  EXPECT_TRUE(errors.front().contains(runs.filePath(QStringLiteral("damaged"))));
+  // Moved, byte for byte; nothing deleted.
+  EXPECT_FALSE(runs.exists(QStringLiteral("b-cut.json")));
+  QFile moved(runs.filePath(QStringLiteral("damaged/c-binary.json")));
+  ASSERT_TRUE(moved.open(QIODevice::ReadOnly));
+  EXPECT_EQ(moved.readAll(), binary);
+  EXPECT_TRUE(QFile::exists(runs.filePath(QStringLiteral("damaged/b-cut.json"))));
+  next->close();
+
+  // Told once: the next session finds nothing to report.
+  QStringList again;
+  auto third = next_session(runs.path(), again);
+  EXPECT_EQ(third->store().runs().size(), 1u);
+  EXPECT_TRUE(again.isEmpty()) << again.join('\n').toStdString();
+}
+
+TEST_F(MainWindowTest, AStatusMessageReplacesTheStageTextInsteadOfOverlappingIt) {
+  auto* stage = window_->statusBar()->findChild<QLabel*>(QStringLiteral("stageLabel"));
+  ASSERT_TRUE(stage);
+  ASSERT_EQ(stage->text(), QStringLiteral("Ready"));
+  EXPECT_TRUE(stage->isVisible());
+  const QString good = folder_.filePath(QStringLiteral("good.json"));
+  write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 100, 50), good.toStdString());
+  window_->close();
+
+  // The restore message is shown before the window is: the case that used to overlap.
+  MainWindowOptions options;
+  options.data_folder = folder_.filePath(QStringLiteral("runs"));
+  MainWindow first(options);
+  ASSERT_EQ(first.import_runs({good}), 1);
+  first.close();
+  MainWindow next(options);
+  next.show();
+  auto* next_stage = next.statusBar()->findChild<QLabel*>(QStringLiteral("stageLabel"));
+  ASSERT_FALSE(next.statusBar()->currentMessage().isEmpty());
+  EXPECT_FALSE(next_stage->isVisible());
+  next.statusBar()->clearMessage();
+  EXPECT_TRUE(next_stage->isVisible());
+  EXPECT_EQ(next_stage->text(), QStringLiteral("Ready"));
+}
+
+TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
+  // Three runs queued behind one that trains for a long time, then the app ends.
+  const int running = window_->queue_run(test::tiny_config(corpus_, 1'000'000));
+  QStringList queued_names;
+  for (int steps : {20, 30, 40}) {
+    const int id = window_->queue_run(test::tiny_config(corpus_, steps));
+    queued_names << QString::fromStdString(record(id).config.name);
+    EXPECT_EQ(status(id), RunStatus::Queued);
+  }
+  // Closed once it trains, so it is saved as stopped, not left queued.
+  ASSERT_TRUE(test::wait_until([&] { return !record(running).steps.empty(); }, kTrainTimeoutMs));
+  window_->close();
+
+  QStringList errors;
+  auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
+  const auto& runs = next->store().runs();
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_NE(runs[0].record.status, RunStatus::Queued);  // the one that was training
+  QStringList back;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].record.status, RunStatus::Queued);
+    back << QString::fromStdString(runs[i].record.config.name);
+  }
+  EXPECT_EQ(back, queued_names);
+  EXPECT_TRUE(next->statusBar()->currentMessage().contains(QStringLiteral("3 still queued")))
+      << next->statusBar()->currentMessage().toStdString();
+  // Nothing starts on its own.
+  test::wait_until([] { return false; }, 1000);
+  EXPECT_FALSE(next->queue().busy());
+  for (std::size_t i = 1; i < runs.size(); ++i) EXPECT_EQ(runs[i].record.status, RunStatus::Queued);
+
+  // When the user says so, they train in that order.
+  QAction* resume = nullptr;
+  for (QAction* action : next->findChildren<QAction*>()) {
+    if (action->text() == QStringLiteral("Start queued runs")) resume = action;
+  }
+  ASSERT_TRUE(resume);
+  ASSERT_TRUE(resume->isEnabled());
+  QList<int> started;
+  QObject::connect(&next->store(), &RunStore::status_changed, [&](int id) {
+    if (next->store().find(id)->record.status == RunStatus::Running && !started.contains(id)) started << id;
+  });
+  resume->trigger();
+  EXPECT_FALSE(resume->isEnabled());
+  EXPECT_EQ(next->queue().running_id(), runs[1].id);
+  ASSERT_TRUE(test::wait_until([&] { return !next->queue().busy(); }, kTrainTimeoutMs));
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].record.status, RunStatus::Done) << runs[i].record.message;
+    EXPECT_EQ(read_json(runs[i].file.toStdString()).status, RunStatus::Done);
+  }
+  EXPECT_EQ(started, (QList<int>{runs[1].id, runs[2].id, runs[3].id}));
 }
 
 TEST_F(MainWindowTest, RemovingARunDeletesItsSavedCopy) {
@@ -232,10 +359,14 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
 TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
   TrainConfig config = test::tiny_config(folder_.filePath(QStringLiteral("no-such-corpus.txt")));
   const int id = window_->queue_run(config);
-  window_->queue_run(config);  // queued behind it: dropped with it
+  const QString dropped_file = window_->store().find(window_->queue_run(config))->file;  // dropped with it
+  ASSERT_TRUE(QFile::exists(dropped_file));  // saved as queued
   ASSERT_TRUE(test::wait_until([&] { return !errors_.isEmpty(); }, 60'000));
   EXPECT_EQ(status(id), RunStatus::Failed);
   EXPECT_EQ(window_->store().runs().size(), 1u);
+  // Neither comes back queued in the next session.
+  EXPECT_EQ(read_json(window_->store().find(id)->file.toStdString()).status, RunStatus::Failed);
+  EXPECT_FALSE(QFile::exists(dropped_file));
   EXPECT_TRUE(errors_.front().contains(QStringLiteral("no-such-corpus"))) << errors_.front().toStdString();
 }
 
