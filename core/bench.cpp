@@ -6,6 +6,7 @@
 #include <chrono>
 #include <random>
 
+#include "layer_stats.h"
 #include "learner.h"
 #include "trainer.h"
 
@@ -67,7 +68,8 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   for (int i = 0; i < warmup + steps; ++i) {
     const Batch batch = random_batch();
     const double start = now_s();
-    learner.step(batch, config.peak_lr);  // returns the loss, so the step has finished
+    std::vector<SeriesPoint> statistics;  // recorded as training would, from step 1
+    learner.step(batch, config.peak_lr, records_layer_stats(config, i + 1) ? &statistics : nullptr);  // returns the loss, so the step has finished
     if (i >= warmup) times.push_back(now_s() - start);
   }
   const double tokens = double(config.batch_size) * m.context;

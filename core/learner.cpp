@@ -1,5 +1,8 @@
 #include "learner.h"
 
+#include <optional>
+
+#include "layer_recorder.h"
 #include "trainer.h"
 
 namespace normlab {
@@ -49,17 +52,21 @@ Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device
       decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
       not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {}
 
-double Learner::step(const Batch& batch, double lr) {
+double Learner::step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics) {
   decayed_.zero_grad();
   not_decayed_.zero_grad();
+  std::optional<LayerRecorder> recorder;
+  if (statistics) recorder.emplace(model_);
   const Batch on_device = to_device(batch, device_);
   auto loss = model_->loss(on_device.inputs, on_device.targets);
   loss.backward();
+  if (recorder) recorder->after_backward();
   if (clip_grad_norm_ > 0) {
     torch::nn::utils::clip_grad_norm_(model_->parameters(), clip_grad_norm_);
   }
   decayed_.step(lr);
   not_decayed_.step(lr);
+  if (recorder) *statistics = recorder->after_update();
   return loss.item<double>();
 }
 

@@ -18,7 +18,9 @@ class Learner {
   Learner(const TrainConfig& config, int vocab_size, torch::Device device);
 
   // One optimiser update at `lr`; returns the batch's training loss (may be non-finite).
-  double step(const Batch& batch, double lr);
+  // With `statistics`, also measures layer_statistics() into it (step numbers left 0);
+  // the update itself is the same either way.
+  double step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics = nullptr);
   // Mean loss over `batches`, which must already be on this device.
   double evaluate(const std::vector<Batch>& batches);
 

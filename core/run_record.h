@@ -82,9 +82,9 @@ struct RunRecord {
 // exported mid-run): it becomes Stopped with `why` as its message. True if it changed.
 bool stop_if_unfinished(RunRecord& run, const std::string& why);
 
-// Version 2 added named series and the fields marked since_version 2; version-1 files
-// still load, with those fields at their defaults.
-inline constexpr int kRunSchemaVersion = 2;
+// Version 2 added named series and the fields marked since_version 2, version 3 the
+// layer statistics' interval; older files still load, with those fields at their defaults.
+inline constexpr int kRunSchemaVersion = 3;
 
 std::string to_json_text(const RunRecord& run);
 RunRecord from_json_text(const std::string& text);  // UserError on anything malformed

@@ -9,6 +9,7 @@
 #include "corpus.h"
 #include "cuda_backend.h"
 #include "dataset.h"
+#include "layer_stats.h"
 #include "learner.h"
 #include "schedule.h"
 #include "tokenizer.h"
@@ -108,10 +109,17 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
     const auto step_start = std::chrono::steady_clock::now();
     const Batch batch = data.sample_train(config.batch_size, rng);
     const double lr = learning_rate(step - 1, config.steps, config.warmup_steps, config.peak_lr);
-    const double loss_value = learner.step(batch, lr);
+    std::vector<SeriesPoint> statistics;
+    const double loss_value =
+        learner.step(batch, lr, records_layer_stats(config, step) ? &statistics : nullptr);
     const double step_seconds = seconds_since(step_start);
     run.steps.push_back({step, seconds_since(start), lr, loss_value, tokens_per_step / step_seconds});
     if (callbacks.on_step) callbacks.on_step(run.steps.back());
+    for (SeriesPoint& point : statistics) {
+      point.step = step;
+      run.add_point(point);
+      if (callbacks.on_point) callbacks.on_point(point);
+    }
     if (!std::isfinite(loss_value)) {
       run.status = RunStatus::Diverged;
       run.message = "training loss became " + std::string(std::isnan(loss_value) ? "NaN" : "infinite") +
