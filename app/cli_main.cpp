@@ -224,6 +224,13 @@ int run_bench(const Options& options) {
               "fp32 matmul rate (%.2f GFLOP/s)\n",
               r.model_flop_per_step / 1e9, r.achieved_flop_per_s / 1e9,
               100 * r.achieved_flop_per_s / r.matmul_flop_per_s, r.matmul_flop_per_s / 1e9);
+  if (r.recorded_steps_per_run > 0) {
+    const double extra = r.median_ms_per_recorded_step / r.median_ms_per_step - 1;
+    std::printf("statistics %.2f ms/step while recording the layer statistics (%+.1f %%); a %d-step run records them "
+                "at %d steps: %+.1f %% over the run\n",
+                r.median_ms_per_recorded_step, 100 * extra, config.steps, r.recorded_steps_per_run,
+                100 * extra * r.recorded_steps_per_run / config.steps);
+  }
   return 0;
 }
 

@@ -64,13 +64,19 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
     return split_windows(torch::tensor(ids, torch::kInt64).view({config.batch_size, m.context + 1}));
   };
 
-  std::vector<double> times;
-  for (int i = 0; i < warmup + steps; ++i) {
+  const bool statistics_on = config.layer_stats_every > 0;
+  std::vector<double> times, recorded_times;
+  for (int i = 0; i < (warmup + steps) * (statistics_on ? 2 : 1); ++i) {
+    const bool record = statistics_on && i % 2 == 1;
     const Batch batch = random_batch();
     const double start = now_s();
-    std::vector<SeriesPoint> statistics;  // recorded as training would, from step 1
-    learner.step(batch, config.peak_lr, records_layer_stats(config, i + 1) ? &statistics : nullptr);  // returns the loss, so the step has finished
-    if (i >= warmup) times.push_back(now_s() - start);
+    std::vector<SeriesPoint> statistics;
+    learner.step(batch, config.peak_lr, record ? &statistics : nullptr);  // returns the loss, so the step has finished
+    if (i >= warmup * (statistics_on ? 2 : 1)) (record ? recorded_times : times).push_back(now_s() - start);
+  }
+  if (statistics_on) {
+    result.median_ms_per_recorded_step = 1e3 * median(recorded_times);
+    for (int step = 1; step <= config.steps; ++step) result.recorded_steps_per_run += records_layer_stats(config, step);
   }
   const double tokens = double(config.batch_size) * m.context;
   // Per token: 6 flop per matmul weight (forward, two backward), plus attention's
@@ -95,7 +101,11 @@ std::string to_json_text(const BenchResult& r, const TrainConfig& config) {
                             {"median_ms_per_step", r.median_ms_per_step},
                             {"tokens_per_s", r.tokens_per_s},
                             {"model_flop_per_s", r.achieved_flop_per_s},
-                            {"matmul_flop_per_s", r.matmul_flop_per_s}};
+                            {"matmul_flop_per_s", r.matmul_flop_per_s},
+                            {"layer_stats_every", config.layer_stats_every},
+                            {"median_ms_per_recorded_step", r.median_ms_per_recorded_step},
+                            {"recorded_steps_per_run", r.recorded_steps_per_run},
+                            {"run_steps", config.steps}};
   return j.dump() + "\n";
 }
 
