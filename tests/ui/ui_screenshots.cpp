@@ -2,7 +2,9 @@
 // made again after the window changes. Run it under xvfb-run (or offscreen):
 //   normlab-ui-screenshots OUT_DIR RUN.json...
 // writes OUT_DIR/window-launch.png, OUT_DIR/pre-vs-post-6e-3.png (the runs with a 30-step
-// warmup at 6e-3, the pointer where they have parted) and OUT_DIR/course-experiment.png
+// warmup at 6e-3, the pointer where they have parted), OUT_DIR/inside-the-model-6e-3.png
+// (the same two runs' attention gradients per layer, the pointer near step 20),
+// OUT_DIR/course-experiment.png
 // (every run given) with the chart exported from it as PNG (twice the on-screen size) and
 // SVG, and OUT_DIR/about-this-experiment.png. Settings and data live in a
 // temporary folder.
@@ -14,6 +16,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "about_view.h"
+#include "inside_view.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
@@ -89,6 +93,12 @@ int main(int argc, char** argv) {
   settle();  // the chart lays out its legend before the pointer is placed
   hover(*window, window->store().runs().front().record.config.steps * 0.8);
   ok &= save(*window, out.filePath(QStringLiteral("pre-vs-post-6e-3.png")));
+  auto* inside = window->findChild<InsideView*>();
+  window->findChild<QTabWidget*>()->setCurrentWidget(inside);
+  settle();
+  const QRect left_panel = inside->panel_rect(0);
+  QTest::mouseMove(inside->plot(), QPoint(left_panel.left() + left_panel.width() * 20 / 150, left_panel.center().y()));
+  ok &= save(*window, out.filePath(QStringLiteral("inside-the-model-6e-3.png")));
 
   window = open_window(home.filePath(QStringLiteral("course")));
   ok &= window->import_runs(runs) == runs.size();
@@ -97,7 +107,7 @@ int main(int argc, char** argv) {
   ok &= window->export_chart(out.filePath(QStringLiteral("course-experiment-chart.png")), chart * 2);
   ok &= window->export_chart(out.filePath(QStringLiteral("course-experiment-chart.svg")), chart);
 
-  window->findChild<QTabWidget*>()->setCurrentIndex(1);
+  window->findChild<QTabWidget*>()->setCurrentWidget(window->findChild<AboutView*>());
   ok &= save(*window, out.filePath(QStringLiteral("about-this-experiment.png")));
   return ok ? 0 : 1;
 }
