@@ -172,10 +172,11 @@ void inside_cost() {
   InsideView view(store);
   view.resize(1100, 650);
   view.show();
-  test::wait_until([&] { return view.isVisible(); }, 2000);
+  test::wait_until([] { return false; }, 300);  // until the window is exposed, or repaint() paints nothing
   view.show_runs(left, right);
-  std::printf("Inside the model: 8 layers, a 3000-step run (%zu recorded steps) beside one at step 1000, %dx%d px\n",
-              store.find(left)->record.find_series("attention_grad_norm")->steps.size(), view.width(), view.height());
+  std::printf("Inside the model: 8 layers, a 3000-step run (%zu recorded steps) beside one at step 1000, plot %dx%d px\n",
+              store.find(left)->record.find_series("attention_grad_norm")->steps.size(), view.plot()->width(),
+              view.plot()->height());
   print("repaint (paint only)", (time_ms(60, [&](int) { view.plot()->repaint(); })));
   const QRect panel = view.panel_rect(0);
   print("hover: readout, profile and marker redrawn", (time_ms(60, [&](int i) {
