@@ -213,7 +213,7 @@ class InsidePlot : public QWidget {
       p.drawText(QRectF(r.left() - 64, y_of(tick) - 8, 60, 16), Qt::AlignRight | Qt::AlignVCenter, value_text(tick));
     }
     QString title = qstr(info.label) + QObject::tr(" across layers");
-    int legend_y = r.top() + 4;
+    int legend_right = r.right();  // entries above the plot, from the right, clear of the lines
     for (int panel = 0; panel < 2; ++panel) {
       const Series* s = series_of(panel);
       const auto i = s ? index_at(*s, hover_step) : std::nullopt;
@@ -233,9 +233,10 @@ class InsidePlot : public QWidget {
       }
       p.setBrush(Qt::NoBrush);
       p.drawPath(line);
-      p.drawText(QRect(r.right() - 330, legend_y, 320, 16), Qt::AlignRight,
-                 QObject::tr("%1, step %2").arg(qstr(run->record.config.name)).arg(s->steps[*i]));
-      legend_y += 16;
+      const QString entry = QObject::tr("\u25cf %1, step %2").arg(qstr(run->record.config.name)).arg(s->steps[*i]);
+      const int entry_width = p.fontMetrics().horizontalAdvance(entry);
+      p.drawText(QRect(legend_right - entry_width, r.top() - 22, entry_width, 18), Qt::AlignRight, entry);
+      legend_right -= entry_width + 16;
       for (int layer = 0; layer < n && panel == 0; ++layer) {
         p.setPen(QColor(0x33, 0x33, 0x33));
         p.drawText(QRectF(x_of(layer) - 20, r.bottom() + 3, 40, 16), Qt::AlignCenter,

@@ -71,6 +71,16 @@ TEST_F(InsideViewTest, PreOnTheLeftPostOnTheRight) {
   EXPECT_EQ(boxes[2]->currentData().toInt(), post_);
 }
 
+TEST(InsideView, PreOnTheLeftWhicheverRunCameFirst) {
+  RunStore store;
+  InsideView view(store);
+  const int post = store.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 40), {});
+  const int pre = store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 40), {});
+  const auto boxes = view.findChildren<QComboBox*>();
+  EXPECT_EQ(boxes[1]->currentData().toInt(), pre);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), post);
+}
+
 TEST_F(InsideViewTest, HoverReadsStepLayerAndValue) {
   view_.show_runs(post_, pre_);
   const QString top_left = view_.readout_at(in_left_panel(0, 0));
