@@ -28,14 +28,18 @@ torch::Tensor per_block(const State& s, PerBlock value) {
   return torch::stack(values);
 }
 
+// The L2 norm of all of `tensors` taken together, as one vector.
+torch::Tensor norm_of_all(const std::vector<torch::Tensor>& tensors) {
+  return torch::linalg_vector_norm(torch::stack(torch::_foreach_norm(tensors)), 2, {}, false, torch::kDouble);
+}
+
 // ‖g‖ over all the gradients of `parameters`, taken together.
 torch::Tensor gradient_norm(const std::vector<torch::Tensor>& parameters) {
   std::vector<torch::Tensor> grads;
   for (const auto& p : parameters) {
     if (p.grad().defined()) grads.push_back(p.grad());
   }
-  if (grads.empty()) return torch::zeros({});
-  return torch::linalg_vector_norm(torch::stack(torch::_foreach_norm(grads)), 2, {}, false, torch::kDouble);
+  return grads.empty() ? torch::zeros({}, torch::kDouble) : norm_of_all(grads);
 }
 
 std::vector<torch::Tensor> matrices(const BlockImpl& b) {
@@ -44,10 +48,6 @@ std::vector<torch::Tensor> matrices(const BlockImpl& b) {
     if (p.dim() >= 2) out.push_back(p);
   }
   return out;
-}
-
-torch::Tensor norm_of_all(const std::vector<torch::Tensor>& tensors) {
-  return torch::linalg_vector_norm(torch::stack(torch::_foreach_norm(tensors)), 2, {}, false, torch::kDouble);
 }
 
 // When a statistic can be measured: gradients before clipping and the update change
