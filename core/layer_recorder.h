@@ -4,6 +4,7 @@
 // records computes the same numbers as one that does not.
 #include <torch/torch.h>
 
+#include <memory>
 #include <vector>
 
 #include "model.h"
