@@ -18,6 +18,7 @@
 #include "config.h"
 #include "config_fields.h"
 #include "cuda_backend.h"
+#include "layer_stats.h"
 #include "memory.h"
 #include "presets.h"
 #include "run_record.h"
@@ -53,6 +54,7 @@ struct Options {
   std::string name, scale, preset, out = "normlab-runs";
   int bench_steps = 20, bench_warmup = 3;
   bool json = false;
+  bool layers_summary = false;
 };
 
 std::string field_type_name(const ConfigField& field) {
@@ -118,7 +120,9 @@ void save(const RunRecord& run, const fs::path& out) {
 }
 
 // Trains one run with a live progress line; files are refreshed whenever the trainer says.
-RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, const std::string& label) {
+// With `layers_summary`, each evaluation also prints the latest per-layer statistics.
+RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, const std::string& label,
+                              bool layers_summary) {
   const bool tty = isatty(STDOUT_FILENO);
   double last_val = std::nan(""), last_print = -1;
   TokenRate token_rate;
@@ -147,7 +151,13 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, co
                 last_val, token_rate.value(), duration_text(eta).c_str(), tty ? "" : "\n");
     std::fflush(stdout);
   };
-  callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord&) { last_val = e.val_loss; };
+  callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
+    last_val = e.val_loss;
+    if (!layers_summary) return;
+    const std::string summary = normlab::layers_summary(run);
+    std::printf("%s%s", tty && !summary.empty() ? "\n" : "", summary.c_str());
+    std::fflush(stdout);
+  };
   callbacks.on_save_due = [&](const RunRecord& run) { save(run, out); };
   RunRecord run = train(config, callbacks, &g_cancel);
   if (tty) std::printf("\n");
@@ -182,7 +192,7 @@ int run_train(const Options& options) {
   std::vector<RunRecord> runs;
   for (std::size_t i = 0; i < configs.size() && !g_cancel; ++i) {
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(configs.size()) + "]";
-    runs.push_back(train_with_progress(configs[i], out, label));
+    runs.push_back(train_with_progress(configs[i], out, label, options.layers_summary));
   }
   if (runs.size() > 1) {
     write_csv(runs, out / "workshop.csv");
@@ -216,6 +226,13 @@ int run_bench(const Options& options) {
               "fp32 matmul rate (%.2f GFLOP/s)\n",
               r.model_flop_per_step / 1e9, r.achieved_flop_per_s / 1e9,
               100 * r.achieved_flop_per_s / r.matmul_flop_per_s, r.matmul_flop_per_s / 1e9);
+  if (r.recorded_steps_per_run > 0) {
+    const double extra = r.median_ms_per_recorded_step / r.median_ms_per_step - 1;
+    std::printf("statistics %.2f ms/step while recording the layer statistics (%+.1f %%); a %d-step run records them "
+                "at %d steps: %+.1f %% over the run\n",
+                r.median_ms_per_recorded_step, 100 * extra, config.steps, r.recorded_steps_per_run,
+                100 * extra * r.recorded_steps_per_run / config.steps);
+  }
   return 0;
 }
 
@@ -243,6 +260,8 @@ int main(int argc, char** argv) {
                     "warmup 1000 (scaled with --steps)")
       ->check(CLI::IsMember({"workshop"}));
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
+  train->add_flag("--layers-summary", options.layers_summary,
+                  "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");
   add_config_options(*bench, options);
   bench->add_option("--bench-steps", options.bench_steps, "timed steps")->check(CLI::Range(1, 100000))->capture_default_str();
   bench->add_option("--bench-warmup", options.bench_warmup, "untimed steps first")->check(CLI::Range(0, 100000))->capture_default_str();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <random>
 
+#include "layer_stats.h"
 #include "learner.h"
 #include "trainer.h"
 
@@ -66,8 +67,11 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   for (int i = 0; i < warmup; ++i) learner.step(to_device(random_batch(), device), config.peak_lr);
   // Timed in blocks of steps with one sync at the end of each, as training reads losses
   // in bulk: per-step syncs would charge a GPU for idling. Batches are made beforehand.
+  // With the layer statistics on, each block is followed by as many recording steps, each
+  // timed alone (they copy their statistics to the host), so load hits both alike.
+  const bool statistics_on = config.layer_stats_every > 0;
   const int blocks = std::min(steps, 5);
-  std::vector<double> times;
+  std::vector<double> times, recorded_times;
   for (int block = 0; block < blocks; ++block) {
     const int count = steps / blocks + (block < steps % blocks ? 1 : 0);
     std::vector<Batch> batches;
@@ -78,6 +82,18 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
     for (const Batch& batch : batches) loss = learner.step(batch, config.peak_lr);
     loss.item<double>();  // read, so the block has finished
     times.push_back((now_s() - start) / count);
+    for (int i = 0; statistics_on && i < count; ++i) {
+      const Batch batch = to_device(random_batch(), device);
+      synchronize(device);
+      const double recorded_start = now_s();
+      std::vector<SeriesPoint> statistics;
+      learner.step(batch, config.peak_lr, &statistics).item<double>();
+      recorded_times.push_back(now_s() - recorded_start);
+    }
+  }
+  if (statistics_on) {
+    result.median_ms_per_recorded_step = 1e3 * median(recorded_times);
+    for (int step = 1; step <= config.steps; ++step) result.recorded_steps_per_run += records_layer_stats(config, step);
   }
   const double tokens = double(config.batch_size) * m.context;
   // Per token: 6 flop per matmul weight (forward, two backward), plus attention's
@@ -103,7 +119,11 @@ std::string to_json_text(const BenchResult& r, const TrainConfig& config) {
                             {"median_ms_per_step", r.median_ms_per_step},
                             {"tokens_per_s", r.tokens_per_s},
                             {"model_flop_per_s", r.achieved_flop_per_s},
-                            {"matmul_flop_per_s", r.matmul_flop_per_s}};
+                            {"matmul_flop_per_s", r.matmul_flop_per_s},
+                            {"layer_stats_every", config.layer_stats_every},
+                            {"median_ms_per_recorded_step", r.median_ms_per_recorded_step},
+                            {"recorded_steps_per_run", r.recorded_steps_per_run},
+                            {"run_steps", config.steps}};
   return j.dump() + "\n";
 }
 

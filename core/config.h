@@ -102,6 +102,7 @@ struct TrainConfig {
   int threads = 0;              // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
   int eval_interval = 100;
   int eval_batches = 16;
+  int layer_stats_every = 10;  // after the first 100 steps (see layer_stats.h); 0 = off
   std::string corpus_path;  // empty: the King James text from `bible`
 };
 

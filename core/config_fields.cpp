@@ -99,6 +99,14 @@ std::vector<ConfigField> make_fields() {
         S::Training, 1, kMaxSteps, [](TrainConfig& c) -> int& { return c.eval_interval; })
       .unit = " steps";
 
+  auto& stats = whole("layer_stats_every", "layer-stats-every", "Inside the model", "layer statistics interval",
+                       "record the per-layer statistics at every step of the first 100, then every this many steps "
+                       "and at each evaluation; 0 = off",
+                       S::Training, 0, kMaxSteps, [](TrainConfig& c) -> int& { return c.layer_stats_every; });
+  stats.unit = " steps";
+  stats.zero_text = "off";
+  stats.since_version = 3;  // earlier run files recorded no statistics
+
   auto& seed = add({"seed", "seed", "Seed", "seed", "seeds the model and the batches", S::Training, W::WholeNumber, 0,
                     double(std::numeric_limits<std::uint64_t>::max())});
   seed.member = Member<std::uint64_t>([](TrainConfig& c) -> std::uint64_t& { return c.seed; });
@@ -113,7 +121,7 @@ std::vector<ConfigField> make_fields() {
                     "slightly less exact; auto = on GPUs that have it (Ampere on); no effect on the CPU",
                     S::DeviceAndData, W::Menu});
   tf32.choices = {{"auto", "Auto"}, {"on", "On"}, {"off", "Off"}};
-  tf32.since_version = 2;  // earlier runs never ran on a GPU
+  tf32.since_version = 3;  // earlier runs never ran on a GPU
   tf32.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.tf32; });
 
   auto& autocast = add({"autocast", "autocast", "Autocast", "autocast",
@@ -121,7 +129,7 @@ std::vector<ConfigField> make_fields() {
                         "off keeps everything in fp32 (the course's numbers)",
                         S::DeviceAndData, W::Menu});
   autocast.choices = {{"off", "Off (fp32)"}, {"bf16", "bf16"}};
-  autocast.since_version = 2;
+  autocast.since_version = 3;
   autocast.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.autocast; });
 
   auto& threads = whole("threads", "threads", "CPU threads", "threads",

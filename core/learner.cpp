@@ -2,7 +2,10 @@
 
 #include <ATen/autocast_mode.h>
 
+#include <optional>
+
 #include "cuda_backend.h"
+#include "layer_recorder.h"
 #include "trainer.h"
 
 namespace normlab {
@@ -88,18 +91,22 @@ Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device
       decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
       not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {}
 
-torch::Tensor Learner::step(const Batch& batch, double lr) {
+torch::Tensor Learner::step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics) {
   decayed_.zero_grad();
   not_decayed_.zero_grad();
+  std::optional<LayerRecorder> recorder;
+  if (statistics) recorder.emplace(model_);
   torch::Tensor loss;
   {
     AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
     loss = model_->loss(batch.inputs, batch.targets);
   }
   loss.backward();
+  if (recorder) recorder->after_backward();
   if (clip_grad_norm_ > 0) clip_gradients();
   decayed_.step(lr);
   not_decayed_.step(lr);
+  if (recorder) *statistics = recorder->after_update();
   return loss.detach();
 }
 

@@ -19,8 +19,10 @@ class Learner {
 
   // One optimiser update at `lr` on a batch already on this device. Returns the batch's
   // training loss as a scalar tensor on the device (may be non-finite): reading it is a
-  // host sync, which the trainer does in bulk.
-  torch::Tensor step(const Batch& batch, double lr);
+  // host sync, which the trainer does in bulk. With `statistics`, also measures
+  // layer_statistics() into it (step numbers left 0; one host copy); the update itself
+  // is the same either way.
+  torch::Tensor step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics = nullptr);
   // Mean loss over `batches`, which must already be on this device; one host sync.
   double evaluate(const std::vector<Batch>& batches);
 

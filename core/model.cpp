@@ -18,8 +18,21 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   // unbind, not three selects: backward then writes one gradient, not three zero-filled ones
   const auto qkv_heads = split.unbind(0);
   const auto &q = qkv_heads[0], &k = qkv_heads[1], &v = qkv_heads[2];
+  if (entropy_out) *entropy_out = mean_normalised_attention_entropy(q, k);
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
   return proj(y.transpose(1, 2).reshape({batch, time, width}));
+}
+
+torch::Tensor mean_normalised_attention_entropy(const torch::Tensor& q, const torch::Tensor& k) {
+  torch::NoGradGuard no_grad;
+  const auto time = q.size(-2);
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(q.size(-1)));
+  const auto future = torch::ones({time, time}, q.options().dtype(torch::kBool)).triu(1);
+  const auto log_p = torch::log_softmax(scores.masked_fill(future, -INFINITY), -1);
+  // Hidden keys have p = 0 and log p = -inf; their term is 0.
+  const auto entropy = -(log_p.exp() * log_p.masked_fill(future, 0)).sum(-1);  // (batch, heads, time)
+  const auto log_visible = torch::arange(1, time + 1, q.options()).log();
+  return (entropy.narrow(-1, 1, time - 1) / log_visible.narrow(0, 1, time - 1)).mean();
 }
 
 MlpImpl::MlpImpl(const ModelConfig& config) {
@@ -56,15 +69,28 @@ BlockImpl::BlockImpl(const ModelConfig& config) : placement(config.norm) {
 torch::Tensor BlockImpl::forward(torch::Tensor x) {
   switch (placement) {  // no default: a new placement must say its lines here
     case NormPlacement::Pre:  // x <- x + f(Norm x)
-      x = x + attention(norm1.forward(x));
-      x = x + mlp(norm2.forward(x));
+      x = x + attention(normalise(0, x));
+      x = x + mlp(normalise(1, x));
       break;
     case NormPlacement::Post:  // x <- Norm(x + f(x))
-      x = norm1.forward(x + attention(x));
-      x = norm2.forward(x + mlp(x));
+      x = normalise(0, x + attention(x));
+      x = normalise(1, x + mlp(x));
       break;
   }
   return x;
+}
+
+torch::Tensor BlockImpl::normalise(int which, const torch::Tensor& input) {
+  if (probe_) {
+    torch::NoGradGuard no_grad;
+    probe_->norm_input_rms[which] = input.detach().square().mean().sqrt();
+  }
+  return (which == 0 ? norm1 : norm2).forward(input);
+}
+
+void BlockImpl::set_probe(BlockProbe* probe) {
+  probe_ = probe;
+  attention->entropy_out = probe ? &probe->attention_entropy : nullptr;
 }
 
 GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {

@@ -8,12 +8,24 @@
 
 namespace normlab {
 
+// What a block measures of its own forward pass when a LayerRecorder arms it. Scalars,
+// computed from detached tensors: the step's graph is the same with or without it.
+struct BlockProbe {
+  torch::Tensor norm_input_rms[2];  // RMS of the input of norm1 and norm2
+  torch::Tensor attention_entropy;  // mean over heads and positions, 0 (one key) to 1 (uniform)
+};
+
+// Mean entropy of causal attention probabilities softmax(q kᵀ/√d), each query's divided
+// by the log of its number of visible keys; the first position (one key) is left out.
+torch::Tensor mean_normalised_attention_entropy(const torch::Tensor& q, const torch::Tensor& k);
+
 struct CausalSelfAttentionImpl : torch::nn::Module {
   explicit CausalSelfAttentionImpl(const ModelConfig& config);
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::nn::Linear qkv{nullptr}, proj{nullptr};
   int heads;
+  torch::Tensor* entropy_out = nullptr;  // set while recording: the fused kernel keeps no probabilities
 };
 TORCH_MODULE(CausalSelfAttention);
 
@@ -40,11 +52,17 @@ torch::nn::AnyModule make_norm(const ModelConfig& config);
 struct BlockImpl : torch::nn::Module {
   explicit BlockImpl(const ModelConfig& config);
   torch::Tensor forward(torch::Tensor x);
+  // Arms (or, with nullptr, disarms) this block's measurements.
+  void set_probe(BlockProbe* probe);
 
   torch::nn::AnyModule norm1, norm2;
   CausalSelfAttention attention{nullptr};
   Mlp mlp{nullptr};
   NormPlacement placement;
+
+ private:
+  torch::Tensor normalise(int which, const torch::Tensor& input);  // norm1 (0) or norm2 (1)
+  BlockProbe* probe_ = nullptr;
 };
 TORCH_MODULE(Block);
 

@@ -313,7 +313,7 @@ RunRecord from_json_text(const std::string& text) {
                      field<std::string>(env, "device", "environment"),
                      field<std::string>(env, "device_name", "environment"),
                      field<int>(env, "threads", "environment")};
-  if (version >= 2) run.environment.precision = field<std::string>(env, "precision", "environment");
+  if (version >= 3) run.environment.precision = field<std::string>(env, "precision", "environment");
   run.parameters = field<std::int64_t>(j, "parameters", "");
   run.train_tokens = field<std::int64_t>(j, "train_tokens", "");
   run.heldout_tokens = field<std::int64_t>(j, "heldout_tokens", "");

@@ -85,9 +85,9 @@ struct RunRecord {
 // True if it changed.
 bool mark_interrupted(RunRecord& run, const std::string& why);
 
-// Version 2 added named series and the fields marked since_version 2; version-1 files
-// still load, with those fields at their defaults.
-inline constexpr int kRunSchemaVersion = 2;
+// Version 2 added named series and the fields marked since_version 2, version 3 the
+// layer statistics' interval; older files still load, with those fields at their defaults.
+inline constexpr int kRunSchemaVersion = 3;
 
 std::string to_json_text(const RunRecord& run);
 RunRecord from_json_text(const std::string& text);  // UserError on anything malformed

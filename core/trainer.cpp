@@ -8,6 +8,7 @@
 #include "corpus.h"
 #include "cuda_backend.h"
 #include "dataset.h"
+#include "layer_stats.h"
 #include "learner.h"
 #include "schedule.h"
 #include "tokenizer.h"
@@ -157,12 +158,24 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
       break;
     }
     const double lr = learning_rate(step - 1, config.steps, config.warmup_steps, config.peak_lr);
-    pending.push_back({step, lr, learner.step(batch_for(step), lr)});
+    std::vector<SeriesPoint> statistics;
+    pending.push_back({step, lr,
+                       learner.step(batch_for(step), lr, records_layer_stats(config, step) ? &statistics : nullptr)});
     const bool evaluating = step % config.eval_interval == 0 || step == config.steps;
+    bool finite = true;
     if (read_every_step || evaluating || pending.size() >= kMaxPendingSteps ||
         seconds_since(last_read) >= kLossReadInterval_s) {
-      if (!read_losses()) break;
+      finite = read_losses();
     }
+    // A step's statistics stand unless the run ended at an earlier step.
+    if (finite || run.steps.back().step == step) {
+      for (SeriesPoint& point : statistics) {
+        point.step = step;
+        run.add_point(point);
+        if (callbacks.on_point) callbacks.on_point(point);
+      }
+    }
+    if (!finite) break;
     if (evaluating) evaluate(step);
     else if (seconds_since(last_save) >= kSaveIntervalSeconds) save();
   }

@@ -40,10 +40,11 @@ layer. The model then needs one last norm before its output head.</li>
 </ul>
 
 <h2>Why post-norm wants a warmup</h2>
-<p>Right after initialisation a post-norm model's gradients are largest in the blocks
-next to the output (Xiong et al., 2020). Taking full-size steps at that moment knocks the
-model into a state it does not leave: typically it settles on predicting how common each
-token is and learns nothing more. Raising the learning rate slowly over the first part of
+<p>Within the first few updates a post-norm model's gradients become largest in the blocks
+next to the output and fade toward the input (Xiong et al., 2020, describe it at
+initialisation; with this model it forms over the first 10 to 20 steps). Taking full-size
+steps at that moment knocks the model into a state it does not leave: typically it settles
+on predicting how common each token is and learns nothing more. Raising the learning rate slowly over the first part of
 training, the <i>warmup</i>, lets the model get into shape before the big steps come.
 Pre-norm's gradients are sensible from the start, so a few dozen warmup steps are enough,
 even at a learning rate several times higher.</p>
@@ -71,6 +72,30 @@ about 9.0 for 8192 tokens.</li>
 around the pointer (Ctrl: loss axis only, Shift: steps only), double-click to see all
 again. Hover for the values of every visible run at that step.</li>
 </ul>
+
+<h2>Inside the model</h2>
+<p>The <b>Inside the model</b> tab shows why. While a run trains, NormLab measures each
+layer at every step of the first 100, then every 10 steps and at each evaluation. Pick a
+statistic and two runs, say <span class="pre">pre-norm</span> on the left and
+<span class="post">post-norm</span> on the right at 6e-3: each panel is a picture with the
+layers from the input (bottom) to the output (top) and the recorded steps from left to
+right. Both panels share one logarithmic colour scale, so equal colours mean equal values.</p>
+<ul>
+<li><b>Attention and MLP gradient norm</b>: how much the loss pushes on each layer. In the
+failing post-norm run the bottom rows go dark within about 20 steps: the lower layers get
+a millionth of the gradient the top layer gets, so they stop learning, and the loss stays on
+the dashed line. Pre-norm keeps every row lit.</li>
+<li><b>RMS into the norms</b>: the size of what each norm divides by. Post-norm's grow from
+about 1 to 10 or more; a norm's backward pass divides the gradient by that size, twice per
+block, and the losses multiply on the way down. Pre-norm's stream grows with depth
+instead, and nothing divides the path from the loss to the first layer.</li>
+<li><b>Relative update</b>: how far one step moves each block's weights, as a share of
+their size; <b>attention entropy</b>: 1 when a layer spreads its attention evenly, 0 when it
+looks at a single token.</li>
+</ul>
+<p>The chart below the panels shows the statistic across layers at the step under the
+pointer, for both runs: a flat line is a healthy model, a line falling toward layer 1 one
+that starves its lower layers.</p>
 
 <h2>The course experiment</h2>
 <p>Five runs of an eight-layer model without gradient clipping: pre-norm and post-norm at

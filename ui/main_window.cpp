@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "about_view.h"
+#include "inside_view.h"
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
@@ -83,6 +84,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   build_menus();
   views_->setDocumentMode(true);
   views_->addTab(build_chart_tab(), tr("Loss curves"));
+  views_->addTab(new InsideView(*store_), tr("Inside the model"));
   views_->addTab(new AboutView, tr("About this experiment"));
   setCentralWidget(views_);
 

@@ -25,6 +25,12 @@ TEST(Bench, MeasuresATinyModel) {
   EXPECT_NEAR(r.achieved_flop_per_s, r.model_flop_per_step * r.tokens_per_s / tokens, 1e-6 * r.achieved_flop_per_s);
   EXPECT_GT(r.matmul_flop_per_s, 1e8);
   EXPECT_GT(r.parameters, 0);
+  EXPECT_GT(r.median_ms_per_recorded_step, 0);  // the layer statistics are on by default
+  EXPECT_EQ(r.recorded_steps_per_run, 100 + 5);  // of 150 steps: every one up to 100, then 110, 120 … 150
+  config.layer_stats_every = 0;
+  const BenchResult quiet = benchmark(config, 1, 3);
+  EXPECT_EQ(quiet.median_ms_per_recorded_step, 0);
+  EXPECT_EQ(quiet.recorded_steps_per_run, 0);
 
   EXPECT_THAT(user_error([&] { benchmark(config, 0, 0); }), HasSubstr("step"));
   config.model.heads = 3;

@@ -37,12 +37,15 @@ TEST_F(CliTest, TrainWritesRunFiles) {
   const fs::path corpus = corpus_file(synthetic_corpus());
   ASSERT_EQ(run("train --corpus corpus.txt --device cpu --threads 1 --layers 2 --d-model 32 --heads 2 "
                 "--context 16 --batch 4 --vocab 256 --steps 12 --warmup 3 --eval-interval 5 "
-                "--eval-batches 2 --lr 3e-3 --name 'tiny, run' --out runs"),
+                "--eval-batches 2 --lr 3e-3 --name 'tiny, run' --out runs --layers-summary"),
             0)
       << out_ << err_;
   EXPECT_EQ(err_, "");
   EXPECT_THAT(out_, HasSubstr("step 12/12"));
   EXPECT_THAT(out_, HasSubstr("baseline"));
+  EXPECT_THAT(out_, HasSubstr("layer statistics at step 5, layer 1 first:\n    grad_norm "));
+  EXPECT_THAT(out_, HasSubstr("layer statistics at step 12,"));
+  EXPECT_THAT(out_, ::testing::ContainsRegex("attention_grad_norm +[-0-9.e]+ +[-0-9.e]+  \\(L2 norm\\)"));
 
   const fs::path json_file = temp_ / "runs" / "tiny__run.json";
   ASSERT_TRUE(fs::exists(json_file)) << out_;
@@ -56,7 +59,8 @@ TEST_F(CliTest, TrainWritesRunFiles) {
 
   const auto csv = read_lines(temp_ / "runs" / "tiny__run.csv");
   ASSERT_EQ(csv.size(), 13u);
-  EXPECT_EQ(csv[0], "run,step,wall_s,lr,train_loss,val_loss");
+  EXPECT_EQ(csv[0].rfind("run,step,wall_s,lr,train_loss,val_loss,grad_norm,attention_grad_norm[0],attention_grad_norm[1],", 0), 0u)
+      << csv[0];
   EXPECT_EQ(csv[12].rfind("\"tiny, run\",12,", 0), 0u) << csv[12];
 
   // Only the run files; no temp files left next to them.
@@ -140,6 +144,16 @@ TEST_F(CliTest, KilledRunKeepsItsPointsUpToTheLastSave) {
   EXPECT_EQ(read_lines(temp_ / "runs" / "killed.csv").size(), kept.steps.size() + 1);
   // Nothing half-written beside them.
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
+
+TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
+  corpus_file(synthetic_corpus());
+  ASSERT_EQ(run("train --corpus corpus.txt --device cpu --threads 1 --layers 2 --d-model 32 --heads 2 --context 16 "
+                "--batch 4 --vocab 256 --steps 4 --eval-interval 2 --eval-batches 1 --name off --out runs "
+                "--layer-stats-every 0 --layers-summary"),
+            0)
+      << out_ << err_;
+  EXPECT_THAT(out_, ::testing::Not(HasSubstr("layer statistics")));
+  EXPECT_EQ(read_lines(temp_ / "runs" / "off.csv").at(0), "run,step,wall_s,lr,train_loss,val_loss");
 }
 
 TEST_F(CliTest, DeviceCuda) {

@@ -70,6 +70,7 @@ void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.config.threads, b.config.threads);
   EXPECT_EQ(a.config.eval_interval, b.config.eval_interval);
   EXPECT_EQ(a.config.eval_batches, b.config.eval_batches);
+  EXPECT_EQ(a.config.layer_stats_every, b.config.layer_stats_every);
   EXPECT_EQ(a.config.corpus_path, b.config.corpus_path);
   EXPECT_EQ(a.environment.app_version, b.environment.app_version);
   EXPECT_EQ(a.environment.libtorch_version, b.environment.libtorch_version);
@@ -247,7 +248,7 @@ TEST_F(RunRecordTest, NamedSeriesRoundTripWithLayers) {
 
   // In the file a layered series is one list per layer.
   const json j = json::parse(to_json_text(run));
-  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["version"], kRunSchemaVersion);
   EXPECT_EQ(j["series"]["update_ratio"]["values"], json::parse("[[0.01, 0.03], [0.02, 0.04]]"));
   EXPECT_EQ(j["series"]["grad_norm"]["values"][0], 0.5);
 }
@@ -287,8 +288,21 @@ TEST_F(RunRecordTest, VersionOneFileStillLoads) {
   EXPECT_EQ(run.status, RunStatus::Done);
   EXPECT_EQ(run.steps.size(), 200u);
   EXPECT_EQ(run.evals.size(), 5u);
-  EXPECT_TRUE(run.series.empty());
+  EXPECT_TRUE(run.series.empty());  // so no per-layer statistics: the view has nothing to show
+  EXPECT_EQ(run.config.layer_stats_every, TrainConfig{}.layer_stats_every);
   expect_equal(from_json_text(to_json_text(run)), run);
+}
+
+// Version 2 (named series, before the layer statistics' interval) still loads.
+TEST_F(RunRecordTest, VersionTwoFileStillLoads) {
+  json j = json::parse(to_json_text(run_with_series()));
+  j["version"] = 2;
+  j["config"].erase("layer_stats_every");
+  const RunRecord run = from_json_text(j.dump());
+  EXPECT_EQ(run.config.layer_stats_every, TrainConfig{}.layer_stats_every);
+  expect_equal(run, run_with_series());
+  j["version"] = 3;
+  EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("layer_stats_every"));
 }
 
 TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {

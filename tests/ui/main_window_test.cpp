@@ -3,6 +3,7 @@
 
 #include <QAction>
 #include <QCoreApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -13,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 
+#include "inside_view.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
@@ -162,6 +164,19 @@ TEST_F(MainWindowTest, ExportedPictureShowsWhatTheChartShows) {
   window_->chart().reset_view();
   ASSERT_TRUE(window_->export_chart(fitted, QSize(800, 500)));
   EXPECT_NE(QImage(zoomed), QImage(fitted));
+}
+
+TEST_F(MainWindowTest, InsideTheModelStartsWithPreOnTheLeftAndPostOnTheRight) {
+  QStringList files;
+  for (NormPlacement norm : {NormPlacement::Post, NormPlacement::Pre}) {
+    files << folder_.filePath(QString::fromStdString(to_string(norm)) + ".json");
+    write_json(test::synthetic_run(norm, 6e-3, 30, 200, 50), files.back().toStdString());
+  }
+  ASSERT_EQ(window_->import_runs(files), 2);
+  const auto boxes = window_->findChild<InsideView*>()->findChildren<QComboBox*>();
+  ASSERT_EQ(boxes.size(), 3);
+  EXPECT_EQ(boxes[1]->currentText(), "pre-norm lr 6e-3 warmup 30");
+  EXPECT_EQ(boxes[2]->currentText(), "post-norm lr 6e-3 warmup 30");
 }
 
 TEST_F(MainWindowTest, ImportAddsAGoodRunAndABrokenFileChangesNothing) {

@@ -3,7 +3,7 @@
 //   normlab-ui-screenshots OUT_DIR RUN.json...
 // writes OUT_DIR/window-launch.png, OUT_DIR/pre-vs-post-6e-3.png (the runs with a 30-step
 // warmup at 6e-3, the pointer where they have parted), OUT_DIR/inside-the-model-6e-3.png
-// (the same two runs' attention gradients per layer, the pointer at step 20),
+// (the same two runs' attention gradients per layer, the pointer near step 20),
 // OUT_DIR/course-experiment.png
 // (every run given) with the chart exported from it as PNG (twice the on-screen size) and
 // SVG, and OUT_DIR/about-this-experiment.png. Settings and data live in a
@@ -93,9 +93,8 @@ int main(int argc, char** argv) {
   settle();  // the chart lays out its legend before the pointer is placed
   hover(*window, window->store().runs().front().record.config.steps * 0.8);
   ok &= save(*window, out.filePath(QStringLiteral("pre-vs-post-6e-3.png")));
-  auto* tabs = window->findChild<QTabWidget*>();
   auto* inside = window->findChild<InsideView*>();
-  tabs->setCurrentWidget(inside);
+  window->findChild<QTabWidget*>()->setCurrentWidget(inside);
   settle();
   const QRect left_panel = inside->panel_rect(0);
   QTest::mouseMove(inside->plot(), QPoint(left_panel.left() + left_panel.width() * 20 / 150, left_panel.center().y()));

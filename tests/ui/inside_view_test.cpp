@@ -1,0 +1,134 @@
+// The "Inside the model" view over a store: defaults, hover readout, export, live redraws.
+#include "inside_view.h"
+
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <cmath>
+
+#include "run_store.h"
+#include "test_support.h"
+
+namespace normlab::ui {
+namespace {
+
+constexpr int kLayers = 4;
+
+// Per-layer attention gradients that fall toward the input for post-norm.
+void add_gradients(RunStore& store, int id, int from, int to) {
+  const RunEntry* run = store.find(id);
+  const bool post = run->record.config.model.norm == NormPlacement::Post;
+  std::vector<SeriesPoint> points;
+  for (int step = from; step <= to; ++step) {
+    std::vector<double> values;
+    for (int layer = 0; layer < kLayers; ++layer) values.push_back(post ? std::pow(10.0, -2.0 * (kLayers - layer)) : 0.1);
+    points.push_back({"attention_grad_norm", kLayers, step, values});
+  }
+  store.append_points(id, points);
+}
+
+// Counts the plot's paint events.
+struct PaintCounter : QObject {
+  int paints = 0;
+  bool eventFilter(QObject*, QEvent* event) override {
+    if (event->type() == QEvent::Paint) ++paints;
+    return false;
+  }
+};
+
+class InsideViewTest : public ::testing::Test {
+ protected:
+  InsideViewTest() {
+    pre_ = store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 40), {});
+    post_ = store_.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 40), {});
+    add_gradients(store_, pre_, 1, 40);
+    add_gradients(store_, post_, 1, 40);
+    view_.resize(1000, 700);
+    view_.show();
+    QApplication::processEvents();
+  }
+  // A point inside the left panel: `x_share` of its width, `y_share` of its height.
+  QPoint in_left_panel(double x_share, double y_share) const {
+    const QRect r = view_.panel_rect(0);
+    return {r.left() + int(x_share * (r.width() - 1)), r.top() + int(y_share * (r.height() - 1))};
+  }
+
+  RunStore store_;
+  int pre_ = 0, post_ = 0;
+  InsideView view_{store_};
+};
+
+TEST_F(InsideViewTest, PreOnTheLeftPostOnTheRight) {
+  const auto boxes = view_.findChildren<QComboBox*>();
+  ASSERT_EQ(boxes.size(), 3u);  // statistic, left run, right run
+  EXPECT_EQ(boxes[0]->currentData().toString(), "attention_grad_norm");
+  EXPECT_EQ(boxes[1]->currentData().toInt(), pre_);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), post_);
+}
+
+TEST(InsideView, PreOnTheLeftWhicheverRunCameFirst) {
+  RunStore store;
+  InsideView view(store);
+  const int post = store.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 40), {});
+  const int pre = store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 40), {});
+  const auto boxes = view.findChildren<QComboBox*>();
+  EXPECT_EQ(boxes[1]->currentData().toInt(), pre);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), post);
+}
+
+TEST_F(InsideViewTest, HoverReadsStepLayerAndValue) {
+  view_.show_runs(post_, pre_);
+  const QString top_left = view_.readout_at(in_left_panel(0, 0));
+  EXPECT_TRUE(top_left.contains("post-norm")) << top_left.toStdString();
+  EXPECT_TRUE(top_left.contains("step 1, layer 4: 0.01 L2 norm")) << top_left.toStdString();
+  const QString bottom_right = view_.readout_at(in_left_panel(1, 1));
+  EXPECT_TRUE(bottom_right.contains("step 40, layer 1: 1e-08 L2 norm")) << bottom_right.toStdString();
+  EXPECT_TRUE(view_.readout_at({2, 2}).isEmpty());  // outside the panels
+}
+
+TEST_F(InsideViewTest, ExportsPngAndSvg) {
+  QTemporaryDir dir;
+  const QString png = dir.filePath("inside.png"), svg = dir.filePath("inside.svg");
+  ASSERT_TRUE(view_.export_image(png));
+  ASSERT_TRUE(view_.export_image(svg));
+  const QImage image(png);
+  EXPECT_EQ(image.size(), view_.plot()->size() * 2);
+  QFile file(svg);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  const QByteArray text = file.readAll();
+  EXPECT_TRUE(text.contains("<svg"));
+  EXPECT_TRUE(text.contains("post-norm lr 6e-3 warmup 30"));
+  EXPECT_FALSE(view_.export_image(dir.filePath("missing/folder/inside.png")));
+}
+
+TEST_F(InsideViewTest, LivePointsRedrawAtMostOncePerFrame) {
+  PaintCounter counter;
+  view_.plot()->installEventFilter(&counter);
+  for (int step = 41; step <= 60; ++step) add_gradients(store_, pre_, step, step);
+  ASSERT_TRUE(test::wait_until([&] { return counter.paints > 0; }, 2000));
+  QApplication::processEvents();
+  EXPECT_LE(counter.paints, 2);  // twenty batches, one or two redraws
+  EXPECT_TRUE(view_.readout_at(in_left_panel(1, 0.5)).contains("step 60"));
+}
+
+TEST_F(InsideViewTest, PanelsFollowTheLatestRunUntilOneIsChosen) {
+  const auto boxes = view_.findChildren<QComboBox*>();
+  const int later = store_.add(test::synthetic_run(NormPlacement::Post, 1e-3, 200, 40), {});
+  EXPECT_EQ(boxes[2]->count(), 3);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), later);  // the latest post-norm run
+  EXPECT_EQ(boxes[1]->currentData().toInt(), pre_);
+  view_.show_runs(pre_, post_);
+  store_.add(test::synthetic_run(NormPlacement::Post, 2e-3, 200, 40), {});
+  EXPECT_EQ(boxes[2]->currentData().toInt(), post_);  // chosen: kept
+  store_.remove(post_);
+  EXPECT_EQ(boxes[2]->count(), 3);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), later + 1);  // gone: the latest post-norm run again
+}
+
+}  // namespace
+}  // namespace normlab::ui

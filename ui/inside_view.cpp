@@ -1,0 +1,379 @@
+#include "inside_view.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSvgGenerator>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "format.h"
+#include "heatmap_math.h"
+#include "layer_stats.h"
+#include "run_store.h"
+
+namespace normlab::ui {
+
+namespace {
+
+constexpr int kRedrawMs = 33;  // as the loss chart: at most one redraw per frame at 30 Hz
+
+// Where the parts of the plot go at a given size: painting and hit-testing share it.
+struct PlotLayout {
+  QRect panels[2];  // the heatmaps themselves, without their labels
+  QRect colour_bar;
+  QRect profile;
+};
+
+PlotLayout layout_for(QSize size) {
+  const int w = size.width(), h = size.height();
+  const int heat_bottom = int(h * 0.6);
+  const int bar_width = 92, left = 46, gap = 58;
+  const int panel_width = std::max(20, (w - left - bar_width - gap - 16) / 2);
+  PlotLayout l;
+  for (int i = 0; i < 2; ++i) l.panels[i] = QRect(left + i * (panel_width + gap), 30, panel_width, heat_bottom - 30 - 36);
+  l.colour_bar = QRect(w - bar_width + 8, 30, 14, heat_bottom - 30 - 36);
+  l.profile = QRect(left + 24, heat_bottom + 30, w - left - 24 - bar_width - 16, h - heat_bottom - 30 - 40);
+  return l;
+}
+
+QString value_text(double v) { return std::isfinite(v) ? QString::number(v, 'g', 3) : QStringLiteral("\u2014"); }
+
+// The index of the last recorded step at or before `step` (the last one when step < 0).
+std::optional<std::size_t> index_at(const Series& s, int step) {
+  if (s.steps.empty()) return std::nullopt;
+  if (step < 0) return s.steps.size() - 1;
+  const auto after = std::upper_bound(s.steps.begin(), s.steps.end(), step);
+  if (after == s.steps.begin()) return std::nullopt;
+  return std::size_t(after - s.steps.begin() - 1);
+}
+
+}  // namespace
+
+// The drawing itself; the view around it holds the controls.
+class InsidePlot : public QWidget {
+ public:
+  InsidePlot(const RunStore& store, std::function<void(QString)> on_hover)
+      : store_(store), on_hover_(std::move(on_hover)) {
+    setMouseTracking(true);
+    setMinimumSize(640, 420);
+  }
+
+  std::string statistic;
+  int run_ids[2] = {0, 0};
+  int hover_step = -1;  // -1: the latest step
+
+  const Series* series_of(int panel) const {
+    const RunEntry* run = store_.find(run_ids[panel]);
+    return run ? run->record.find_series(statistic) : nullptr;
+  }
+
+  void paint(QPainter& p, QSize size) const {
+    p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    p.setRenderHint(QPainter::Antialiasing);
+    const StatisticInfo* info = find_statistic(statistic);
+    const auto scale = log_scale_of({series_of(0), series_of(1)});
+    if (!info || !scale) {
+      p.setPen(QColor(0x5f, 0x6b, 0x7a));
+      p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter | Qt::TextWordWrap,
+                 QObject::tr("No values of this statistic in these runs yet.\nRuns record them while they train, "
+                             "unless \u201cInside the model\u201d is off in the settings; older run files have none."));
+      return;
+    }
+    const PlotLayout l = layout_for(size);
+    for (int panel = 0; panel < 2; ++panel) paint_panel(p, l.panels[panel], panel, *scale);
+    paint_colour_bar(p, l.colour_bar, *scale, *info);
+    paint_profile(p, l.profile, *scale, *info);
+  }
+
+  // "run: step 20, layer 3: 2.1e-06 L2 norm" for a point over a panel; empty elsewhere.
+  QString hit(QPoint point) {
+    const PlotLayout l = layout_for(size());
+    for (int panel = 0; panel < 2; ++panel) {
+      const QRect& r = l.panels[panel];
+      const Series* s = series_of(panel);
+      if (!r.contains(point) || !s || s->steps.empty()) continue;
+      const std::size_t i = column_index(point.x() - r.left(), r.width(), s->steps.size());
+      const int layer = s->width() - 1 - std::min(s->width() - 1, (point.y() - r.top()) * s->width() / r.height());
+      hover_step = s->steps[i];
+      const RunEntry* run = store_.find(run_ids[panel]);
+      const StatisticInfo* info = find_statistic(statistic);
+      return QObject::tr("%1: step %2%3: %4 %5")
+          .arg(qstr(run->record.config.name))
+          .arg(hover_step)
+          .arg(s->layers ? QObject::tr(", layer %1").arg(layer + 1) : QString())
+          .arg(value_text(s->at(i, layer)), qstr(info->unit));
+    }
+    return {};
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    paint(p, size());
+  }
+  void mouseMoveEvent(QMouseEvent* event) override {
+    const QString text = hit(event->position().toPoint());
+    if (text.isEmpty()) return;
+    on_hover_(text);
+    update();
+  }
+  void leaveEvent(QEvent*) override {
+    hover_step = -1;
+    on_hover_({});
+    update();
+  }
+
+ private:
+  void paint_panel(QPainter& p, const QRect& r, int panel, const LogScale& scale) const {
+    const RunEntry* run = store_.find(run_ids[panel]);
+    const Series* s = series_of(panel);
+    p.setPen(run ? run->colour : Qt::black);
+    p.drawText(QRect(r.left(), 4, r.width(), 22), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine,
+               run ? qstr(run->record.config.name) : QObject::tr("(no run)"));
+    p.setPen(QColor(0xb0, 0xb7, 0xc0));
+    p.drawRect(r.adjusted(0, 0, -1, -1));
+    if (!s || s->steps.empty()) return;
+    const int rows = s->width();
+    QImage image(r.width(), rows, QImage::Format_RGB32);
+    for (int x = 0; x < r.width(); ++x) {
+      const std::size_t i = column_index(x, r.width(), s->steps.size());
+      for (int layer = 0; layer < rows; ++layer) {
+        const double position = scale_position(scale, s->at(i, layer));
+        const Rgb c = std::isnan(position) ? Rgb{200, 200, 200} : colour_at(position);
+        image.setPixel(x, rows - 1 - layer, qRgb(c.r, c.g, c.b));  // layer 1 at the bottom, as data flows up
+      }
+    }
+    p.drawImage(r, image);
+    // Labels: layers on the left, a few recorded steps below.
+    p.setPen(QColor(0x33, 0x33, 0x33));
+    const int label_every = rows <= 12 ? 1 : (rows + 7) / 8;
+    for (int layer = 0; layer < rows; layer += label_every) {
+      const int y = r.bottom() - int((layer + 0.5) * r.height() / rows);
+      p.drawText(QRect(r.left() - 40, y - 8, 34, 16), Qt::AlignRight | Qt::AlignVCenter,
+                 s->layers ? QString::number(layer + 1) : QObject::tr("all"));
+    }
+    for (int k = 0; k <= 4; ++k) {
+      const int x = r.left() + k * (r.width() - 1) / 4;
+      const int step = s->steps[column_index(x - r.left(), r.width(), s->steps.size())];
+      p.drawLine(x, r.bottom() + 1, x, r.bottom() + 4);
+      p.drawText(QRect(x - 30, r.bottom() + 5, 60, 16), Qt::AlignCenter, QString::number(step));
+    }
+    p.drawText(QRect(r.left(), r.bottom() + 20, r.width(), 16), Qt::AlignCenter,
+               QObject::tr("step (each recorded step one column)"));
+    if (panel == 0 && s->layers) {
+      p.save();
+      p.translate(r.left() - 36, r.center().y());
+      p.rotate(-90);
+      p.drawText(QRect(-40, -14, 80, 14), Qt::AlignCenter, QObject::tr("layer"));
+      p.restore();
+    }
+    if (const auto i = index_at(*s, hover_step); i && hover_step >= 0) {
+      const int x = r.left() + int((double(*i) + 0.5) * r.width() / s->steps.size());
+      p.setPen(QPen(Qt::white, 1, Qt::DashLine));
+      p.drawLine(x, r.top(), x, r.bottom());
+    }
+  }
+
+  void paint_colour_bar(QPainter& p, const QRect& r, const LogScale& scale, const StatisticInfo& info) const {
+    QLinearGradient gradient(r.bottomLeft(), r.topLeft());
+    for (int k = 0; k <= 10; ++k) {
+      const Rgb c = colour_at(k / 10.0);
+      gradient.setColorAt(k / 10.0, QColor(c.r, c.g, c.b));
+    }
+    p.fillRect(r, gradient);
+    p.setPen(QColor(0x33, 0x33, 0x33));
+    for (double tick : colour_bar_ticks(scale, 7)) {
+      const int y = r.bottom() - int(scale_position(scale, tick) * r.height());
+      p.drawLine(r.right() + 1, y, r.right() + 4, y);
+      p.drawText(QRect(r.right() + 6, y - 8, 64, 16), Qt::AlignLeft | Qt::AlignVCenter, value_text(tick));
+    }
+    p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap, qstr(info.unit) + QObject::tr(", log"));
+  }
+
+  void paint_profile(QPainter& p, const QRect& r, const LogScale& scale, const StatisticInfo& info) const {
+    p.setPen(QColor(0xb0, 0xb7, 0xc0));
+    p.drawRect(r.adjusted(0, 0, -1, -1));
+    p.setPen(QColor(0x33, 0x33, 0x33));
+    auto y_of = [&](double v) { return r.bottom() - scale_position(scale, v) * r.height(); };
+    for (double tick : colour_bar_ticks(scale, 5)) {
+      p.setPen(QColor(0xe3, 0xe6, 0xea));
+      p.drawLine(QPointF(r.left(), y_of(tick)), QPointF(r.right(), y_of(tick)));
+      p.setPen(QColor(0x33, 0x33, 0x33));
+      p.drawText(QRectF(r.left() - 64, y_of(tick) - 8, 60, 16), Qt::AlignRight | Qt::AlignVCenter, value_text(tick));
+    }
+    QString title = qstr(info.label) + QObject::tr(" across layers");
+    int legend_right = r.right();  // entries above the plot, from the right, clear of the lines
+    for (int panel = 0; panel < 2; ++panel) {
+      const Series* s = series_of(panel);
+      const auto i = s ? index_at(*s, hover_step) : std::nullopt;
+      if (!i) continue;
+      const RunEntry* run = store_.find(run_ids[panel]);
+      const int n = s->width();
+      auto x_of = [&](int layer) { return n == 1 ? r.center().x() : r.left() + 12 + layer * (r.width() - 24.0) / (n - 1); };
+      QPainterPath line;
+      p.setPen(QPen(run->colour, 2));
+      p.setBrush(run->colour);
+      for (int layer = 0; layer < n; ++layer) {
+        const double v = s->at(*i, layer);
+        if (std::isnan(scale_position(scale, v))) continue;
+        const QPointF point(x_of(layer), y_of(v));
+        line.elementCount() == 0 ? line.moveTo(point) : line.lineTo(point);
+        p.drawEllipse(point, 3, 3);
+      }
+      p.setBrush(Qt::NoBrush);
+      p.drawPath(line);
+      const QString entry = QObject::tr("\u25cf %1, step %2").arg(qstr(run->record.config.name)).arg(s->steps[*i]);
+      const int entry_width = p.fontMetrics().horizontalAdvance(entry);
+      p.drawText(QRect(legend_right - entry_width, r.top() - 22, entry_width, 18), Qt::AlignRight, entry);
+      legend_right -= entry_width + 16;
+      for (int layer = 0; layer < n && panel == 0; ++layer) {
+        p.setPen(QColor(0x33, 0x33, 0x33));
+        p.drawText(QRectF(x_of(layer) - 20, r.bottom() + 3, 40, 16), Qt::AlignCenter,
+                   n == 1 ? QObject::tr("all") : QString::number(layer + 1));
+      }
+    }
+    p.setPen(QColor(0x33, 0x33, 0x33));
+    p.drawText(QRect(r.left(), r.top() - 22, r.width(), 18), Qt::AlignLeft, title);
+    p.drawText(QRect(r.left(), r.bottom() + 18, r.width(), 16), Qt::AlignCenter, QObject::tr("layer (1 = next to the input)"));
+  }
+
+  const RunStore& store_;
+  std::function<void(QString)> on_hover_;
+};
+
+InsideView::InsideView(RunStore& store, QWidget* parent)
+    : QWidget(parent),
+      store_(store),
+      statistic_(new QComboBox),
+      runs_{new QComboBox, new QComboBox},
+      readout_(new QLabel),
+      about_statistic_(new QLabel),
+      plot_(new InsidePlot(store, [this](const QString& text) { readout_->setText(text); })) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(8, 6, 8, 4);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Statistic")));
+  for (const StatisticInfo& info : layer_statistics()) statistic_->addItem(qstr(info.label), qstr(info.name));
+  bar->addWidget(statistic_);
+  for (int panel = 0; panel < 2; ++panel) {
+    bar->addWidget(new QLabel(panel == 0 ? tr("Left") : tr("Right")));
+    runs_[panel]->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    bar->addWidget(runs_[panel]);
+    connect(runs_[panel], &QComboBox::currentIndexChanged, this, [this, panel] {
+      chosen_[panel] = true;
+      plot_->run_ids[panel] = runs_[panel]->currentData().toInt();
+      plot_->update();
+    });
+  }
+  auto* export_button = new QPushButton(tr("Export image\u2026"));
+  connect(export_button, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("inside-the-model.png"),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (!path.isEmpty() && !export_image(path)) readout_->setText(tr("Could not write %1").arg(path));
+  });
+  bar->addStretch(1);
+  bar->addWidget(export_button);
+  layout->addLayout(bar);
+  about_statistic_->setWordWrap(true);
+  about_statistic_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
+  layout->addWidget(about_statistic_);
+  layout->addWidget(plot_, 1);
+  readout_->setMinimumHeight(20);
+  layout->addWidget(readout_);
+
+  connect(statistic_, &QComboBox::currentIndexChanged, this, [this] {
+    plot_->statistic = statistic_->currentData().toString().toStdString();
+    if (const StatisticInfo* info = find_statistic(plot_->statistic)) about_statistic_->setText(qstr(info->help));
+    plot_->update();
+  });
+  show_statistic(QStringLiteral("attention_grad_norm"));
+
+  redraw_.setSingleShot(true);
+  redraw_.setInterval(kRedrawMs);
+  connect(&redraw_, &QTimer::timeout, plot_, qOverload<>(&QWidget::update));
+  connect(&store_, &RunStore::points_changed, this, [this](int id) {
+    if (id == plot_->run_ids[0] || id == plot_->run_ids[1]) schedule_redraw();
+  });
+  connect(&store_, &RunStore::run_added, this, &InsideView::refresh_runs);
+  connect(&store_, &RunStore::run_removed, this, &InsideView::refresh_runs);
+  connect(&store_, &RunStore::dataChanged, this, [this](const QModelIndex& first) {
+    if (first.column() == RunStore::NameColumn) refresh_runs();  // renamed; not for every step's progress
+  });
+  refresh_runs();
+}
+
+void InsideView::show_statistic(const QString& name) { statistic_->setCurrentIndex(statistic_->findData(name)); }
+
+void InsideView::show_runs(int left_id, int right_id) {
+  runs_[0]->setCurrentIndex(runs_[0]->findData(left_id));
+  runs_[1]->setCurrentIndex(runs_[1]->findData(right_id));
+}
+
+QWidget* InsideView::plot() const { return plot_; }
+
+QRect InsideView::panel_rect(int panel) const { return layout_for(plot_->size()).panels[panel]; }
+
+QString InsideView::readout_at(QPoint plot_point) {
+  const QString text = plot_->hit(plot_point);
+  readout_->setText(text);
+  return text;
+}
+
+bool InsideView::export_image(const QString& path) const {
+  if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(plot_->size());
+    svg.setViewBox(QRect(QPoint(0, 0), plot_->size()));
+    svg.setTitle(tr("NormLab: inside the model"));
+    QPainter painter;
+    if (!painter.begin(&svg)) return false;
+    plot_->paint(painter, plot_->size());
+    return painter.end();
+  }
+  QImage image(plot_->size() * 2, QImage::Format_ARGB32);
+  image.setDevicePixelRatio(2);
+  QPainter painter(&image);
+  plot_->paint(painter, plot_->size());
+  painter.end();
+  return image.save(path);
+}
+
+void InsideView::schedule_redraw() {
+  if (!redraw_.isActive()) redraw_.start();
+}
+
+// Both lists hold every run. A panel keeps the run chosen for it while that exists;
+// otherwise it follows the latest run of its placement (pre on the left, post on the
+// right), or the latest run.
+void InsideView::refresh_runs() {
+  for (int panel = 0; panel < 2; ++panel) {
+    QComboBox* box = runs_[panel];
+    const int keep = chosen_[panel] ? plot_->run_ids[panel] : 0;
+    const QSignalBlocker quiet(box);
+    box->clear();
+    int fallback = 0;
+    const NormPlacement wanted = panel == 0 ? NormPlacement::Pre : NormPlacement::Post;
+    for (const RunEntry& run : store_.runs()) {
+      box->addItem(qstr(run.record.config.name), run.id);
+      if (run.record.config.model.norm == wanted) fallback = run.id;
+    }
+    const int index = box->findData(store_.find(keep) ? keep : fallback);
+    box->setCurrentIndex(index >= 0 ? index : box->count() - 1);
+    plot_->run_ids[panel] = box->currentData().toInt();
+  }
+  schedule_redraw();
+}
+
+}  // namespace normlab::ui

@@ -1,0 +1,49 @@
+#pragma once
+// "Inside the model": a statistic the trainer recorded per layer, drawn as a layer ×
+// step heatmap for two runs side by side on one logarithmic colour scale, with a colour
+// bar, and below them the statistic across layers at the step under the pointer.
+// Follows the store live, redrawing at most every 33 ms.
+#include <QString>
+#include <QTimer>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPainter;
+
+namespace normlab::ui {
+
+class RunStore;
+class InsidePlot;
+
+class InsideView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit InsideView(RunStore& store, QWidget* parent = nullptr);
+
+  // Chooses what is shown: a statistic by name, and the runs of the two panels by id.
+  void show_statistic(const QString& name);
+  void show_runs(int left_id, int right_id);
+  // The step and layer under a point of the plot, as the readout shows them.
+  QString readout_at(QPoint plot_point);
+  // PNG (twice the shown size) or SVG by the path's suffix; false if it cannot be written.
+  bool export_image(const QString& path) const;
+
+  QWidget* plot() const;  // the drawing, without the controls
+  QRect panel_rect(int panel) const;  // a heatmap's place in plot(), without its labels
+
+ private:
+  void refresh_runs();
+  void schedule_redraw();
+
+  RunStore& store_;
+  QComboBox* statistic_;
+  QComboBox* runs_[2];
+  QLabel* readout_;
+  QLabel* about_statistic_;
+  InsidePlot* plot_;
+  QTimer redraw_;
+  bool chosen_[2] = {false, false};  // a panel's run was picked, by hand or show_runs
+};
+
+}  // namespace normlab::ui
