@@ -144,6 +144,7 @@ TEST_F(CliTest, KilledRunKeepsItsPointsUpToTheLastSave) {
   EXPECT_EQ(read_lines(temp_ / "runs" / "killed.csv").size(), kept.steps.size() + 1);
   // Nothing half-written beside them.
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
+}
 
 TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
   corpus_file(synthetic_corpus());
