@@ -86,6 +86,19 @@ TEST(ConfigFields, PlacementTableGivesNamesFormulasAndFinalNorm) {
   EXPECT_EQ(norm.choices[1].formula, formula(NormPlacement::Post));
 }
 
+TEST(ConfigFields, SameSettingsComparesEveryFieldButTheName) {
+  TrainConfig a, b;
+  a.name = "one";
+  b.name = "two";
+  EXPECT_TRUE(same_settings(a, b));
+  for (const ConfigField& field : config_fields()) {
+    TrainConfig changed = a;
+    const std::string other = field.choices.empty() ? (field.widget == Widget::File ? "x.txt" : "2") : field.choices.back().name;
+    set_field_text(field, changed, other == field_text(field, a) ? "3" : other);
+    EXPECT_FALSE(same_settings(a, changed)) << field.key;
+  }
+}
+
 TEST(ConfigFields, RunNamesTellEveryPlacementAndNormTypeApart) {
   std::set<std::string> names;
   for (const PlacementInfo& row : kPlacements) {
