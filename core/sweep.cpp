@@ -125,7 +125,9 @@ std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results) {
         ++p.runs;
         p.stalled += r->outcome == Outcome::Stalled;
         p.diverged += r->outcome == Outcome::Diverged;
-        if (r->outcome == Outcome::Diverged || !std::isfinite(r->final_val)) continue;
+        // Only finished runs: a stopped one's last loss says where it was cut, not where it ends.
+        const bool finished = r->outcome == Outcome::Trained || r->outcome == Outcome::Stalled;
+        if (!finished || !std::isfinite(r->final_val)) continue;
         sum += r->final_val;
         ++with_loss;
         p.min = std::min(p.min, r->final_val);

@@ -94,7 +94,7 @@ void write_summary_csv(const std::string& setting, const std::vector<SweepResult
 struct SweepPoint {
   NormPlacement placement = NormPlacement::Pre;
   double x = 0;
-  double mean = 0, min = 0, max = 0;  // final held-out loss over the runs that have one
+  double mean = 0, min = 0, max = 0;  // final held-out loss over the runs that finished; NaN if none
   int runs = 0;
   int stalled = 0, diverged = 0;      // how many of the runs
 };

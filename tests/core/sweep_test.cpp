@@ -141,6 +141,7 @@ TEST(Sweep, AggregatesSeedsIntoMeanAndRange) {
       result(P::Post, 4, 7.0, Outcome::Stalled),   result(P::Post, 2, 5.0, Outcome::Trained),
       result(P::Pre, 2, 5.0, Outcome::Trained),    result(P::Pre, 2, 5.6, Outcome::Trained),
       result(P::Pre, 2, 5.3, Outcome::Trained),    result(P::Post, 4, 9.0, Outcome::Diverged),
+      result(P::Pre, 2, 6.5, Outcome::Stopped),
   };
   const auto points = aggregate(results);
   ASSERT_EQ(points.size(), 3u);
@@ -153,8 +154,8 @@ TEST(Sweep, AggregatesSeedsIntoMeanAndRange) {
   EXPECT_EQ(points[1].diverged, 1);
   EXPECT_EQ(points[1].mean, 7.0);  // the diverged run has no loss to average
   EXPECT_EQ(points[2].placement, P::Pre);
-  EXPECT_EQ(points[2].runs, 3);
-  EXPECT_NEAR(points[2].mean, 5.3, 1e-12);
+  EXPECT_EQ(points[2].runs, 4);
+  EXPECT_NEAR(points[2].mean, 5.3, 1e-12);  // the stopped run's loss is where it was cut: left out
   EXPECT_EQ(points[2].min, 5.0);
   EXPECT_EQ(points[2].max, 5.6);
 
