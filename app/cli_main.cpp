@@ -11,9 +11,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "atomic_file.h"
 #include "bench.h"
 #include "config.h"
 #include "config_fields.h"
@@ -23,6 +25,8 @@
 #include "presets.h"
 #include "run_record.h"
 #include "run_text.h"
+#include "sweep.h"
+#include "sweep_chart.h"
 #include "trainer.h"
 
 namespace fs = std::filesystem;
@@ -31,12 +35,14 @@ using namespace normlab;
 namespace {
 
 constexpr const char* kAbout =
-    "normlab-cli: train a small GPT with pre-norm or post-norm blocks and record every point.";
+    "normlab-cli: train a small GPT with its norms placed pre, post, peri, DeepNorm or mixed, and record every point.";
 
 constexpr const char* kFooter = R"(
 Examples:
   normlab-cli train --preset workshop --scale cpu   the course's five runs, CPU-sized
   normlab-cli train --norm post --lr 6e-3           one run
+  normlab-cli sweep --preset depth                   pre and post over 2 to 16 layers (CPU scale without a GPU)
+  normlab-cli sweep --vary lr --values 1e-3,6e-3 --placements pre,peri --seeds 3
   normlab-cli bench --device cuda --json            time training steps
 
 Each run writes DIR/<name>.json (the full record) and DIR/<name>.csv (one row per
@@ -52,6 +58,9 @@ struct Options {
   std::string command;
   std::map<std::string, std::string> settings;
   std::string name, scale, preset, out = "normlab-runs";
+  std::string vary;                              // sweep: the varied setting's flag
+  std::vector<std::string> values, placements;   // sweep
+  int seeds = 1;                                 // sweep
   int bench_steps = 20, bench_warmup = 3;
   bool json = false;
   bool layers_summary = false;
@@ -99,15 +108,21 @@ void add_config_options(CLI::App& command, Options& options) {
       ->check(CLI::IsMember({"full", "gpu", "cpu"}));
 }
 
-// Defaults, then the scale, then every setting given explicitly.
-TrainConfig build_config(const Options& options) {
-  TrainConfig c;
-  if (!options.scale.empty()) c = scaled(c, parse_scale(options.scale));
+// Every setting given explicitly, over `c`.
+TrainConfig with_given_settings(TrainConfig c, const Options& options) {
   for (const ConfigField& field : config_fields()) {
     if (auto given = options.settings.find(field.key); given != options.settings.end()) {
       set_field_text(field, c, given->second);
     }
   }
+  return c;
+}
+
+// Defaults, then the scale, then every setting given explicitly.
+TrainConfig build_config(const Options& options) {
+  TrainConfig c;
+  if (!options.scale.empty()) c = scaled(c, parse_scale(options.scale));
+  c = with_given_settings(c, options);
   c.name = options.name;
   validate(c);
   return c;
@@ -206,6 +221,101 @@ int run_train(const Options& options) {
   return g_cancel ? 130 : 0;
 }
 
+// The run's record from an earlier sweep or train into `out`, when it finished with the
+// same settings: a sweep stopped or extended later trains only what it lacks.
+std::optional<RunRecord> done_before(const TrainConfig& config, const fs::path& out, const std::string& label) {
+  const fs::path file = out / (file_stem(config.name) + ".json");
+  if (std::error_code error; !fs::exists(file, error)) return std::nullopt;
+  RunRecord run;
+  try {
+    run = read_json(file);
+  } catch (const UserError&) {
+    return std::nullopt;  // unreadable: trained again, and its file rewritten
+  }
+  if (run.status != RunStatus::Done || !same_settings(run.config, config)) return std::nullopt;
+  std::printf("%s  %s: done before with the same settings, final held-out %.3f nats; read back from %s\n",
+              label.c_str(), config.name.c_str(), run.final_val_loss(), file.c_str());
+  return run;
+}
+
+// The sweep the options describe: a preset, or --vary and --values, with --placements
+// and --seeds; settings given explicitly override what the preset fixes.
+Sweep build_sweep(const Options& options) {
+  // Without --scale, the CPU scale unless the device is a GPU: a sweep is many runs.
+  const std::string device = options.settings.count("device") ? options.settings.at("device") : TrainConfig{}.device;
+  const Scale scale = !options.scale.empty()            ? parse_scale(options.scale)
+                      : describe_device(device).device == "cuda" ? Scale::Full
+                                                                  : Scale::Cpu;
+  const TrainConfig base = scaled(TrainConfig{}, scale);
+  Sweep sweep;
+  if (!options.preset.empty()) {
+    sweep = sweep_preset(parse_sweep_preset(options.preset), base, scale);
+  } else {
+    if (options.vary.empty() || options.values.empty()) {
+      throw UserError("a sweep needs --preset, or --vary and --values");
+    }
+    sweep.base = base;
+    sweep.placements = {NormPlacement::Pre, NormPlacement::Post};
+  }
+  if (!options.vary.empty()) sweep.setting = sweep_setting(options.vary).key;
+  if (!options.values.empty()) sweep.values = options.values;
+  if (!options.placements.empty()) {
+    sweep.placements.clear();
+    for (const std::string& name : options.placements) sweep.placements.push_back(parse_norm(name));
+  }
+  sweep.seeds = options.seeds;
+  if (sweep.name.empty()) sweep.name = config_field(sweep.setting).flag + "-sweep";
+  // What the sweep sets per run would be silently lost.
+  for (const std::string& per_run : {sweep.setting, std::string("norm")}) {
+    if (options.settings.count(per_run)) {
+      throw UserError("--" + config_field(per_run).flag + " is set per run by the sweep; leave it out");
+    }
+  }
+  if (!options.name.empty()) throw UserError("--name is set per run by the sweep; leave it out");
+  sweep.base = with_given_settings(sweep.base, options);
+  return sweep;
+}
+
+int run_sweep(const Options& options) {
+  const Sweep sweep = build_sweep(options);
+  const std::vector<SweepRun> runs = expand(sweep);
+  const fs::path out = options.out;
+  if (std::error_code error; fs::exists(out, error) && !fs::is_directory(out, error)) {
+    throw UserError("output folder " + out.string() + " is a file");
+  }
+  const fs::path summary = out / (file_stem(sweep.name) + ".csv"), picture = out / (file_stem(sweep.name) + ".svg");
+  const ConfigField& varied = config_field(sweep.setting);
+  SweepChart chart;
+  chart.title = "Final held-out loss against " + varied.noun + " (" + std::to_string(sweep.base.steps) + " steps of " +
+                std::to_string(sweep.base.batch_size) + " x " + std::to_string(sweep.base.model.context) + " tokens)";
+  chart.setting = sweep.setting;
+  std::printf("%s: %zu runs (%zu values of %s x %zu placements x %d seeds), %d steps each\n",
+              sweep.name.c_str(), runs.size(), sweep.values.size(), varied.noun.c_str(),
+              sweep.placements.size(), sweep.seeds, sweep.base.steps);
+  std::vector<SweepResult> results;
+  for (std::size_t i = 0; i < runs.size() && !g_cancel; ++i) {
+    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
+    std::optional<RunRecord> run = done_before(runs[i].config, out, label);
+    if (!run) run = train_with_progress(runs[i].config, out, label, options.layers_summary);
+    results.push_back(summarise(runs[i], *run));
+    // Kept up to date, so a stopped sweep keeps its rows.
+    write_summary_csv(sweep.setting, results, summary);
+    chart.results = results;
+    write_file_atomically(picture, sweep_chart_svg(chart));
+  }
+  std::printf("\n%-10s %-9s %6s %10s %10s  %s\n", varied.flag.c_str(), "placement", "seed", "held-out", "best",
+              "outcome");
+  for (const SweepResult& r : results) {
+    std::printf("%-10s %-9s %6llu %10.3f %10.3f  %s\n", r.value.c_str(), to_string(r.placement).c_str(),
+                static_cast<unsigned long long>(r.seed), r.final_val, r.best_val, info(r.outcome).name);
+  }
+  if (!results.empty()) {
+    std::printf("unigram baseline %.3f nats; wrote %s and %s\n", results.front().baseline, summary.c_str(),
+                picture.c_str());
+  }
+  return g_cancel ? 130 : 0;
+}
+
 int run_bench(const Options& options) {
   const TrainConfig config = build_config(options);
   const int warmup = options.bench_warmup;
@@ -253,6 +363,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Print the help of every command (the man page is made from it)");
   app.set_version_flag("--version", std::string("normlab-cli ") + NORMLAB_VERSION + " (LibTorch " + libtorch_version() + ")");
   CLI::App* train = app.add_subcommand("train", "one run, or the course's five with --preset workshop");
+  CLI::App* sweep = app.add_subcommand("sweep", "final loss against one setting, per placement: runs plus a summary CSV");
   CLI::App* bench = app.add_subcommand("bench", "time training steps on a device");
   add_config_options(*train, options);
   train->add_option("--preset", options.preset,
@@ -262,6 +373,27 @@ int main(int argc, char** argv) {
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
   train->add_flag("--layers-summary", options.layers_summary,
                   "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");
+  add_config_options(*sweep, options);
+  std::string preset_help = "a built-in sweep:";
+  for (const auto& preset : kSweepPresets) preset_help += std::string(" ") + preset.name + " (" + preset.help + ");";
+  preset_help += " --vary, --values and --placements override its own";
+  std::vector<std::string> preset_names, setting_flags, placement_names;
+  for (const auto& preset : kSweepPresets) preset_names.push_back(preset.name);
+  for (const auto& setting : kSweepSettings) setting_flags.push_back(config_field(setting.key).flag);
+  for (const auto& placement : kPlacements) placement_names.push_back(placement.name);
+  sweep->add_option("--preset", options.preset, preset_help)->check(CLI::IsMember(preset_names));
+  sweep->add_option("--vary", options.vary, "the setting to vary")->check(CLI::IsMember(setting_flags));
+  sweep->add_option("--values", options.values, "its values, comma-separated: 2,4,8 or 3e-4,1e-3")
+      ->delimiter(',')
+      ->type_name("LIST");
+  sweep->add_option("--placements", options.placements, "comma-separated placements (default pre,post)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(placement_names))
+      ->type_name("LIST");
+  sweep->add_option("--seeds", options.seeds, "runs per point, seeds --seed, --seed + 1, ...")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  sweep->add_option("--out", options.out, "where run files and the summary CSV go")->capture_default_str();
   add_config_options(*bench, options);
   bench->add_option("--bench-steps", options.bench_steps, "timed steps")->check(CLI::Range(1, 100000))->capture_default_str();
   bench->add_option("--bench-warmup", options.bench_warmup, "untimed steps first")->check(CLI::Range(0, 100000))->capture_default_str();
@@ -270,8 +402,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (app.got_subcommand(train)) options.command = "train";
+    if (app.got_subcommand(sweep)) options.command = "sweep";
     if (app.got_subcommand(bench)) options.command = "bench";
-    if (options.command.empty()) throw UserError("no command: say 'train' or 'bench' (see --help)");
+    if (options.command.empty()) throw UserError("no command: say 'train', 'sweep' or 'bench' (see --help)");
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
@@ -285,7 +418,9 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, [](int) { g_cancel = true; });
   keep_freed_memory_for_reuse();
   try {
-    return options.command == "train" ? run_train(options) : run_bench(options);
+    if (options.command == "train") return run_train(options);
+    if (options.command == "sweep") return run_sweep(options);
+    return run_bench(options);
   } catch (const UserError& error) {
     std::fprintf(stderr, "normlab-cli: %s\n", error.what());
     return 2;

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -40,8 +42,14 @@ std::string format_lr(double lr) {
 }
 
 std::string default_run_name(const TrainConfig& c) {
-  return to_string(c.model.norm) + "-norm lr " + format_lr(c.peak_lr) + " warmup " +
-         std::to_string(c.warmup_steps);
+  std::string name = info(c.model.norm).label;  // "Pre-norm" -> "pre-norm"
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  // LayerNorm, the default and every earlier run's norm, goes unsaid.
+  if (c.model.norm_type != NormType::LayerNorm) name += std::string(" ") + kNormTypes[std::size_t(c.model.norm_type)].label;
+  name += " lr " + format_lr(c.peak_lr) + " warmup " + std::to_string(c.warmup_steps);
+  // The course's depth goes unsaid too; any other is part of what sets a run apart.
+  if (c.model.layers != ModelConfig{}.layers) name += " layers " + std::to_string(c.model.layers);
+  return name;
 }
 
 }  // namespace normlab

@@ -17,10 +17,10 @@ struct UserError : std::runtime_error {
 
 // Where each block normalises. A closed set: code that differs by placement switches
 // over it without a default, so the compiler names every place a new one must go.
-enum class NormPlacement { Pre, Post };
+enum class NormPlacement { Pre, Post, Peri, DeepNorm, Mix };
 
 // The colour family the app draws a placement's runs in.
-enum class Hue { Blue, Red };
+enum class Hue { Blue, Red, Teal, Amber, Purple };
 
 // An enum's table lists its values in enum order, so table[size_t(value)] describes value.
 template <typename Row, std::size_t N>
@@ -34,19 +34,26 @@ constexpr bool in_enum_order(const Row (&table)[N]) {
 struct PlacementInfo {
   NormPlacement value;
   const char* name;     // in run files, on the command line and in run names: "pre"
-  const char* label;    // "Pre-norm"
+  const char* label;    // "Pre-norm"; in lower case it starts the default run name
   const char* formula;  // the block's update rule, "x ← x + f(Norm x)"
   const char* help;     // one sentence for the tooltip and --help
   Hue hue;
   bool final_norm;      // whether the output needs a last norm: the stream is never normalised otherwise
 };
 
-// Adding a placement: a row here and its lines in Block::forward (core/model.cpp).
+// Adding a placement: a row here and its lines in residual_update (core/model.cpp).
 inline constexpr PlacementInfo kPlacements[] = {
     {NormPlacement::Pre, "pre", "Pre-norm", "x \u2190 x + f(Norm x)",
      "Normalise each sub-layer's input; the residual stream is never rescaled", Hue::Blue, true},
     {NormPlacement::Post, "post", "Post-norm", "x \u2190 Norm(x + f(x))",
      "Normalise after each residual addition, as in the 2017 Transformer", Hue::Red, false},
+    {NormPlacement::Peri, "peri", "Peri-norm", "x \u2190 x + Norm(f(Norm x))",
+     "Normalise each sub-layer's input and its output (sandwich norm: CogView, Peri-LN)", Hue::Teal, true},
+    {NormPlacement::DeepNorm, "deepnorm", "DeepNorm", "x \u2190 Norm(\u03b1\u00b7x + f(x)), \u03b1 = (2N)^\u00bc",
+     "Post-norm with the residual scaled up by \u03b1 and the value, output and MLP weights scaled down at "
+     "init by \u03b2 = (8N)^-\u00bc (DeepNet)", Hue::Amber, false},
+    {NormPlacement::Mix, "mix", "Mix-norm", "post in the first \u230aN/4\u230b blocks, pre after",
+     "Post-norm in the first quarter of the blocks, pre-norm in the rest (Mix-LN)", Hue::Purple, true},
 };
 static_assert(in_enum_order(kPlacements));
 
@@ -109,7 +116,8 @@ struct TrainConfig {
 // Throws UserError naming the first invalid field and why.
 void validate(const TrainConfig& config);
 
-// "post-norm lr 6e-3 warmup 30", short enough for a legend.
+// "post-norm lr 6e-3 warmup 30", short enough for a legend; the norm type and the depth
+// when they are not the defaults: "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16".
 std::string default_run_name(const TrainConfig& config);
 
 // "6e-3", "1e-3", "2.5e-4": how the app writes learning rates.

@@ -239,4 +239,11 @@ void copy_field(const ConfigField& f, const TrainConfig& from, TrainConfig& to) 
   });
 }
 
+bool same_settings(const TrainConfig& a, const TrainConfig& b) {
+  for (const ConfigField& field : config_fields()) {
+    if (field_text(field, a) != field_text(field, b)) return false;
+  }
+  return true;
+}
+
 }  // namespace normlab

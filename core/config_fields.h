@@ -73,6 +73,8 @@ std::string field_text(const ConfigField& field, const TrainConfig& config);
 // Reads text of that form; UserError naming the field when it is not a value of its type.
 void set_field_text(const ConfigField& field, TrainConfig& config, const std::string& text);
 void copy_field(const ConfigField& field, const TrainConfig& from, TrainConfig& to);
+// Whether every field reads the same in both: the same run, whatever its name.
+bool same_settings(const TrainConfig& a, const TrainConfig& b);
 
 // Calls visit(value) with a reference to the field's member in `config`.
 template <typename Config, typename Visit>

@@ -57,27 +57,45 @@ torch::nn::AnyModule make_norm(const ModelConfig& config) {
   throw std::logic_error("unknown norm type");
 }
 
-BlockImpl::BlockImpl(const ModelConfig& config) : placement(config.norm) {
+double deepnorm_alpha(int layers) { return std::pow(2.0 * layers, 0.25); }
+double deepnorm_beta(int layers) { return std::pow(8.0 * layers, -0.25); }
+
+BlockImpl::BlockImpl(const ModelConfig& config, int index)
+    : placement(config.norm),
+      mixed_as(index < config.layers / 4 ? NormPlacement::Post : NormPlacement::Pre),
+      residual_scale(config.norm == NormPlacement::DeepNorm ? deepnorm_alpha(config.layers) : 1.0) {
+  // Registered in this order so pre- and post-norm models draw their initial weights
+  // exactly as before the output norms existed.
   norm1 = make_norm(config);
   register_module("norm1", norm1.ptr());
   attention = register_module("attention", CausalSelfAttention(config));
   norm2 = make_norm(config);
   register_module("norm2", norm2.ptr());
   mlp = register_module("mlp", Mlp(config));
+  if (config.norm == NormPlacement::Peri) {
+    out_norm1 = make_norm(config);
+    register_module("out_norm1", out_norm1.ptr());
+    out_norm2 = make_norm(config);
+    register_module("out_norm2", out_norm2.ptr());
+  }
+}
+
+template <typename SubLayer>
+torch::Tensor BlockImpl::update(NormPlacement rule, const torch::Tensor& x, SubLayer& f, int which,
+                                torch::nn::AnyModule& out_norm) {
+  switch (rule) {  // no default: a new placement must say its line here
+    case NormPlacement::Pre: return x + f(normalise(which, x));                         // x + f(Norm x)
+    case NormPlacement::Post: return normalise(which, x + f(x));                        // Norm(x + f(x))
+    case NormPlacement::Peri: return x + out_norm.forward(f(normalise(which, x)));      // x + Norm(f(Norm x))
+    case NormPlacement::DeepNorm: return normalise(which, residual_scale * x + f(x));  // Norm(alpha x + f(x))
+    case NormPlacement::Mix: return update(mixed_as, x, f, which, out_norm);           // post early, pre after
+  }
+  throw std::logic_error("unknown norm placement");
 }
 
 torch::Tensor BlockImpl::forward(torch::Tensor x) {
-  switch (placement) {  // no default: a new placement must say its lines here
-    case NormPlacement::Pre:  // x <- x + f(Norm x)
-      x = x + attention(normalise(0, x));
-      x = x + mlp(normalise(1, x));
-      break;
-    case NormPlacement::Post:  // x <- Norm(x + f(x))
-      x = normalise(0, x + attention(x));
-      x = normalise(1, x + mlp(x));
-      break;
-  }
-  return x;
+  x = update(placement, x, attention, 0, out_norm1);
+  return update(placement, x, mlp, 1, out_norm2);
 }
 
 torch::Tensor BlockImpl::normalise(int which, const torch::Tensor& input) {
@@ -99,7 +117,7 @@ GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {
   position_embedding = register_module("position_embedding",
                                        torch::nn::Embedding(config.context, config.d_model));
   blocks = register_module("blocks", torch::nn::ModuleList());
-  for (int i = 0; i < config.layers; ++i) blocks->push_back(Block(config));
+  for (int i = 0; i < config.layers; ++i) blocks->push_back(Block(config, i));
   if (info(config.norm).final_norm) {
     final_norm = make_norm(config);
     register_module("final_norm", final_norm.ptr());
@@ -113,6 +131,24 @@ GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {
     } else if (auto* embedding = module->as<torch::nn::Embedding>()) {
       embedding->weight.normal_(0.0, 0.02);
     }
+  }
+  if (config.norm == NormPlacement::DeepNorm) init_deepnorm();
+}
+
+void GptImpl::init_deepnorm() {
+  const double beta = deepnorm_beta(config.layers);
+  const auto d = config.d_model;
+  auto xavier = [](torch::Tensor weight, double gain) { torch::nn::init::xavier_normal_(weight, gain); };
+  for (auto& module : *blocks) {
+    auto& block = *module->as<BlockImpl>();
+    // qkv holds three d x d matrices: each starts as the separate projection it stands for.
+    const auto qkv = block.attention->qkv->weight;
+    xavier(qkv.narrow(0, 0, d), 1.0);      // query
+    xavier(qkv.narrow(0, d, d), 1.0);      // key
+    xavier(qkv.narrow(0, 2 * d, d), beta);  // value
+    xavier(block.attention->proj->weight, beta);
+    xavier(block.mlp->up->weight, beta);
+    xavier(block.mlp->down->weight, beta);
   }
 }
 

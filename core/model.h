@@ -1,7 +1,7 @@
 #pragma once
 // A small GPT, in the shape of nanoGPT's model.py. The norm placement is read in
-// Block::forward, where each placement is two lines, and in the placement table
-// (final_norm).
+// BlockImpl::update, where each placement is one line, in the placement table
+// (final_norm), and for DeepNorm in its residual scale and initialisation.
 #include <torch/torch.h>
 
 #include "config.h"
@@ -49,19 +49,35 @@ TORCH_MODULE(RmsNorm);
 // The norm the config's norm type names, over d_model.
 torch::nn::AnyModule make_norm(const ModelConfig& config);
 
+// DeepNet's constants for a decoder of `layers` blocks (Wang et al. 2022): the residual
+// is scaled up by alpha = (2N)^(1/4) and the value, output and MLP weights start
+// Xavier-normal with gain beta = (8N)^(-1/4). For N = 8: alpha = 2, beta ~ 0.354.
+double deepnorm_alpha(int layers);
+double deepnorm_beta(int layers);
+
+// Block `index` (0-based) of the model's config.layers.
 struct BlockImpl : torch::nn::Module {
-  explicit BlockImpl(const ModelConfig& config);
+  explicit BlockImpl(const ModelConfig& config, int index = 0);
   torch::Tensor forward(torch::Tensor x);
   // Arms (or, with nullptr, disarms) this block's measurements.
   void set_probe(BlockProbe* probe);
 
-  torch::nn::AnyModule norm1, norm2;
+  // norm1 and norm2 are each sub-layer's norm (its input's, or the sum's); peri-norm
+  // also normalises each sub-layer's output, with out_norm1 and out_norm2.
+  torch::nn::AnyModule norm1, norm2, out_norm1, out_norm2;
   CausalSelfAttention attention{nullptr};
   Mlp mlp{nullptr};
   NormPlacement placement;
+  NormPlacement mixed_as;        // mix: post in the first quarter of the blocks, pre after
+  double residual_scale = 1.0;   // DeepNorm's alpha; 1 otherwise
 
  private:
-  torch::Tensor normalise(int which, const torch::Tensor& input);  // norm1 (0) or norm2 (1)
+  // One sub-layer f's update of the residual stream x: the formulas of kPlacements.
+  // `which` names the sub-layer's norm, norm1 (0) or norm2 (1).
+  template <typename SubLayer>
+  torch::Tensor update(NormPlacement rule, const torch::Tensor& x, SubLayer& f, int which,
+                       torch::nn::AnyModule& out_norm);
+  torch::Tensor normalise(int which, const torch::Tensor& input);  // norm1 (0) or norm2 (1), measured when armed
   BlockProbe* probe_ = nullptr;
 };
 TORCH_MODULE(Block);
@@ -79,6 +95,9 @@ struct GptImpl : torch::nn::Module {
   torch::nn::Embedding token_embedding{nullptr}, position_embedding{nullptr};
   torch::nn::ModuleList blocks{nullptr};
   torch::nn::AnyModule final_norm;  // when the placement's table row asks for one
+
+ private:
+  void init_deepnorm();
 };
 TORCH_MODULE(Gpt);
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "atomic_file.h"
+#include "run_text.h"
 #include "config_fields.h"
 
 namespace normlab {
@@ -353,13 +354,12 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     if (std::isfinite(value)) csv << value;
   };
   for (const auto& run : runs) {
-    std::string name = run.config.name;  // quoted: names hold spaces, maybe commas or quotes
-    for (std::size_t at = 0; (at = name.find('"', at)) != std::string::npos; at += 2) name.insert(at, "\"");
+    const std::string name = csv_quoted(run.config.name);
     auto eval = run.evals.begin();
     std::map<std::string, std::size_t> next;  // per series: the first point not yet passed
     for (const auto& s : run.steps) {
       while (eval != run.evals.end() && eval->step < s.step) ++eval;
-      csv << '"' << name << "\"," << s.step << ',' << s.wall_s << ',' << s.lr;
+      csv << name << ',' << s.step << ',' << s.wall_s << ',' << s.lr;
       cell(s.train_loss);
       cell(eval != run.evals.end() && eval->step == s.step ? eval->val_loss : std::nan(""));
       for (const auto& [series_name, layer] : extra) {

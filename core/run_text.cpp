@@ -15,6 +15,12 @@ std::string file_stem(const std::string& name) {
   return stem.empty() ? "run" : stem;
 }
 
+std::string csv_quoted(const std::string& text) {
+  std::string cell = "\"";
+  for (const char ch : text) cell += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return cell + "\"";
+}
+
 std::string duration_text(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
   const long s = std::lround(seconds);

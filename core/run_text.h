@@ -9,6 +9,10 @@ namespace normlab {
 // other byte '_'; "run" when nothing is left.
 std::string file_stem(const std::string& name);
 
+// A cell of a CSV file: in double quotes, any quote inside doubled. Run names hold
+// spaces, maybe commas or quotes.
+std::string csv_quoted(const std::string& text);
+
 // "45 s", "3 min 05 s", "1 h 02 min"; "?" when unknown.
 std::string duration_text(double seconds);
 

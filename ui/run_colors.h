@@ -1,13 +1,14 @@
 #pragma once
 // The plate's colour code: each placement's hue from its table row (pre-norm blue,
-// post-norm red), and red runs with a long warmup green. Runs of a family differ by shade.
+// post-norm red, peri-norm teal, DeepNorm amber, mix purple), and red runs with a long
+// warmup green. Runs of a family differ by shade.
 #include <QColor>
 
 #include "config.h"
 
 namespace normlab::ui {
 
-enum class RunFamily { PreNorm, PostNorm, PostNormLongWarmup };
+enum class RunFamily { PreNorm, PostNorm, PostNormLongWarmup, PeriNorm, DeepNorm, MixNorm };
 
 // A red run counts as "long warmup" when warming up for at least 10 % of its steps.
 RunFamily family_of(const TrainConfig& config);

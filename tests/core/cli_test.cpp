@@ -157,6 +157,29 @@ TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
   EXPECT_EQ(read_lines(temp_ / "runs" / "off.csv").at(0), "run,step,wall_s,lr,train_loss,val_loss");
 }
 
+// A sweep trains each point, writes its files, the summary CSV and chart, and a second
+// sweep over more values reads back the runs the first one finished.
+TEST_F(CliTest, SweepWritesEveryRunAndASummary) {
+  corpus_file(synthetic_corpus());
+  const std::string tiny =
+      "--corpus corpus.txt --device cpu --threads 1 --d-model 32 --heads 2 --context 16 --batch 4 --vocab 256 "
+      "--steps 8 --warmup 2 --eval-interval 4 --eval-batches 2 --out runs ";
+  ASSERT_EQ(run("sweep --vary layers --values 1,2 --placements pre,deepnorm " + tiny), 0) << out_ << err_;
+  EXPECT_EQ(err_, "");
+  EXPECT_THAT(out_, HasSubstr("[4/4]"));
+  const auto summary = read_lines(temp_ / "runs" / "layers-sweep.csv");
+  ASSERT_EQ(summary.size(), 5u);
+  EXPECT_EQ(summary[0], "layers,placement,seed,final_val_loss,best_val_loss,baseline_loss,outcome,run");
+  EXPECT_EQ(summary[1].rfind("1,pre,1337,", 0), 0u) << summary[1];
+  EXPECT_THAT(summary[2], HasSubstr(",\"deepnorm lr 1e-3 warmup 2 layers 1\""));
+  EXPECT_TRUE(fs::exists(temp_ / "runs" / "deepnorm_lr_1e-3_warmup_2_layers_2.json"));
+  EXPECT_EQ(read_file(temp_ / "runs" / "layers-sweep.svg").rfind("<svg", 0), 0u);
+
+  ASSERT_EQ(run("sweep --vary layers --values 2,3 --placements pre " + tiny), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("[1/2]  pre-norm lr 1e-3 warmup 2 layers 2: done before with the same settings"));
+  EXPECT_THAT(out_, HasSubstr("[2/2]  pre-norm lr 1e-3 warmup 2 layers 3 on CPU"));
+}
+
 TEST_F(CliTest, DeviceCuda) {
   corpus_file("", "empty.txt");
   const int status = run("train --device cuda --corpus empty.txt");

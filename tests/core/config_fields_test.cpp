@@ -86,5 +86,37 @@ TEST(ConfigFields, PlacementTableGivesNamesFormulasAndFinalNorm) {
   EXPECT_EQ(norm.choices[1].formula, formula(NormPlacement::Post));
 }
 
+TEST(ConfigFields, SameSettingsComparesEveryFieldButTheName) {
+  TrainConfig a, b;
+  a.name = "one";
+  b.name = "two";
+  EXPECT_TRUE(same_settings(a, b));
+  for (const ConfigField& field : config_fields()) {
+    TrainConfig changed = a;
+    const std::string other = field.choices.empty() ? (field.widget == Widget::File ? "x.txt" : "2") : field.choices.back().name;
+    set_field_text(field, changed, other == field_text(field, a) ? "3" : other);
+    EXPECT_FALSE(same_settings(a, changed)) << field.key;
+  }
+}
+
+TEST(ConfigFields, RunNamesTellEveryPlacementAndNormTypeApart) {
+  std::set<std::string> names;
+  for (const PlacementInfo& row : kPlacements) {
+    for (const NormTypeInfo& type : kNormTypes) {
+      TrainConfig c;
+      c.model.norm = row.value;
+      c.model.norm_type = type.value;
+      names.insert(default_run_name(c));
+    }
+  }
+  EXPECT_EQ(names.size(), std::size(kPlacements) * std::size(kNormTypes));
+  TrainConfig c;
+  EXPECT_EQ(default_run_name(c), "pre-norm lr 1e-3 warmup 30");  // as every earlier run was named
+  c.model.norm = NormPlacement::DeepNorm;
+  c.model.norm_type = NormType::RmsNorm;
+  c.model.layers = 16;
+  EXPECT_EQ(default_run_name(c), "deepnorm RMSNorm lr 1e-3 warmup 30 layers 16");
+}
+
 }  // namespace
 }  // namespace normlab::test

@@ -43,7 +43,7 @@ TEST_F(TrainerTest, PreNormLearnsBelowBaseline) {
 TEST_F(TrainerTest, RecordDescribesTheRun) {
   config_.steps = 5;
   const RunRecord run = train(config_);
-  EXPECT_EQ(run.config.name, "pre-norm lr 3e-3 warmup 10");
+  EXPECT_EQ(run.config.name, "pre-norm lr 3e-3 warmup 10 layers 2");  // not the course's 8 layers: said
   EXPECT_EQ(run.environment.device, "cpu");
   EXPECT_EQ(run.environment.libtorch_version, TORCH_VERSION);
   EXPECT_EQ(run.environment.app_version, NORMLAB_VERSION);

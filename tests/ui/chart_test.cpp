@@ -4,6 +4,7 @@
 #include <QCategoryAxis>
 #include <QLineSeries>
 #include <cmath>
+#include <set>
 
 #include "chart_export.h"
 #include "loss_chart.h"
@@ -40,6 +41,33 @@ TEST(RunColours, FollowThePlate) {
   EXPECT_GT(red.red(), red.blue());
   EXPECT_GT(green.green(), green.red());
   EXPECT_GT(training_colour(blue).lightness(), blue.lightness());
+}
+
+TEST(RunColours, LaterDesignsHaveFamiliesOfTheirOwn) {
+  const std::vector<std::pair<NormPlacement, RunFamily>> designs = {
+      {NormPlacement::Peri, RunFamily::PeriNorm}, {NormPlacement::DeepNorm, RunFamily::DeepNorm},
+      {NormPlacement::Mix, RunFamily::MixNorm}};
+  std::set<QRgb> seen;
+  for (const RunFamily family : {RunFamily::PreNorm, RunFamily::PostNorm, RunFamily::PostNormLongWarmup}) {
+    for (int shade = 0; shade < 4; ++shade) seen.insert(family_colour(family, shade).rgb());
+  }
+  for (const auto& [placement, family] : designs) {
+    TrainConfig c;
+    c.model.norm = placement;
+    c.warmup_steps = c.steps / 2;  // a long warmup makes only post-norm green
+    EXPECT_EQ(family_of(c), family) << to_string(placement);
+    for (int shade = 0; shade < 3; ++shade) {
+      EXPECT_TRUE(seen.insert(family_colour(family, shade).rgb()).second)
+          << to_string(placement) << " shade " << shade << " is another family's colour";
+    }
+  }
+  const QColor teal = family_colour(RunFamily::PeriNorm, 0), amber = family_colour(RunFamily::DeepNorm, 0),
+               purple = family_colour(RunFamily::MixNorm, 0);
+  EXPECT_GT(teal.green(), teal.red());
+  EXPECT_GT(amber.red(), amber.blue());
+  EXPECT_GT(amber.green(), amber.blue());
+  EXPECT_GT(purple.blue(), purple.green());
+  EXPECT_GT(purple.red(), purple.green());
 }
 
 TEST(RunStore, RunsOfOneFamilyGetDifferentShades) {

@@ -1,0 +1,195 @@
+#include "sweep_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "config_fields.h"
+#include "palette.h"
+
+namespace normlab {
+
+namespace {
+
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    switch (ch) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+std::string hex(std::uint32_t rgb) {
+  char text[8];
+  std::snprintf(text, sizeof text, "#%06x", unsigned(rgb & 0xffffff));
+  return text;
+}
+
+std::string fixed(double value, int decimals = 1) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+// The first step of 0.1, 0.2, 0.25, 0.5, 1, 2, 5 that puts at most 8 ticks on `span`.
+double tick_step(double span) {
+  for (const double step : {0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0}) {
+    if (span / step <= 8) return step;
+  }
+  return 10.0;
+}
+
+}  // namespace
+
+std::string sweep_chart_svg(const SweepChart& chart) {
+  const bool log_axis = sweep_setting(chart.setting).log_axis;
+  const std::vector<SweepPoint> points = aggregate(chart.results);
+  const double left = 70, right = chart.width - 220.0, top = 50, bottom = chart.height - 60.0;
+
+  // x: the swept values, labelled as they were given; y: every loss shown, and the baseline.
+  std::map<double, std::string> ticks;
+  double baseline = std::nan("");
+  for (const SweepResult& r : chart.results) {
+    ticks.emplace(r.x, r.value);
+    if (std::isfinite(r.baseline)) baseline = r.baseline;
+  }
+  auto axis_t = [&](double x) { return log_axis ? std::log10(x) : x; };
+  double t0 = ticks.empty() ? 0 : axis_t(ticks.begin()->first), t1 = ticks.empty() ? 1 : axis_t(ticks.rbegin()->first);
+  if (t1 - t0 <= 0) t0 -= 1, t1 += 1;
+  const double t_pad = 0.06 * (t1 - t0);
+  t0 -= t_pad, t1 += t_pad;
+  double lo = std::isfinite(baseline) ? baseline : INFINITY, hi = std::isfinite(baseline) ? baseline : -INFINITY;
+  for (const SweepPoint& p : points) {
+    if (!std::isfinite(p.mean)) continue;
+    lo = std::min(lo, p.min);
+    hi = std::max(hi, p.max);
+  }
+  if (!std::isfinite(lo)) lo = 0, hi = 1;
+  const double y_pad = std::max(0.1 * (hi - lo), 0.15);
+  lo -= y_pad, hi += 2 * y_pad;  // room along the top for the diverged marks
+  auto px = [&](double x) { return left + (axis_t(x) - t0) / (t1 - t0) * (right - left); };
+  auto py = [&](double loss) { return bottom - (loss - lo) / (hi - lo) * (bottom - top); };
+
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << chart.width << "\" height=\"" << chart.height
+      << "\" font-family=\"sans-serif\" font-size=\"13\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<text x=\"" << left << "\" y=\"28\" font-size=\"16\" font-weight=\"bold\">" << escaped(chart.title)
+      << "</text>\n";
+
+  // Grid and axes.
+  const double step = tick_step(hi - lo);
+  for (double y = std::ceil(lo / step) * step; y <= hi; y += step) {
+    svg << "<line x1=\"" << left << "\" x2=\"" << right << "\" y1=\"" << fixed(py(y)) << "\" y2=\"" << fixed(py(y))
+        << "\" stroke=\"#e4e4e4\"/>\n"
+        << "<text x=\"" << left - 8 << "\" y=\"" << fixed(py(y) + 4) << "\" text-anchor=\"end\">"
+        << fixed(y, step < 0.25 ? 1 : 2) << "</text>\n";
+  }
+  for (const auto& [x, label] : ticks) {
+    svg << "<line x1=\"" << fixed(px(x)) << "\" x2=\"" << fixed(px(x)) << "\" y1=\"" << top << "\" y2=\"" << bottom
+        << "\" stroke=\"#eeeeee\"/>\n"
+        << "<text x=\"" << fixed(px(x)) << "\" y=\"" << bottom + 18 << "\" text-anchor=\"middle\">" << escaped(label)
+        << "</text>\n";
+  }
+  svg << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << right - left << "\" height=\"" << bottom - top
+      << "\" fill=\"none\" stroke=\"#888888\"/>\n";
+  const ConfigField& field = config_field(sweep_setting(chart.setting).key);
+  svg << "<text x=\"" << (left + right) / 2 << "\" y=\"" << bottom + 42 << "\" text-anchor=\"middle\">"
+      << escaped(field.label) << (log_axis ? " (log scale)" : "") << "</text>\n"
+      << "<text transform=\"translate(18," << (top + bottom) / 2
+      << ") rotate(-90)\" text-anchor=\"middle\">final held-out loss (nats)</text>\n";
+
+  if (std::isfinite(baseline)) {
+    svg << "<line class=\"baseline\" x1=\"" << left << "\" x2=\"" << right << "\" y1=\"" << fixed(py(baseline))
+        << "\" y2=\"" << fixed(py(baseline)) << "\" stroke=\"#555555\" stroke-dasharray=\"6,4\"/>\n"
+        << "<text x=\"" << right - 6 << "\" y=\"" << fixed(py(baseline) - 6)
+        << "\" text-anchor=\"end\" fill=\"#555555\">unigram baseline " << fixed(baseline, 2) << "</text>\n";
+  }
+
+  // Per placement: the min-max band, the line through the means, a mark per value.
+  std::vector<NormPlacement> placements;
+  bool seeds = false, stalled = false, diverged = false;
+  for (const SweepPoint& p : points) {
+    if (std::find(placements.begin(), placements.end(), p.placement) == placements.end()) placements.push_back(p.placement);
+    seeds = seeds || p.runs > 1;
+    stalled = stalled || p.stalled > 0;
+    diverged = diverged || p.diverged > 0;
+  }
+  for (const NormPlacement placement : placements) {
+    const std::string colour = hex(hue_colour(info(placement).hue, 0));
+    std::vector<const SweepPoint*> mine;
+    for (const SweepPoint& p : points) {
+      if (p.placement == placement && std::isfinite(p.mean)) mine.push_back(&p);
+    }
+    std::ostringstream band, line;
+    for (const SweepPoint* p : mine) band << fixed(px(p->x)) << ',' << fixed(py(p->max)) << ' ';
+    for (auto p = mine.rbegin(); p != mine.rend(); ++p) band << fixed(px((*p)->x)) << ',' << fixed(py((*p)->min)) << ' ';
+    for (const SweepPoint* p : mine) line << fixed(px(p->x)) << ',' << fixed(py(p->mean)) << ' ';
+    if (seeds) {
+      svg << "<polygon class=\"band\" points=\"" << band.str() << "\" fill=\"" << colour
+          << "\" fill-opacity=\"0.18\" stroke=\"none\"/>\n";
+    }
+    svg << "<polyline class=\"placement\" data-placement=\"" << to_string(placement) << "\" points=\"" << line.str()
+        << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2.5\"/>\n";
+    for (const SweepPoint& p : points) {
+      if (p.placement != placement) continue;
+      if (std::isfinite(p.mean)) {
+        const bool hollow = p.stalled > 0;
+        svg << "<circle class=\"" << (hollow ? "stalled" : "trained") << "\" cx=\"" << fixed(px(p.x)) << "\" cy=\""
+            << fixed(py(p.mean)) << "\" r=\"5\" fill=\"" << (hollow ? "white" : colour) << "\" stroke=\"" << colour
+            << "\" stroke-width=\"2\"/>\n";
+      }
+      if (p.diverged > 0) {
+        const double cx = px(p.x), cy = top + 12;
+        svg << "<path class=\"diverged\" d=\"M" << fixed(cx - 5) << ',' << fixed(cy - 5) << " L" << fixed(cx + 5) << ','
+            << fixed(cy + 5) << " M" << fixed(cx - 5) << ',' << fixed(cy + 5) << " L" << fixed(cx + 5) << ','
+            << fixed(cy - 5) << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\"/>\n";
+      }
+    }
+  }
+
+  // Legend: the placements, then what the marks mean.
+  double y = top + 10;
+  const double lx = right + 20;
+  for (const NormPlacement placement : placements) {
+    const std::string colour = hex(hue_colour(info(placement).hue, 0));
+    svg << "<line x1=\"" << lx << "\" x2=\"" << lx + 24 << "\" y1=\"" << y << "\" y2=\"" << y << "\" stroke=\"" << colour
+        << "\" stroke-width=\"2.5\"/>\n"
+        << "<text x=\"" << lx + 32 << "\" y=\"" << y + 4 << "\">" << escaped(info(placement).label) << "</text>\n";
+    y += 22;
+  }
+  y += 8;
+  auto note = [&](const std::string& mark, const std::string& text) {
+    svg << mark << "<text x=\"" << lx + 32 << "\" y=\"" << y + 4 << "\" fill=\"#333333\">" << escaped(text)
+        << "</text>\n";
+    y += 22;
+  };
+  note("<circle cx=\"" + fixed(lx + 12) + "\" cy=\"" + fixed(y) + "\" r=\"5\" fill=\"#555555\"/>", "trained");
+  if (stalled) {
+    note("<circle cx=\"" + fixed(lx + 12) + "\" cy=\"" + fixed(y) +
+             "\" r=\"5\" fill=\"white\" stroke=\"#555555\" stroke-width=\"2\"/>",
+         info(Outcome::Stalled).label);
+  }
+  if (diverged) {
+    note("<path d=\"M" + fixed(lx + 7) + "," + fixed(y - 5) + " L" + fixed(lx + 17) + "," + fixed(y + 5) + " M" +
+             fixed(lx + 7) + "," + fixed(y + 5) + " L" + fixed(lx + 17) + "," + fixed(y - 5) +
+             "\" stroke=\"#555555\" stroke-width=\"2.5\"/>",
+         "diverged (no loss)");
+  }
+  if (seeds) {
+    note("<rect x=\"" + fixed(lx) + "\" y=\"" + fixed(y - 6) + "\" width=\"24\" height=\"12\" fill=\"#555555\" fill-opacity=\"0.18\"/>",
+         "min-max over seeds");
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace normlab

@@ -1,0 +1,223 @@
+// Each placement and norm type computes the formula its table row states: the block's
+// output against the same update written out here, with the norms computed by hand.
+#include <cmath>
+#include <tuple>
+
+#include "model.h"
+#include "test_support.h"
+
+namespace normlab::test {
+namespace {
+
+using Tensor = torch::Tensor;
+
+constexpr double kEps = 1e-5;  // LayerNorm's, which RMSNorm shares
+
+ModelConfig tiny(NormPlacement placement, NormType type) {
+  ModelConfig m;
+  m.layers = 8;  // DeepNorm's alpha is then exactly 2; mix runs blocks 0 and 1 post-norm
+  m.d_model = 8;
+  m.heads = 2;
+  m.context = 4;
+  m.vocab = 16;
+  m.norm = placement;
+  m.norm_type = type;
+  return m;
+}
+
+// The norm written out from its definition, with the module's own gain (and bias).
+Tensor by_hand(torch::nn::AnyModule& norm, NormType type, const Tensor& x) {
+  const auto params = norm.ptr()->named_parameters();
+  const Tensor& gain = params["weight"];
+  switch (type) {
+    case NormType::LayerNorm: {
+      const auto centred = x - x.mean(-1, /*keepdim=*/true);
+      const auto variance = centred.pow(2).mean(-1, /*keepdim=*/true);
+      return centred / (variance + kEps).sqrt() * gain + params["bias"];
+    }
+    case NormType::RmsNorm: return x / (x.pow(2).mean(-1, /*keepdim=*/true) + kEps).sqrt() * gain;
+  }
+  throw std::logic_error("unknown norm type");
+}
+
+// Gains and biases away from 1 and 0, so a norm applied in the wrong place shows.
+void randomise_norms(torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  for (auto& item : module.named_parameters()) {
+    if (item.key().find("norm") != std::string::npos) item.value().copy_(1 + 0.5 * torch::randn_like(item.value()));
+  }
+}
+
+class PlacementFormula : public ::testing::TestWithParam<std::tuple<NormPlacement, NormType>> {};
+
+TEST_P(PlacementFormula, BlockComputesItsRowsUpdate) {
+  const NormPlacement placement = std::get<0>(GetParam());
+  const NormType type = std::get<1>(GetParam());
+  torch::manual_seed(11);
+  const ModelConfig config = tiny(placement, type);
+  const Tensor x = 3 * torch::randn({2, 4, 8}) + 1;
+  // Mix: block 1 is in the first quarter of 8 (post-norm), block 2 is not (pre-norm).
+  for (const int index : {1, 2}) {
+    Block block(config, index);
+    randomise_norms(*block);
+    torch::NoGradGuard no_grad;
+    auto N = [&](torch::nn::AnyModule& norm, const Tensor& t) { return by_hand(norm, type, t); };
+    auto A = [&](const Tensor& t) { return block->attention(t); };
+    auto M = [&](const Tensor& t) { return block->mlp(t); };
+    auto pre = [&] {
+      const Tensor h = x + A(N(block->norm1, x));
+      return h + M(N(block->norm2, h));
+    };
+    auto post = [&] {
+      const Tensor h = N(block->norm1, x + A(x));
+      return N(block->norm2, h + M(h));
+    };
+    Tensor expected;
+    switch (placement) {
+      case NormPlacement::Pre: expected = pre(); break;
+      case NormPlacement::Post: expected = post(); break;
+      case NormPlacement::Peri: {
+        const Tensor h = x + N(block->out_norm1, A(N(block->norm1, x)));
+        expected = h + N(block->out_norm2, M(N(block->norm2, h)));
+        break;
+      }
+      case NormPlacement::DeepNorm: {
+        const double alpha = 2.0;  // (2 * 8)^(1/4)
+        const Tensor h = N(block->norm1, alpha * x + A(x));
+        expected = N(block->norm2, alpha * h + M(h));
+        break;
+      }
+      case NormPlacement::Mix: expected = index == 1 ? post() : pre(); break;
+    }
+    const Tensor actual = block->forward(x);
+    EXPECT_TRUE(torch::allclose(actual, expected, 1e-5, 1e-5))
+        << to_string(placement) << " block " << index << ": max difference "
+        << (actual - expected).abs().max().item<double>();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Placements, PlacementFormula,
+    ::testing::Combine(::testing::Values(NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri,
+                                         NormPlacement::DeepNorm, NormPlacement::Mix),
+                       ::testing::Values(NormType::LayerNorm, NormType::RmsNorm)),
+    [](const auto& info) {
+      return to_string(std::get<0>(info.param)) + "_" + kNormTypes[std::size_t(std::get<1>(info.param))].name;
+    });
+
+TEST(NormType, RmsNormIsTheRootMeanSquareFormula) {
+  torch::manual_seed(12);
+  RmsNorm norm(6);
+  {
+    torch::NoGradGuard no_grad;
+    norm->weight.copy_(torch::randn({6}));
+  }
+  const Tensor x = 2 + 5 * torch::randn({3, 6});
+  const Tensor expected = x / torch::sqrt(x.pow(2).sum(-1, true) / 6 + 1e-5) * norm->weight;
+  EXPECT_TRUE(torch::allclose(norm->forward(x), expected, 1e-6, 1e-6));
+  // One value by hand: [3, 4] has rms sqrt(12.5).
+  RmsNorm two(2);
+  const Tensor y = two->forward(torch::tensor({{3.0f, 4.0f}}));
+  EXPECT_NEAR(y[0][0].item<double>(), 3 / std::sqrt(12.5 + 1e-5), 1e-6);
+  EXPECT_NEAR(y[0][1].item<double>(), 4 / std::sqrt(12.5 + 1e-5), 1e-6);
+}
+
+TEST(NormType, LayerNormIsCentredAndScaled) {
+  torch::manual_seed(13);
+  ModelConfig config = tiny(NormPlacement::Pre, NormType::LayerNorm);
+  auto norm = make_norm(config);
+  randomise_norms(*norm.ptr());
+  const Tensor x = 2 + 5 * torch::randn({3, 8});
+  EXPECT_TRUE(torch::allclose(norm.forward(x), by_hand(norm, NormType::LayerNorm, x), 1e-5, 1e-5));
+}
+
+TEST(DeepNorm, ConstantsFollowDeepNet) {
+  EXPECT_DOUBLE_EQ(deepnorm_alpha(8), 2.0);
+  EXPECT_NEAR(deepnorm_beta(8), 0.35355339, 1e-8);  // 64^(-1/4) = 1 / (2 sqrt 2)
+  EXPECT_NEAR(deepnorm_alpha(2), std::pow(4.0, 0.25), 1e-12);
+  EXPECT_NEAR(deepnorm_beta(32), std::pow(256.0, -0.25), 1e-12);
+  Block deep(tiny(NormPlacement::DeepNorm, NormType::LayerNorm));
+  EXPECT_DOUBLE_EQ(deep->residual_scale, 2.0);
+  Block post(tiny(NormPlacement::Post, NormType::LayerNorm));
+  EXPECT_DOUBLE_EQ(post->residual_scale, 1.0);
+}
+
+// Xavier-normal: std = gain * sqrt(2 / (fan_in + fan_out)), mean 0; checked per matrix.
+void expect_xavier(const Tensor& weight, double gain, const std::string& what) {
+  const double fans = double(weight.size(0) + weight.size(1));
+  const double expected = gain * std::sqrt(2.0 / fans);
+  const double n = double(weight.numel());
+  EXPECT_NEAR(weight.std().item<double>(), expected, 0.05 * expected) << what;
+  EXPECT_NEAR(weight.mean().item<double>(), 0.0, 5 * expected / std::sqrt(n)) << what;
+}
+
+TEST(DeepNorm, InitialisesWithBetaExceptQueryAndKey) {
+  torch::manual_seed(14);
+  ModelConfig config;
+  config.layers = 8;
+  config.d_model = 64;
+  config.heads = 4;
+  config.vocab = 256;
+  config.context = 16;
+  config.norm = NormPlacement::DeepNorm;
+  Gpt model(config);
+  const double beta = deepnorm_beta(8);
+  const std::int64_t d = config.d_model;
+  for (int i = 0; i < config.layers; ++i) {
+    auto& block = *model->blocks[i]->as<BlockImpl>();
+    const std::string at = "block " + std::to_string(i) + " ";
+    const Tensor qkv = block.attention->qkv->weight;
+    expect_xavier(qkv.narrow(0, 0, d), 1.0, at + "query");
+    expect_xavier(qkv.narrow(0, d, d), 1.0, at + "key");
+    expect_xavier(qkv.narrow(0, 2 * d, d), beta, at + "value");
+    expect_xavier(block.attention->proj->weight, beta, at + "output projection");
+    expect_xavier(block.mlp->up->weight, beta, at + "MLP up");
+    expect_xavier(block.mlp->down->weight, beta, at + "MLP down");
+    for (auto* linear : {&block.attention->qkv, &block.attention->proj, &block.mlp->up, &block.mlp->down}) {
+      EXPECT_EQ((*linear)->bias.abs().max().item<double>(), 0.0) << at;
+    }
+  }
+  // The embeddings keep the GPT-2 init every placement uses.
+  EXPECT_NEAR(model->token_embedding->weight.std().item<double>(), 0.02, 0.002);
+}
+
+TEST(DeepNorm, OtherPlacementsKeepTheGpt2Init) {
+  for (const auto placement : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri, NormPlacement::Mix}) {
+    torch::manual_seed(15);
+    ModelConfig config;
+    config.norm = placement;
+    Gpt model(config);
+    const auto& block = *model->blocks[0]->as<BlockImpl>();
+    EXPECT_NEAR(block.attention->qkv->weight.std().item<double>(), 0.02, 0.001) << to_string(placement);
+    EXPECT_NEAR(block.mlp->down->weight.std().item<double>(), 0.02, 0.001) << to_string(placement);
+  }
+}
+
+TEST(Placements, FinalNormAndNormCountFollowTheTable) {
+  for (const auto& row : kPlacements) {
+    Gpt model(tiny(row.value, NormType::LayerNorm));
+    EXPECT_EQ(!model->final_norm.is_empty(), row.final_norm) << row.name;
+    const auto names = model->named_parameters();
+    const bool peri = row.value == NormPlacement::Peri;
+    EXPECT_EQ(names.contains("blocks.0.out_norm1.weight"), peri) << row.name;
+    EXPECT_EQ(names.contains("blocks.7.out_norm2.bias"), peri) << row.name;
+  }
+}
+
+TEST(Placements, MixIsPostInTheFirstQuarterOfTheBlocks) {
+  for (const int layers : {2, 4, 8, 9, 16}) {
+    ModelConfig config = tiny(NormPlacement::Mix, NormType::LayerNorm);
+    config.layers = layers;
+    Gpt model(config);
+    int post = 0;
+    for (int i = 0; i < layers; ++i) {
+      const auto rule = model->blocks[i]->as<BlockImpl>()->mixed_as;
+      EXPECT_EQ(rule, i < layers / 4 ? NormPlacement::Post : NormPlacement::Pre) << layers << " layers, block " << i;
+      post += rule == NormPlacement::Post;
+    }
+    EXPECT_EQ(post, layers / 4);
+  }
+}
+
+}  // namespace
+}  // namespace normlab::test
