@@ -57,7 +57,8 @@ Outcome classify(const RunRecord& run, double stall_margin) {
     case RunStatus::Stopped: return Outcome::Stopped;
     case RunStatus::Failed: return Outcome::Failed;
     case RunStatus::Queued:
-    case RunStatus::Running: return Outcome::Stopped;  // cut short before it ended
+    case RunStatus::Running:
+    case RunStatus::Interrupted: return Outcome::Stopped;  // cut short before it ended
     case RunStatus::Done: break;
   }
   const double final_val = run.final_val_loss();
