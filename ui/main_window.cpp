@@ -12,7 +12,6 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QSplitter>
@@ -88,13 +87,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   views_->addTab(new AboutView, tr("About this experiment"));
   setCentralWidget(views_);
 
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(settings_);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(settings_->sizeHint().width() + 24);
-  add_dock(tr("Next run"), QStringLiteral("settingsDock"), scroll, Qt::LeftDockWidgetArea);
+  add_dock(tr("Next run"), QStringLiteral("settingsDock"), settings_, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   build_run_dock();
   build_status_bar();

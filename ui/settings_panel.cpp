@@ -20,6 +20,7 @@
 #include <QStandardItemModel>
 #include <QTimer>
 #include <QToolButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 #include <QValidator>
 #include <algorithm>
@@ -119,8 +120,11 @@ SettingsPanel::SettingsPanel(QWidget* parent)
       refusal_timer_(new QTimer(this)),
       buttons_(new QWidget),
       course_note_(new QLabel) {
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(12, 6, 12, 12);
+  // The fields scroll; the message, the buttons and the course note stay in view below them,
+  // so Start is never scrolled away however many settings there are.
+  auto* scrolled = new QWidget;
+  auto* layout = new QVBoxLayout(scrolled);
+  layout->setContentsMargins(12, 6, 12, 6);
   layout->setSpacing(6);
   auto* more_layout = new QVBoxLayout(more_);
   more_layout->setContentsMargins(0, 0, 0, 0);
@@ -169,19 +173,33 @@ SettingsPanel::SettingsPanel(QWidget* parent)
       "#settingsMessage { color: #8a1c1c; background: #fdecea; border: 1px solid #f3c1bd;"
       " border-radius: 3px; padding: 5px 7px; }"));
   message_->hide();
-  layout->addWidget(message_);
+  layout->addStretch(1);
 
   refusal_timer_->setSingleShot(true);
   refusal_timer_->setInterval(kRefusalShownMs);
   connect(refusal_timer_, &QTimer::timeout, this, &SettingsPanel::revalidate);
 
-  layout->addSpacing(6);
-  layout->addWidget(buttons_);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(scrolled);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(scrolled->sizeHint().width() + 24);
   course_note_->setWordWrap(true);
   course_note_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
   course_note_->hide();
-  layout->addWidget(course_note_);
-  layout->addStretch(1);
+  auto* footer = new QWidget;
+  auto* footer_layout = new QVBoxLayout(footer);
+  footer_layout->setContentsMargins(12, 0, 12, 12);
+  footer_layout->setSpacing(6);
+  footer_layout->addWidget(message_);
+  footer_layout->addWidget(buttons_);
+  footer_layout->addWidget(course_note_);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->setSpacing(6);
+  outer->addWidget(scroll, 1);
+  outer->addWidget(footer);
 
   // Separate forms, one column: give every label the width of the widest.
   int label_width = 0;
