@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "faults_tried.h"
 #include "run_record.h"
 #include "test_support.h"
 
@@ -97,7 +98,7 @@ class FullDiskTest : public CacheTest {
 // exits 2, and the first run's files stay whole, with no temp file beside them.
 TEST_F(FullDiskTest, OutputFolderThatRefusesWritesKeepsTheLastGoodFile) {
   corpus_file(synthetic_corpus());
-  std::vector<Fault> tried;
+  std::vector<std::string> tried;
   const auto check = [&](const Fault& fault, const fs::path& out, const std::function<void()>& refuse,
                          rlim_t file_size_limit) {
     SCOPED_TRACE(fault.name);
@@ -113,7 +114,7 @@ TEST_F(FullDiskTest, OutputFolderThatRefusesWritesKeepsTheLastGoodFile) {
     for (const auto& entry : fs::directory_iterator(out)) {
       EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << entry.path();
     }
-    tried.push_back(fault);
+    tried.push_back(fault.name);
   };
 
   {
@@ -141,10 +142,7 @@ TEST_F(FullDiskTest, OutputFolderThatRefusesWritesKeepsTheLastGoodFile) {
   }
   check({"file size limit", "File too large"}, temp_ / "capped", [] {}, 512);  // below the first save
 
-  std::string names;
-  for (const auto& fault : tried) names += " [" + fault.name + "]";
-  RecordProperty("faults", names);
-  std::printf("faults tried:%s\n", names.c_str());
+  report_faults_tried(tried);
 }
 
 // The data folder (tokenizer and token caches) refusing writes: training stops before its
@@ -180,10 +178,7 @@ TEST_F(FullDiskTest, DataFolderThatRefusesWritesIsReported) {
   fs::permissions(locked, fs::perms::owner_all);
   check("file size limit", temp_ / "capped-cache", "File too large", 1024);
 
-  std::string names;
-  for (const auto& name : tried) names += " [" + name + "]";
-  RecordProperty("faults", names);
-  std::printf("faults tried:%s\n", names.c_str());
+  report_faults_tried(tried);
 }
 
 }  // namespace

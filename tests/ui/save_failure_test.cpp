@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <functional>
 
+#include "faults_tried.h"
 #include "main_window.h"
 #include "run_store.h"
 #include "test_support.h"
@@ -154,10 +155,7 @@ TEST_F(SaveFailureTest, DataFolderRefusingWrites) {
   }, [&] { ::setrlimit(RLIMIT_FSIZE, &saved); });
   ::signal(SIGXFSZ, old_handler);
 
-  std::string names;
-  for (const auto& fault : tried_) names += " [" + fault + "]";
-  RecordProperty("faults", names);
-  std::printf("faults tried:%s\n", names.c_str());
+  normlab::test::report_faults_tried(tried_);
 }
 
 }  // namespace
