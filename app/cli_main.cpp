@@ -232,7 +232,7 @@ std::optional<RunRecord> done_before(const TrainConfig& config, const fs::path& 
   } catch (const UserError&) {
     return std::nullopt;  // unreadable: trained again, and its file rewritten
   }
-  if (run.status != RunStatus::Done || !same_settings(run.config, config)) return std::nullopt;
+  if (run.status != RunStatus::Done || !same_experiment(run.config, config)) return std::nullopt;
   std::printf("%s  %s: done before with the same settings, final held-out %.3f nats; read back from %s\n",
               label.c_str(), config.name.c_str(), run.final_val_loss(), file.c_str());
   return run;
@@ -283,7 +283,8 @@ int run_sweep(const Options& options) {
   if (std::error_code error; fs::exists(out, error) && !fs::is_directory(out, error)) {
     throw UserError("output folder " + out.string() + " is a file");
   }
-  const fs::path summary = out / (file_stem(sweep.name) + ".csv"), picture = out / (file_stem(sweep.name) + ".svg");
+  const fs::path summary = out / (file_stem(sweep.name) + ".csv"), picture = out / (file_stem(sweep.name) + ".svg"),
+                 description = out / (file_stem(sweep.name) + ".sweep.json");  // not read as a run
   const ConfigField& varied = config_field(sweep.setting);
   SweepChart chart;
   chart.title = "Final held-out loss against " + varied.noun + " (" + std::to_string(sweep.base.steps) + " steps of " +
@@ -300,6 +301,7 @@ int run_sweep(const Options& options) {
     results.push_back(summarise(runs[i], *run));
     // Kept up to date, so a stopped sweep keeps its rows.
     write_summary_csv(sweep.setting, results, summary);
+    write_file_atomically(description, sweep_json_text(sweep, results));
     chart.results = results;
     write_file_atomically(picture, sweep_chart_svg(chart));
   }
@@ -310,8 +312,8 @@ int run_sweep(const Options& options) {
                 static_cast<unsigned long long>(r.seed), r.final_val, r.best_val, info(r.outcome).name);
   }
   if (!results.empty()) {
-    std::printf("unigram baseline %.3f nats; wrote %s and %s\n", results.front().baseline, summary.c_str(),
-                picture.c_str());
+    std::printf("unigram baseline %.3f nats; wrote %s, %s and %s\n", results.front().baseline, summary.c_str(),
+                description.c_str(), picture.c_str());
   }
   return g_cancel ? 130 : 0;
 }

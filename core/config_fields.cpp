@@ -106,6 +106,7 @@ std::vector<ConfigField> make_fields() {
   stats.unit = " steps";
   stats.zero_text = "off";
   stats.since_version = 3;  // earlier run files recorded no statistics
+  stats.shapes_result = false;
 
   auto& seed = add({"seed", "seed", "Seed", "seed", "seeds the model and the batches", S::Training, W::WholeNumber, 0,
                     double(std::numeric_limits<std::uint64_t>::max())});
@@ -115,6 +116,7 @@ std::vector<ConfigField> make_fields() {
                       S::DeviceAndData, W::Menu});
   device.choices = {{"auto", "Auto"}, {"cpu", "CPU"}, {"cuda", "CUDA GPU"}};
   device.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.device; });
+  device.shapes_result = false;
 
   auto& tf32 = add({"tf32", "tf32", "TF32 matmuls", "TF32 setting",
                     "let fp32 matmuls on the GPU round their inputs to TF32 (10-bit mantissa): faster, "
@@ -136,6 +138,7 @@ std::vector<ConfigField> make_fields() {
                         "threads LibTorch trains with on the CPU; 0 = OMP_NUM_THREADS, else one per core",
                         S::DeviceAndData, 0, 1024, [](TrainConfig& c) -> int& { return c.threads; });
   threads.zero_text = "one per core";
+  threads.shapes_result = false;
 
   auto& corpus = add({"corpus", "corpus", "Corpus", "corpus", "UTF-8 text to train on; empty: the King James Bible",
                       S::DeviceAndData, W::File});
@@ -239,9 +242,9 @@ void copy_field(const ConfigField& f, const TrainConfig& from, TrainConfig& to) 
   });
 }
 
-bool same_settings(const TrainConfig& a, const TrainConfig& b) {
+bool same_experiment(const TrainConfig& a, const TrainConfig& b) {
   for (const ConfigField& field : config_fields()) {
-    if (field_text(field, a) != field_text(field, b)) return false;
+    if (field.shapes_result && field_text(field, a) != field_text(field, b)) return false;
   }
   return true;
 }

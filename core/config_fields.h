@@ -56,6 +56,9 @@ struct ConfigField {
   std::string zero_text;        // what 0 stands for, e.g. "off"
   double step = 1;              // decimals: the spin box's step
   int since_version = 1;        // run files of an older version lack it and load the default
+  // False for settings that change how fast a run goes or what it records, not what it
+  // learns (threads, device, layer statistics): runs differing only there are one experiment.
+  bool shapes_result = true;
   FieldMember member;
 };
 
@@ -73,8 +76,9 @@ std::string field_text(const ConfigField& field, const TrainConfig& config);
 // Reads text of that form; UserError naming the field when it is not a value of its type.
 void set_field_text(const ConfigField& field, TrainConfig& config, const std::string& text);
 void copy_field(const ConfigField& field, const TrainConfig& from, TrainConfig& to);
-// Whether every field reads the same in both: the same run, whatever its name.
-bool same_settings(const TrainConfig& a, const TrainConfig& b);
+// Whether every field that shapes the result reads the same in both: the same
+// experiment, whatever its name, device or thread count.
+bool same_experiment(const TrainConfig& a, const TrainConfig& b);
 
 // Calls visit(value) with a reference to the field's member in `config`.
 template <typename Config, typename Visit>

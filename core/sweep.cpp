@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "atomic_file.h"
@@ -106,6 +107,31 @@ void write_summary_csv(const std::string& setting, const std::vector<SweepResult
   write_file_atomically(path, summary_csv(setting, results));
 }
 
+std::string sweep_json_text(const Sweep& sweep, const std::vector<SweepResult>& results) {
+  using nlohmann::json;
+  const auto number = [](double value) { return std::isfinite(value) ? json(value) : json(nullptr); };
+  json fixed = json::object();
+  for (const ConfigField& field : config_fields()) {
+    if (field.key != sweep.setting && field.key != "norm") fixed[field.key] = field_text(field, sweep.base);
+  }
+  json placements = json::array(), rows = json::array();
+  for (const NormPlacement placement : sweep.placements) placements.push_back(to_string(placement));
+  for (const SweepResult& r : results) {
+    rows.push_back({{"value", r.value},
+                    {"placement", to_string(r.placement)},
+                    {"seed", r.seed},
+                    {"final_val_loss", number(r.final_val)},
+                    {"best_val_loss", number(r.best_val)},
+                    {"baseline_loss", number(r.baseline)},
+                    {"outcome", info(r.outcome).name},
+                    {"run", r.run}});
+  }
+  const json j = {{"sweep", sweep.name},   {"setting", sweep.setting}, {"values", sweep.values},
+                  {"placements", placements}, {"seeds", sweep.seeds},  {"fixed", fixed},
+                  {"results", rows}};
+  return j.dump(2) + "\n";
+}
+
 std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results) {
   std::vector<NormPlacement> order;
   std::map<std::pair<NormPlacement, double>, std::vector<const SweepResult*>> groups;
@@ -140,6 +166,43 @@ std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results) {
     }
   }
   return points;
+}
+
+int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& records) {
+  // Lower is better; the latest of equal rank wins.
+  const auto rank = [](RunStatus status) {
+    switch (status) {
+      case RunStatus::Done:
+      case RunStatus::Diverged: return 0;
+      case RunStatus::Running:
+      case RunStatus::Queued: return 1;
+      case RunStatus::Stopped:
+      case RunStatus::Interrupted:
+      case RunStatus::Failed: return 2;
+    }
+    return 2;
+  };
+  int found = -1;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (!same_experiment(records[i]->config, wanted)) continue;
+    if (found < 0 || rank(records[i]->status) <= rank(records[std::size_t(found)]->status)) found = int(i);
+  }
+  return found;
+}
+
+double run_flops(const TrainConfig& c) {
+  const double layers = c.model.layers, d = c.model.d_model, context = c.model.context, vocab = c.model.vocab;
+  // Per token, forward: 2 FLOPs per weight of the blocks' matrices (12 d² each: q, k, v,
+  // output, and the 4d MLP) and of the head, plus attention's scores and weighted sum.
+  const double forward_per_token = 2 * (12 * layers * d * d + vocab * d) + 4 * layers * context * d;
+  const double tokens_per_batch = double(c.batch_size) * context;
+  const int evals = c.steps / c.eval_interval + 1 + (c.steps % c.eval_interval != 0);  // step 0 and the last step too
+  // The backward pass costs about twice the forward.
+  return forward_per_token * tokens_per_batch * (3.0 * c.steps + double(evals) * c.eval_batches);
+}
+
+double estimated_seconds(const TrainConfig& run, const TrainConfig& measured, double measured_seconds) {
+  return measured_seconds * run_flops(run) / run_flops(measured);
 }
 
 SweepPreset parse_sweep_preset(const std::string& name) {

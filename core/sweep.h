@@ -90,6 +90,10 @@ std::string summary_csv(const std::string& setting, const std::vector<SweepResul
 void write_summary_csv(const std::string& setting, const std::vector<SweepResult>& results,
                        const std::filesystem::path& path);
 
+// The sweep (its setting, values, placements, seeds and every fixed setting by its
+// config key) and its summary rows, as JSON.
+std::string sweep_json_text(const Sweep& sweep, const std::vector<SweepResult>& results);
+
 // A placement's point at one value over its seeds: what the chart draws.
 struct SweepPoint {
   NormPlacement placement = NormPlacement::Pre;
@@ -100,6 +104,18 @@ struct SweepPoint {
 };
 // Per placement in first-seen order, then by x.
 std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results);
+
+// Which of `records` ran `wanted` (the same experiment: see same_experiment): one that
+// ended with a result (done, diverged) first, else one queued or training, else the
+// latest one cut short or failed; -1 when none did.
+int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& records);
+
+// Floating-point operations of a whole run: each training step's forward and backward
+// pass and each evaluation's forward pass. Only ratios of it are used: they scale the
+// time measured for one run to another on the same device.
+double run_flops(const TrainConfig& config);
+// Seconds `run` should take where `measured` took `measured_seconds` from start to end.
+double estimated_seconds(const TrainConfig& run, const TrainConfig& measured, double measured_seconds);
 
 // The built-in sweeps, at a scale: "depth" (pre and post at the course's rate and
 // warmup, over layers) and "learning rate" (pre, post, peri, deepnorm over the peak

@@ -47,36 +47,67 @@ double tick_step(double span) {
   return 10.0;
 }
 
-}  // namespace
-
-std::string sweep_chart_svg(const SweepChart& chart) {
-  const bool log_axis = sweep_setting(chart.setting).log_axis;
-  const std::vector<SweepPoint> points = aggregate(chart.results);
-  const double left = 70, right = chart.width - 220.0, top = 50, bottom = chart.height - 60.0;
-
-  // x: the swept values, labelled as they were given; y: every loss shown, and the baseline.
-  std::map<double, std::string> ticks;
+// Where everything goes: the plot's box in pixels, the axes' ranges and the points.
+struct Geometry {
+  double left = 0, right = 0, top = 0, bottom = 0;
+  bool log_axis = false;
+  double t0 = 0, t1 = 1, lo = 0, hi = 1;  // x in axis units (log10 on a log axis), y in nats
+  std::map<double, std::string> ticks;    // the swept values, labelled as they were given
   double baseline = std::nan("");
+  std::vector<SweepPoint> points;
+
+  double axis_t(double x) const { return log_axis ? std::log10(x) : x; }
+  double px(double x) const { return left + (axis_t(x) - t0) / (t1 - t0) * (right - left); }
+  double py(double loss) const { return bottom - (loss - lo) / (hi - lo) * (bottom - top); }
+  double diverged_y() const { return top + 12; }  // crosses along the top: they have no loss
+};
+
+Geometry geometry_of(const SweepChart& chart) {
+  Geometry g;
+  g.log_axis = sweep_setting(chart.setting).log_axis;
+  g.points = aggregate(chart.results);
+  g.left = 70, g.right = chart.width - 220.0, g.top = 50, g.bottom = chart.height - 60.0;
   for (const SweepResult& r : chart.results) {
-    ticks.emplace(r.x, r.value);
-    if (std::isfinite(r.baseline)) baseline = r.baseline;
+    g.ticks.emplace(r.x, r.value);
+    if (std::isfinite(r.baseline)) g.baseline = r.baseline;
   }
-  auto axis_t = [&](double x) { return log_axis ? std::log10(x) : x; };
-  double t0 = ticks.empty() ? 0 : axis_t(ticks.begin()->first), t1 = ticks.empty() ? 1 : axis_t(ticks.rbegin()->first);
-  if (t1 - t0 <= 0) t0 -= 1, t1 += 1;
-  const double t_pad = 0.06 * (t1 - t0);
-  t0 -= t_pad, t1 += t_pad;
-  double lo = std::isfinite(baseline) ? baseline : INFINITY, hi = std::isfinite(baseline) ? baseline : -INFINITY;
-  for (const SweepPoint& p : points) {
+  if (!g.ticks.empty()) g.t0 = g.axis_t(g.ticks.begin()->first), g.t1 = g.axis_t(g.ticks.rbegin()->first);
+  if (g.t1 - g.t0 <= 0) g.t0 -= 1, g.t1 += 1;
+  const double t_pad = 0.06 * (g.t1 - g.t0);
+  g.t0 -= t_pad, g.t1 += t_pad;
+  double lo = std::isfinite(g.baseline) ? g.baseline : INFINITY, hi = std::isfinite(g.baseline) ? g.baseline : -INFINITY;
+  for (const SweepPoint& p : g.points) {
     if (!std::isfinite(p.mean)) continue;
     lo = std::min(lo, p.min);
     hi = std::max(hi, p.max);
   }
   if (!std::isfinite(lo)) lo = 0, hi = 1;
   const double y_pad = std::max(0.1 * (hi - lo), 0.15);
-  lo -= y_pad, hi += 2 * y_pad;  // room along the top for the diverged marks
-  auto px = [&](double x) { return left + (axis_t(x) - t0) / (t1 - t0) * (right - left); };
-  auto py = [&](double loss) { return bottom - (loss - lo) / (hi - lo) * (bottom - top); };
+  g.lo = lo - y_pad, g.hi = hi + 2 * y_pad;  // room along the top for the diverged marks
+  return g;
+}
+
+}  // namespace
+
+std::vector<SweepMark> sweep_chart_marks(const SweepChart& chart) {
+  const Geometry g = geometry_of(chart);
+  std::vector<SweepMark> marks;
+  for (const SweepPoint& p : g.points) {
+    if (std::isfinite(p.mean)) marks.push_back({p, g.px(p.x), g.py(p.mean)});
+    else if (p.diverged > 0) marks.push_back({p, g.px(p.x), g.diverged_y()});
+  }
+  return marks;
+}
+
+std::string sweep_chart_svg(const SweepChart& chart) {
+  const Geometry g = geometry_of(chart);
+  const double left = g.left, right = g.right, top = g.top, bottom = g.bottom, lo = g.lo, hi = g.hi;
+  const bool log_axis = g.log_axis;
+  const double baseline = g.baseline;
+  const auto& ticks = g.ticks;
+  const std::vector<SweepPoint>& points = g.points;
+  auto px = [&](double x) { return g.px(x); };
+  auto py = [&](double loss) { return g.py(loss); };
 
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << chart.width << "\" height=\"" << chart.height
@@ -148,11 +179,19 @@ std::string sweep_chart_svg(const SweepChart& chart) {
             << "\" stroke-width=\"2\"/>\n";
       }
       if (p.diverged > 0) {
-        const double cx = px(p.x), cy = top + 12;
+        const double cx = px(p.x), cy = g.diverged_y();
         svg << "<path class=\"diverged\" d=\"M" << fixed(cx - 5) << ',' << fixed(cy - 5) << " L" << fixed(cx + 5) << ','
             << fixed(cy + 5) << " M" << fixed(cx - 5) << ',' << fixed(cy + 5) << " L" << fixed(cx + 5) << ','
             << fixed(cy - 5) << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\"/>\n";
       }
+    }
+  }
+
+  if (chart.selected) {
+    for (const SweepMark& mark : sweep_chart_marks(chart)) {
+      if (mark.point.placement != chart.selected->first || mark.point.x != chart.selected->second) continue;
+      svg << "<circle class=\"selected\" cx=\"" << fixed(mark.cx) << "\" cy=\"" << fixed(mark.cy)
+          << "\" r=\"10\" fill=\"none\" stroke=\"#1d2530\" stroke-width=\"1.5\"/>\n";
     }
   }
 

@@ -286,13 +286,13 @@ void LossChart::apply_styles() {
     c.train->setPen(train_pen);
     c.raw->setPen(raw_pen);
 
-    c.raw->setVisible(run.visible && smoothing_ > 0);
-    c.train->setVisible(run.visible);
-    c.heldout->setVisible(run.visible);
+    c.raw->setVisible(shows(run) && smoothing_ > 0);
+    c.train->setVisible(shows(run));
+    c.heldout->setVisible(shows(run));
     // One legend entry per run: its held-out curve stands for it.
     for (QLegendMarker* marker : legend()->markers(c.raw)) marker->setVisible(false);
     for (QLegendMarker* marker : legend()->markers(c.train)) marker->setVisible(false);
-    for (QLegendMarker* marker : legend()->markers(c.heldout)) marker->setVisible(run.visible);
+    for (QLegendMarker* marker : legend()->markers(c.heldout)) marker->setVisible(shows(run));
   }
   for (const auto& b : baselines_) {
     for (QLegendMarker* marker : legend()->markers(b->series)) marker->setVisible(true);
@@ -334,6 +334,16 @@ void LossChart::set_highlighted(const QSet<int>& run_ids) {
   schedule_refresh();
 }
 
+void LossChart::set_only_runs(std::optional<QSet<int>> run_ids) {
+  if (run_ids == only_runs_) return;
+  only_runs_ = std::move(run_ids);
+  styles_dirty_ = baselines_dirty_ = true;
+  if (follows_data_) reset_view();
+  schedule_refresh();
+}
+
+bool LossChart::shows(const RunEntry& run) const { return only_runs_ ? only_runs_->contains(run.id) : run.visible; }
+
 void LossChart::set_picture_mode(bool on) {
   picture_mode_ = on;
   update_item_caches();
@@ -344,6 +354,8 @@ void LossChart::set_picture_mode(bool on) {
 
 void LossChart::copy_view_from(const LossChart& other) {
   highlighted_ = other.highlighted_;
+  only_runs_ = other.only_runs_;
+  baselines_dirty_ = true;
   ignore_outliers_ = other.ignore_outliers_;
   set_log_scale(other.log_scale_);
   set_smoothing(other.smoothing_);
@@ -358,7 +370,7 @@ std::vector<Readout> LossChart::readout(double step) const {
   for (const RunEntry& run : store_.runs()) {
     const RunRecord& r = run.record;
     auto curves = curves_.find(run.id);
-    if (!run.visible || r.steps.empty() || curves == curves_.end()) continue;
+    if (!shows(run) || r.steps.empty() || curves == curves_.end()) continue;
     auto nearest = [step](const auto& points) {
       auto it = std::lower_bound(points.begin(), points.end(), step,
                                  [](const auto& p, double s) { return p.step < s; });

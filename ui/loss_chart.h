@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "run_record.h"
@@ -62,6 +63,9 @@ class LossChart : public QChart {
   double smoothing() const { return smoothing_; }
   // Runs drawn bold with the others faded; empty = all drawn alike.
   void set_highlighted(const QSet<int>& run_ids);
+  // Draws only these runs, whether the run table shows them or not (a sweep point's
+  // runs); nullopt, the default: the runs the table shows.
+  void set_only_runs(std::optional<QSet<int>> run_ids);
 
   ViewRange view() const;
   void set_view(const ViewRange& view);   // a user's zoom or pan: stops following the data
@@ -96,6 +100,7 @@ class LossChart : public QChart {
   struct Baseline;
 
   void schedule_refresh();
+  bool shows(const RunEntry& run) const;
   void add_curves(int run_id);
   void remove_curves(int run_id);
   QLineSeries* take_series();
@@ -125,6 +130,7 @@ class LossChart : public QChart {
   std::map<QLineSeries*, QGraphicsItem*> items_;  // the item Qt Charts draws each series with
   QSet<int> dirty_;
   QSet<int> highlighted_;
+  std::optional<QSet<int>> only_runs_;
   QTimer refresh_timer_;
   QTimer view_settle_timer_;
   bool styles_dirty_ = true;

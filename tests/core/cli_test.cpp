@@ -157,14 +157,15 @@ TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
   EXPECT_EQ(read_lines(temp_ / "runs" / "off.csv").at(0), "run,step,wall_s,lr,train_loss,val_loss");
 }
 
-// A sweep trains each point, writes its files, the summary CSV and chart, and a second
-// sweep over more values reads back the runs the first one finished.
+// A sweep trains each point, writes its files, the summary CSV, JSON and chart, and a
+// second sweep over more values reads back the runs the first one finished, though it
+// trains with another thread count (which changes the speed, not the experiment).
 TEST_F(CliTest, SweepWritesEveryRunAndASummary) {
   corpus_file(synthetic_corpus());
   const std::string tiny =
-      "--corpus corpus.txt --device cpu --threads 1 --d-model 32 --heads 2 --context 16 --batch 4 --vocab 256 "
+      "--corpus corpus.txt --device cpu --d-model 32 --heads 2 --context 16 --batch 4 --vocab 256 "
       "--steps 8 --warmup 2 --eval-interval 4 --eval-batches 2 --out runs ";
-  ASSERT_EQ(run("sweep --vary layers --values 1,2 --placements pre,deepnorm " + tiny), 0) << out_ << err_;
+  ASSERT_EQ(run("sweep --vary layers --values 1,2 --placements pre,deepnorm --threads 1 " + tiny), 0) << out_ << err_;
   EXPECT_EQ(err_, "");
   EXPECT_THAT(out_, HasSubstr("[4/4]"));
   const auto summary = read_lines(temp_ / "runs" / "layers-sweep.csv");
@@ -174,8 +175,15 @@ TEST_F(CliTest, SweepWritesEveryRunAndASummary) {
   EXPECT_THAT(summary[2], HasSubstr(",\"deepnorm lr 1e-3 warmup 2 layers 1\""));
   EXPECT_TRUE(fs::exists(temp_ / "runs" / "deepnorm_lr_1e-3_warmup_2_layers_2.json"));
   EXPECT_EQ(read_file(temp_ / "runs" / "layers-sweep.svg").rfind("<svg", 0), 0u);
+  const auto described = nlohmann::json::parse(read_file(temp_ / "runs" / "layers-sweep.sweep.json"));
+  EXPECT_EQ(described.at("setting"), "layers");
+  EXPECT_EQ(described.at("placements"), nlohmann::json({"pre", "deepnorm"}));
+  EXPECT_EQ(described.at("fixed").at("steps"), "8");
+  EXPECT_FALSE(described.at("fixed").contains("layers"));
+  ASSERT_EQ(described.at("results").size(), 4u);
+  EXPECT_EQ(described.at("results")[3].at("run"), "deepnorm lr 1e-3 warmup 2 layers 2");
 
-  ASSERT_EQ(run("sweep --vary layers --values 2,3 --placements pre " + tiny), 0) << out_ << err_;
+  ASSERT_EQ(run("sweep --vary layers --values 2,3 --placements pre --threads 2 " + tiny), 0) << out_ << err_;
   EXPECT_THAT(out_, HasSubstr("[1/2]  pre-norm lr 1e-3 warmup 2 layers 2: done before with the same settings"));
   EXPECT_THAT(out_, HasSubstr("[2/2]  pre-norm lr 1e-3 warmup 2 layers 3 on CPU"));
 }

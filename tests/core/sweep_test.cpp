@@ -244,5 +244,73 @@ TEST(SweepChart, LogAxisSpacesDecadesEvenly) {
   EXPECT_NEAR(x[1] - x[0], x[2] - x[1], 0.2);
 }
 
+TEST(SweepChart, MarksSitWhereThePictureDrawsThemAndTheChosenOneIsRinged) {
+  using P = NormPlacement;
+  std::vector<SweepResult> results = {result(P::Pre, 2, 5.0, Outcome::Trained), result(P::Pre, 8, 5.5, Outcome::Trained),
+                                      result(P::Post, 2, 6.0, Outcome::Stalled), result(P::Post, 8, 0, Outcome::Diverged)};
+  results[3].final_val = std::nan("");
+  for (auto& r : results) r.value = r.x == 2 ? "2" : "8", r.baseline = 6.05;
+  SweepChart chart{"depth", "layers", results};
+  const auto marks = sweep_chart_marks(chart);
+  ASSERT_EQ(marks.size(), 4u);
+  const std::string svg = sweep_chart_svg(chart);
+  char circle[64];
+  std::snprintf(circle, sizeof circle, "cx=\"%.1f\" cy=\"%.1f\"", marks[0].cx, marks[0].cy);
+  EXPECT_THAT(svg, HasSubstr(circle)) << "the pre mark at 2 layers";
+  EXPECT_LT(marks[0].cx, marks[1].cx);
+  EXPECT_GT(marks[0].cy, marks[1].cy) << "a lower loss is drawn lower";
+  EXPECT_LT(marks[3].cy, marks[1].cy) << "a diverged point sits along the top";
+  EXPECT_EQ(marks[3].point.diverged, 1);
+  EXPECT_EQ(count(svg, "class=\"selected\""), 0u);
+  chart.selected = {{P::Post, 2.0}};
+  EXPECT_EQ(count(sweep_chart_svg(chart), "class=\"selected\""), 1u);
+}
+
+RunRecord record_of(const TrainConfig& config, RunStatus status) {
+  RunRecord r;
+  r.config = config;
+  r.status = status;
+  return r;
+}
+
+TEST(Sweep, FindsTheRunThatRanAPointPreferringOneThatEnded) {
+  const auto runs = expand(depth_sweep(1));
+  TrainConfig other_threads = runs[0].config;
+  other_threads.threads = 3;  // speed, not the experiment
+  other_threads.name = "renamed";
+  const RunRecord stopped = record_of(runs[0].config, RunStatus::Stopped);
+  const RunRecord done = record_of(other_threads, RunStatus::Done);
+  const RunRecord queued = record_of(runs[0].config, RunStatus::Queued);
+  const RunRecord elsewhere = record_of(runs[1].config, RunStatus::Done);
+  EXPECT_EQ(find_run(runs[0].config, {}), -1);
+  EXPECT_EQ(find_run(runs[0].config, {&elsewhere}), -1);
+  EXPECT_EQ(find_run(runs[0].config, {&stopped, &elsewhere}), 0);
+  EXPECT_EQ(find_run(runs[0].config, {&stopped, &queued}), 1);
+  EXPECT_EQ(find_run(runs[0].config, {&done, &stopped, &queued}), 0);
+  EXPECT_EQ(find_run(runs[0].config, {&stopped, &stopped}), 1) << "the latest of equal rank";
+  TrainConfig other_seed = runs[0].config;
+  other_seed.seed += 1;
+  EXPECT_EQ(find_run(other_seed, {&done}), -1);
+}
+
+TEST(Sweep, EstimatesScaleWithTheWork) {
+  const TrainConfig measured = scaled(TrainConfig{}, Scale::Cpu);
+  EXPECT_DOUBLE_EQ(estimated_seconds(measured, measured, 90), 90);
+  TrainConfig twice = measured;
+  twice.steps *= 2;
+  twice.eval_interval *= 2;  // as many evaluations per step as before, bar the one at step 0
+  EXPECT_GT(estimated_seconds(twice, measured, 90), 0.97 * 180);
+  EXPECT_LT(estimated_seconds(twice, measured, 90), 180);
+  TrainConfig deeper = measured;
+  deeper.model.layers = 16;
+  // The head (8192 x 128) is a large part of the work at 8 layers, so 16 cost less than twice.
+  const double deep = estimated_seconds(deeper, measured, 90);
+  EXPECT_GT(deep, 1.3 * 90);
+  EXPECT_LT(deep, 2.0 * 90);
+  TrainConfig rate = measured;
+  rate.peak_lr = 6e-3;
+  EXPECT_DOUBLE_EQ(estimated_seconds(rate, measured, 90), 90) << "the rate costs nothing";
+}
+
 }  // namespace
 }  // namespace normlab::test
