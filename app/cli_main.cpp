@@ -287,8 +287,7 @@ int run_sweep(const Options& options) {
                  description = out / (file_stem(sweep.name) + ".sweep.json");  // not read as a run
   const ConfigField& varied = config_field(sweep.setting);
   SweepChart chart;
-  chart.title = "Final held-out loss against " + varied.noun + " (" + std::to_string(sweep.base.steps) + " steps of " +
-                std::to_string(sweep.base.batch_size) + " x " + std::to_string(sweep.base.model.context) + " tokens)";
+  chart.title = sweep_chart_title(sweep);
   chart.setting = sweep.setting;
   std::printf("%s: %zu runs (%zu values of %s x %zu placements x %d seeds), %d steps each\n",
               sweep.name.c_str(), runs.size(), sweep.values.size(), varied.noun.c_str(),

@@ -89,6 +89,12 @@ Geometry geometry_of(const SweepChart& chart) {
 
 }  // namespace
 
+std::string sweep_chart_title(const Sweep& sweep) {
+  return "Final held-out loss against " + config_field(sweep.setting).noun + " (" + std::to_string(sweep.base.steps) +
+         " steps of " + std::to_string(sweep.base.batch_size) + " x " + std::to_string(sweep.base.model.context) +
+         " tokens)";
+}
+
 std::vector<SweepMark> sweep_chart_marks(const SweepChart& chart) {
   const Geometry g = geometry_of(chart);
   std::vector<SweepMark> marks;
@@ -112,7 +118,7 @@ std::string sweep_chart_svg(const SweepChart& chart) {
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << chart.width << "\" height=\"" << chart.height
       << "\" font-family=\"sans-serif\" font-size=\"13\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << "<rect width=\"" << chart.width << "\" height=\"" << chart.height << "\" fill=\"white\"/>\n"
       << "<text x=\"" << left << "\" y=\"28\" font-size=\"16\" font-weight=\"bold\">" << escaped(chart.title)
       << "</text>\n";
 

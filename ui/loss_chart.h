@@ -21,6 +21,7 @@ class QValueAxis;
 namespace normlab::ui {
 
 class RunStore;
+struct RunEntry;
 
 // What part of the plane is shown: steps across, loss in nats up.
 struct ViewRange {

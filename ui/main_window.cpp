@@ -36,6 +36,7 @@
 #include "run_store.h"
 #include "run_text.h"
 #include "settings_panel.h"
+#include "sweep_view.h"
 #include "training_queue.h"
 
 namespace normlab::ui {
@@ -80,12 +81,19 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
   build_actions();
-  build_menus();
   views_->setDocumentMode(true);
   views_->addTab(build_chart_tab(), tr("Loss curves"));
   views_->addTab(new InsideView(*store_), tr("Inside the model"));
-  views_->addTab(new AboutView, tr("About this experiment"));
+  SweepView::Hooks sweep_hooks;
+  sweep_hooks.next_run = [this] { return settings_->config(); };
+  sweep_hooks.on_gpu = [this] { return device_known_ && device_.device == "cuda" && settings_->config().device != "cpu"; };
+  sweep_hooks.report = [this](const QString& title, const QString& text) { report(title, text); };
+  sweeps_ = new SweepView(*store_, *queue_, std::move(sweep_hooks));
+  views_->addTab(sweeps_, tr("Sweeps"));
+  about_ = new AboutView;
+  views_->addTab(about_, tr("About this experiment"));
   setCentralWidget(views_);
+  build_menus();  // after the tabs: the View menu lists them
 
   add_dock(tr("Next run"), QStringLiteral("settingsDock"), settings_, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -94,6 +102,15 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   settings_->add_actions(start_action_, stop_action_, course_action_);
 
   connect(settings_, &SettingsPanel::validity_changed, this, &MainWindow::update_actions);
+  connect(settings_, &SettingsPanel::changed, sweeps_, [this] {
+    if (views_->currentWidget() == sweeps_) sweeps_->refresh();
+  });
+  connect(views_, &QTabWidget::currentChanged, this, [this] {
+    if (views_->currentWidget() == sweeps_) sweeps_->refresh();  // the next run's settings may have changed
+  });
+  connect(sweeps_, &SweepView::start_requested, this, &MainWindow::start_sweep);
+  connect(sweeps_, &SweepView::stop_requested, this, &MainWindow::stop_sweep);
+  connect(sweeps_, &SweepView::runs_shown, this, &MainWindow::select_runs);
   connect(queue_, &TrainingQueue::progress_changed, this, &MainWindow::update_progress);
   connect(queue_, &TrainingQueue::busy_changed, this, &MainWindow::update_actions);
   connect(queue_, &TrainingQueue::device_found, this, &MainWindow::on_device_found);
@@ -276,6 +293,46 @@ void MainWindow::start_queued_runs() {
     if (run.record.status == RunStatus::Queued && !queue_->is_queued(run.id)) queue_->enqueue(run.id);
   }
   update_actions();
+}
+
+void MainWindow::start_sweep() {
+  sweeps_->refresh();
+  if (!sweeps_->problem().isEmpty()) {
+    report(tr("Sweep not started"), sweeps_->problem());
+    return;
+  }
+  // Runs of the sweep still queued from an earlier session join the queue first.
+  for (const int id : sweeps_->runs_in_progress()) {
+    if (!queue_->is_queued(id)) queue_->enqueue(id);
+  }
+  const std::vector<TrainConfig> missing = sweeps_->runs_to_train();
+  for (const TrainConfig& config : missing) queue_run(config);
+  statusBar()->showMessage(tr("Sweep: %n run(s) queued", nullptr, int(missing.size())), kStatusMessageMs);
+  sweeps_->refresh();
+  update_actions();
+}
+
+void MainWindow::stop_sweep() {
+  for (const int id : sweeps_->runs_in_progress()) {
+    if (id == queue_->running_id()) {
+      queue_->stop_current();
+    } else if (queue_->dequeue(id) || store_->find(id)->record.status == RunStatus::Queued) {
+      store_->remove(id);  // never started: nothing of it to keep
+    }
+  }
+  statusBar()->showMessage(tr("Sweep stopped; its finished runs stay"), kStatusMessageMs);
+  sweeps_->refresh();
+  update_actions();
+}
+
+void MainWindow::select_runs(const QList<int>& run_ids) {
+  QItemSelection selection;
+  for (const int id : run_ids) {
+    const int row = store_->row_of(id);
+    if (row >= 0) selection.select(store_->index(row, 0), store_->index(row, RunStore::ColumnCount - 1));
+  }
+  run_table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+  if (!run_ids.isEmpty()) run_table_->scrollTo(store_->index(store_->row_of(run_ids.front()), 0));
 }
 
 void MainWindow::stop_run() {

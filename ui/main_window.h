@@ -24,6 +24,7 @@ class LossChartView;
 class RunArchive;
 class RunStore;
 class SettingsPanel;
+class SweepView;
 class TrainingQueue;
 
 struct MainWindowOptions {
@@ -49,6 +50,9 @@ class MainWindow : public QMainWindow {
   // Queues, in their order, the runs that are queued but not waiting in the queue (those
   // still queued when NormLab last ended, or imported so).
   void start_queued_runs();
+  // Queues the runs the sweep tab's sweep lacks; stops its running run and unqueues the rest.
+  void start_sweep();
+  void stop_sweep();
   // Adds runs from JSON files. All or nothing: one bad file and none is added, and the
   // errors are reported. Returns how many were added.
   int import_runs(const QStringList& files);
@@ -63,9 +67,12 @@ class MainWindow : public QMainWindow {
   LossChart& chart() { return *chart_; }
   LossChartView& chart_view() { return *chart_view_; }
   SettingsPanel& settings_panel() { return *settings_; }
+  SweepView& sweep_view() { return *sweeps_; }
+  QTabWidget& views() { return *views_; }
   TrainingQueue& queue() { return *queue_; }
   QAction* start_action() const { return start_action_; }
   QAction* stop_action() const { return stop_action_; }
+  QAction* course_action() const { return course_action_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -93,6 +100,7 @@ class MainWindow : public QMainWindow {
   QList<int> selected_runs() const;
   QList<int> selected_or_all_runs() const;
   void show_run_menu(const QPoint& pos);
+  void select_runs(const QList<int>& run_ids);
   void report(const QString& title, const QString& text);
   // main_window_files.cpp
   void import_dialog();
@@ -108,6 +116,8 @@ class MainWindow : public QMainWindow {
   LossChartView* chart_view_;
   SettingsPanel* settings_;
   QTabWidget* views_;
+  SweepView* sweeps_;
+  QWidget* about_;
   QTableView* run_table_;
   QTextBrowser* details_;
   QTimer* details_timer_;

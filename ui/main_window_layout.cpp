@@ -128,12 +128,15 @@ void MainWindow::build_menus() {
   view->addAction(fit_action_);
   view->addAction(outliers_action_);
   view->addSeparator();
-  view->addAction(tr("Loss curves"), this, [this] { views_->setCurrentIndex(0); });
-  view->addAction(tr("About this experiment"), this, [this] { views_->setCurrentIndex(1); });
+  // Every tab, by its own title.
+  for (int i = 0; i < views_->count(); ++i) {
+    QWidget* tab = views_->widget(i);
+    view->addAction(views_->tabText(i), this, [this, tab] { views_->setCurrentWidget(tab); });
+  }
   view->setObjectName(QStringLiteral("viewMenu"));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("About this experiment"), this, [this] { views_->setCurrentIndex(1); });
+  help->addAction(tr("About this experiment"), this, [this] { views_->setCurrentWidget(about_); });
   help->addAction(tr("About NormLab"), this, [this] {
     QMessageBox::about(this, tr("About NormLab"),
                        tr("<b>NormLab %1</b><p>Trains a small GPT with its LayerNorm before or after each "

@@ -457,6 +457,7 @@ void SettingsPanel::revalidate() {
     valid_ = valid;
     emit validity_changed(valid);
   }
+  emit changed();
 }
 
 void SettingsPanel::set_more_shown(bool shown) {

@@ -48,6 +48,7 @@ class SettingsPanel : public QWidget {
 
  signals:
   void validity_changed(bool valid);
+  void changed();  // any setting, as the user edits it
 
  private:
   // Builds the control of `field`'s widget kind as a row of `form`.

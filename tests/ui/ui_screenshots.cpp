@@ -1,13 +1,16 @@
 // normlab-ui-screenshots: the pictures in docs/, made from recorded runs so they can be
 // made again after the window changes. Run it under xvfb-run (or offscreen):
 //   normlab-ui-screenshots OUT_DIR RUN.json...
+//   normlab-ui-screenshots OUT_DIR --sweep depth|learning-rate RUN.json...
 // writes OUT_DIR/window-launch.png, OUT_DIR/pre-vs-post-6e-3.png and OUT_DIR/inside-the-model-6e-3.png
 // (the two runs with a 30-step warmup at 6e-3, the pointer where they have parted, then
 // their attention gradients per layer with the pointer near step 20; only when there are
 // two such runs) and OUT_DIR/course-experiment.png
 // (every run given) with the chart exported from it as PNG (twice the on-screen size) and
-// SVG, and OUT_DIR/about-this-experiment.png. Settings and data live in a
-// temporary folder.
+// SVG, and OUT_DIR/about-this-experiment.png. With --sweep, only the Sweeps tab with that
+// preset over the runs given: OUT_DIR/sweep-PRESET-window.png, with the curves of the
+// pre-norm point at 8 layers or at 6e-3 shown, and the summary chart as
+// OUT_DIR/sweep-PRESET.png and .svg. Settings and data live in a temporary folder.
 #include <QApplication>
 #include <QDir>
 #include <QTabWidget>
@@ -22,6 +25,7 @@
 #include "loss_chart_view.h"
 #include "main_window.h"
 #include "run_store.h"
+#include "sweep_view.h"
 #include "test_support.h"
 
 using namespace normlab;
@@ -62,6 +66,30 @@ void hover(MainWindow& window, double step) {
   QTest::mouseMove(view.viewport(), view.mapFromScene(window.chart().mapToScene(at)));
 }
 
+// The Sweeps tab with a preset over `runs`, one point's curves shown, and its chart exported.
+bool sweep_pictures(const QDir& out, const QString& data, const QString& preset, const QStringList& runs) {
+  auto window = open_window(data);
+  test::wait_until([&] { return window->course_action()->isEnabled(); }, 20000);  // the device is known
+  bool ok = window->import_runs(runs) == runs.size();
+  SweepView& sweeps = window->sweep_view();
+  window->views().setCurrentWidget(&sweeps);
+  const SweepPreset chosen = parse_sweep_preset(preset.toStdString());
+  sweeps.choose_preset(chosen);
+  sweeps.show_point(NormPlacement::Pre, chosen == SweepPreset::Depth ? 8 : 6e-3);
+  const QString stem = QStringLiteral("sweep-") + preset;
+  ok &= save(*window, out.filePath(stem + QStringLiteral("-window.png")));
+  const QSize chart(900, 560);
+  try {
+    sweeps.export_picture(out.filePath(stem + QStringLiteral(".png")), chart);
+    sweeps.export_picture(out.filePath(stem + QStringLiteral(".svg")), chart);
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    ok = false;
+  }
+  std::printf("%s: %zu results; %s\n", qPrintable(stem), sweeps.results().size(), qPrintable(sweeps.cost_text()));
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,9 +103,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const QDir out(args.front());
-  const QStringList runs = args.mid(1);
+  QStringList runs = args.mid(1);
   QTemporaryDir home;
   qputenv("XDG_CONFIG_HOME", home.filePath(QStringLiteral("config")).toUtf8());
+  if (runs.front() == QLatin1String("--sweep") && runs.size() > 2) {
+    return sweep_pictures(out, home.filePath(QStringLiteral("sweep")), runs[1], runs.mid(2)) ? 0 : 1;
+  }
   bool ok = true;
 
   auto window = open_window(home.filePath(QStringLiteral("launch")));

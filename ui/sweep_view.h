@@ -1,0 +1,119 @@
+#pragma once
+// "Sweeps": one setting varied over values for several placements, everything else as
+// the next run has it. The sweep is a question put to the run store: every run of it
+// that trained before (here, or imported) is reused, Start queues only what is missing,
+// and the queue trains, saves and restores those runs like any other. The summary chart
+// (the same picture the command line writes) plots the final held-out loss per
+// placement; clicking a point shows its runs' curves below it.
+#include <QList>
+#include <QTimer>
+#include <QWidget>
+#include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "sweep.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace normlab::ui {
+
+class LossChart;
+class LossChartView;
+class RunStore;
+class SweepPlot;
+class TrainingQueue;
+
+class SweepView : public QWidget {
+  Q_OBJECT
+ public:
+  struct Hooks {
+    std::function<TrainConfig()> next_run;  // the settings panel's config: what a sweep keeps fixed
+    std::function<bool()> on_gpu;           // the preset's values depend on it
+    std::function<void(const QString& title, const QString& text)> report;
+  };
+  SweepView(RunStore& store, const TrainingQueue& queue, Hooks hooks, QWidget* parent = nullptr);
+
+  // What the controls describe; UserError saying why when they describe no sweep.
+  Sweep sweep() const;
+  void choose_preset(std::optional<SweepPreset> preset);  // nullopt: custom
+  void set_setting(const std::string& key);  // a config key of kSweepSettings
+  void set_values(const QString& comma_separated);
+  void set_placements(const std::vector<NormPlacement>& placements);
+  void set_seeds(int seeds);
+
+  // Recomputes from the store and the settings now; normally a timer does it.
+  void refresh();
+  // Every run of the sweep that ended (done, diverged, or cut short), in sweep order.
+  const std::vector<SweepResult>& results() const { return results_; }
+  // The runs Start would queue: never trained, or cut short or failed before.
+  std::vector<TrainConfig> runs_to_train() const;
+  // The store's runs of the sweep still queued or training.
+  QList<int> runs_in_progress() const;
+  QString cost_text() const;
+  QString problem() const { return problem_; }
+
+  // Shows that point's runs (all seeds) in the curves below the summary.
+  void show_point(NormPlacement placement, double x);
+  QList<int> shown_runs() const { return shown_runs_; }
+  LossChart& curves() { return *curves_; }
+  QWidget* summary_plot() const;
+
+  // Each throws UserError naming the file when it cannot be written.
+  void export_csv(const QString& path) const;
+  void export_json(const QString& path) const;
+  void export_picture(const QString& path, QSize pixels) const;  // PNG or SVG by the suffix
+
+ signals:
+  void start_requested();
+  void stop_requested();
+  void runs_shown(const QList<int>& run_ids);  // a point was chosen
+
+ private:
+  void build_controls();
+  void schedule_refresh();
+  void update_controls();
+  void save_controls() const;
+  void restore_controls();
+  void export_dialog(const QString& suffix);
+  // The run the store has for each of the sweep's runs, or 0.
+  std::vector<int> matching_ids() const;
+  // Seconds to train `runs` from the best measurement at hand, with its source; < 0: none.
+  std::pair<double, QString> estimate(const std::vector<TrainConfig>& runs) const;
+
+  RunStore& store_;
+  const TrainingQueue& queue_;
+  Hooks hooks_;
+  QComboBox* preset_;
+  QComboBox* setting_;
+  QLineEdit* values_;
+  std::vector<std::pair<NormPlacement, QCheckBox*>> placements_;
+  QSpinBox* seeds_;
+  QLabel* fixed_;
+  QLabel* cost_;
+  QPushButton* start_;
+  QPushButton* stop_;
+  QPushButton* export_;
+  SweepPlot* plot_;
+  QLabel* point_title_;
+  LossChart* curves_;
+  LossChartView* curves_view_;
+  QTimer refresh_timer_;
+
+  // From the last refresh.
+  std::optional<Sweep> sweep_;
+  QString problem_;
+  std::vector<SweepRun> runs_;
+  std::vector<int> ids_;                   // per run: its store id, or 0
+  std::vector<SweepResult> results_;
+  std::optional<std::pair<NormPlacement, double>> shown_point_;
+  QList<int> shown_runs_;
+};
+
+}  // namespace normlab::ui
