@@ -23,6 +23,7 @@
 #include "layer_stats.h"
 #include "memory.h"
 #include "presets.h"
+#include "seeds.h"
 #include "run_record.h"
 #include "run_text.h"
 #include "sweep.h"
@@ -41,6 +42,7 @@ constexpr const char* kFooter = R"(
 Examples:
   normlab-cli train --preset workshop --scale cpu   the course's five runs, CPU-sized
   normlab-cli train --norm post --lr 6e-3           one run
+  normlab-cli train --preset workshop --seeds 3     the five runs, each with 3 seeds: mean and range
   normlab-cli sweep --preset depth                   pre and post over 2 to 16 layers (CPU scale without a GPU)
   normlab-cli sweep --vary lr --values 1e-3,6e-3 --placements pre,peri --seeds 3
   normlab-cli bench --device cuda --json            time training steps
@@ -60,7 +62,7 @@ struct Options {
   std::string name, scale, preset, out = "normlab-runs";
   std::string vary;                              // sweep: the varied setting's flag
   std::vector<std::string> values, placements;   // sweep
-  int seeds = 1;                                 // sweep
+  int seeds = 1;                                 // train and sweep
   int bench_steps = 20, bench_warmup = 3;
   bool json = false;
   bool layers_summary = false;
@@ -185,6 +187,25 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, co
   return run;
 }
 
+// Per experiment, the final held-out loss over its seeds: mean, lowest and highest.
+void print_seed_summary(const std::vector<RunRecord>& runs) {
+  std::vector<const RunRecord*> records;
+  for (const RunRecord& run : runs) records.push_back(&run);
+  std::printf("\n%-40s %5s %10s %10s %10s\n", "over seeds", "runs", "mean", "lowest", "highest");
+  for (const auto& group : seed_groups(records)) {
+    std::vector<const RunRecord*> members;
+    for (const std::size_t i : group) members.push_back(records[i]);
+    const SeedSpread spread = seed_spread(members);
+    TrainConfig shared = spread.mean.config;
+    shared.name.clear();
+    const bool evaluated = !spread.mean.evals.empty();
+    const double nan = std::nan("");
+    std::printf("%-40s %5d %10.3f %10.3f %10.3f\n", default_run_name(shared).c_str(), spread.runs,
+                evaluated ? spread.mean.evals.back().val_loss : nan, evaluated ? spread.low.back().val_loss : nan,
+                evaluated ? spread.high.back().val_loss : nan);
+  }
+}
+
 int run_train(const Options& options) {
   const TrainConfig base = build_config(options);
   const fs::path out = options.out;
@@ -199,6 +220,7 @@ int run_train(const Options& options) {
     if (!options.name.empty()) throw UserError("--name is set by --preset workshop; leave it out");
     configs = workshop_runs(base);
   }
+  configs = repeat_over_seeds(configs, options.seeds);
   // Created by the first save, so a run refused for its corpus leaves no empty folder.
   if (std::error_code error; fs::exists(out, error) && !fs::is_directory(out, error)) {
     throw UserError("output folder " + out.string() + " is a file");
@@ -210,14 +232,15 @@ int run_train(const Options& options) {
     runs.push_back(train_with_progress(configs[i], out, label, options.layers_summary));
   }
   if (runs.size() > 1) {
-    write_csv(runs, out / "workshop.csv");
-    std::printf("\n%-32s %-9s %10s\n", "run", "status", "held-out");
+    write_csv(runs, out / (options.preset.empty() ? "seeds.csv" : "workshop.csv"));  // every run, one table
+    std::printf("\n%-40s %-9s %10s\n", "run", "status", "held-out");
     for (const auto& run : runs) {
-      std::printf("%-32s %-9s %10.3f\n", run.config.name.c_str(), to_string(run.status).c_str(),
+      std::printf("%-40s %-9s %10.3f\n", run.config.name.c_str(), to_string(run.status).c_str(),
                   run.final_val_loss());
     }
-    std::printf("%-32s %-9s %10.3f\n", "unigram baseline", "", runs.front().baseline_loss);
+    std::printf("%-40s %-9s %10.3f\n", "unigram baseline", "", runs.front().baseline_loss);
   }
+  if (options.seeds > 1) print_seed_summary(runs);
   return g_cancel ? 130 : 0;
 }
 
@@ -371,6 +394,10 @@ int main(int argc, char** argv) {
                     "workshop: five runs, pre and post at 1e-3 and 6e-3 with warmup 30, post at 1e-3 with "
                     "warmup 1000 (scaled with --steps)")
       ->check(CLI::IsMember({"workshop"}));
+  train->add_option("--seeds", options.seeds,
+                    "train each run this many times, with seeds --seed, --seed + 1, ...; prints the mean and range")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
   train->add_flag("--layers-summary", options.layers_summary,
                   "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");

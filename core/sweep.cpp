@@ -11,6 +11,7 @@
 #include "atomic_file.h"
 #include "config_fields.h"
 #include "run_text.h"
+#include "seeds.h"
 
 namespace normlab {
 
@@ -30,7 +31,6 @@ std::vector<SweepRun> expand(const Sweep& sweep) {
   if (sweep.values.empty()) throw UserError("a sweep needs at least one value of " + field.noun);
   if (sweep.placements.empty()) throw UserError("a sweep needs at least one placement");
   if (sweep.seeds < 1) throw UserError("a sweep needs at least one seed");
-  const bool many_seeds = sweep.seeds > 1;
   std::vector<SweepRun> runs;
   for (const std::string& value : sweep.values) {
     for (const NormPlacement placement : sweep.placements) {
@@ -39,10 +39,9 @@ std::vector<SweepRun> expand(const Sweep& sweep) {
         TrainConfig& c = run.config;
         set_field_text(field, c, value);
         c.model.norm = placement;
-        c.seed = sweep.base.seed + std::uint64_t(i);
         validate(c);
-        c.name = default_run_name(c);
-        if (many_seeds) c.name += " seed " + std::to_string(c.seed);
+        c.name.clear();
+        c = with_seed(c, i, sweep.seeds);
         runs.push_back(std::move(run));
       }
     }

@@ -188,6 +188,27 @@ TEST_F(CliTest, SweepWritesEveryRunAndASummary) {
   EXPECT_THAT(out_, HasSubstr("[2/2]  pre-norm lr 1e-3 warmup 2 layers 3 on CPU"));
 }
 
+// The course experiment over seeds: every run once per seed, each with its own files, and
+// per experiment the mean and range of the final held-out loss.
+TEST_F(CliTest, WorkshopOverSeedsPrintsMeanAndRange) {
+  corpus_file(synthetic_corpus());
+  ASSERT_EQ(run("train --preset workshop --seeds 2 --corpus corpus.txt --device cpu --threads 1 --layers 1 "
+                "--d-model 16 --heads 1 --context 8 --batch 2 --vocab 256 --steps 6 --eval-interval 3 "
+                "--eval-batches 1 --out runs"),
+            0)
+      << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("[10/10]"));
+  EXPECT_TRUE(fs::exists(temp_ / "runs" / "pre-norm_lr_6e-3_warmup_30_layers_1_seed_1338.json"));
+  EXPECT_EQ(read_lines(temp_ / "runs" / "workshop.csv").size(), 1u + 10u * 6u);
+  const auto at = out_.find("over seeds");
+  ASSERT_NE(at, std::string::npos) << out_;
+  const std::string summary = out_.substr(at);
+  // One row per experiment, each over its two runs.
+  EXPECT_THAT(summary, ::testing::ContainsRegex("\npre-norm lr 1e-3 warmup 30 layers 1 +2 +[0-9.]+ +[0-9.]+ +[0-9.]+\n"));
+  EXPECT_THAT(summary, ::testing::ContainsRegex("\npost-norm lr 1e-3 warmup 2 layers 1 +2 "));
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 1 + 5) << summary;
+}
+
 TEST_F(CliTest, DeviceCuda) {
   corpus_file("", "empty.txt");
   const int status = run("train --device cuda --corpus empty.txt");

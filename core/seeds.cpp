@@ -1,0 +1,99 @@
+#include "seeds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "config_fields.h"
+
+namespace normlab {
+
+TrainConfig with_seed(TrainConfig config, int i, int seeds) {
+  config.seed += std::uint64_t(i);
+  if (config.name.empty()) config.name = default_run_name(config);
+  if (seeds > 1) config.name += " seed " + std::to_string(config.seed);
+  return config;
+}
+
+std::vector<TrainConfig> repeat_over_seeds(const std::vector<TrainConfig>& configs, int seeds) {
+  if (seeds < 1) throw UserError("seeds must be at least 1, not " + std::to_string(seeds));
+  std::vector<TrainConfig> out;
+  for (int i = 0; i < seeds; ++i) {
+    for (const TrainConfig& config : configs) out.push_back(with_seed(config, i, seeds));
+  }
+  return out;
+}
+
+bool differ_only_in_seed(const TrainConfig& a, const TrainConfig& b) {
+  TrainConfig b_with_a_seed = b;
+  b_with_a_seed.seed = a.seed;
+  return same_experiment(a, b_with_a_seed);
+}
+
+std::vector<std::vector<std::size_t>> seed_groups(const std::vector<const RunRecord*>& runs) {
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& g) {
+      return differ_only_in_seed(runs[g.front()]->config, runs[i]->config);
+    });
+    if (group == groups.end()) groups.push_back({i});
+    else group->push_back(i);
+  }
+  return groups;
+}
+
+namespace {
+
+// Mean, low and high at each index of `points(run)` over the runs that reached it.
+template <typename Point, typename Points, typename Value>
+void spread_over(const std::vector<const RunRecord*>& group, Points points, Value value, std::vector<Point>& mean,
+                 std::vector<Point>* low, std::vector<Point>* high) {
+  std::size_t longest = 0;
+  for (const RunRecord* run : group) longest = std::max(longest, points(*run).size());
+  for (std::size_t i = 0; i < longest; ++i) {
+    double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    int count = 0;
+    const Point* first = nullptr;
+    for (const RunRecord* run : group) {
+      if (i >= points(*run).size()) continue;
+      const Point& p = points(*run)[i];
+      if (!first) first = &p;
+      const double v = value(p);
+      if (!std::isfinite(v)) continue;
+      sum += v, lo = std::min(lo, v), hi = std::max(hi, v), ++count;
+    }
+    Point m = *first;  // step and wall time of the first run that got there
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    value(m) = count ? sum / count : nan;
+    mean.push_back(m);
+    if (low && high) {
+      Point l = m, h = m;
+      value(l) = count ? lo : nan;
+      value(h) = count ? hi : nan;
+      low->push_back(l);
+      high->push_back(h);
+    }
+  }
+}
+
+}  // namespace
+
+SeedSpread seed_spread(const std::vector<const RunRecord*>& group) {
+  SeedSpread s;
+  if (group.empty()) return s;
+  s.runs = int(group.size());
+  s.mean.config = group.front()->config;
+  s.mean.environment = group.front()->environment;
+  s.mean.parameters = group.front()->parameters;
+  s.mean.baseline_loss = group.front()->baseline_loss;
+  s.mean.status = group.front()->status;
+  spread_over(group, [](const RunRecord& r) -> const std::vector<StepMetrics>& { return r.steps; },
+              [](auto& p) -> auto& { return p.train_loss; }, s.mean.steps, static_cast<std::vector<StepMetrics>*>(nullptr),
+              static_cast<std::vector<StepMetrics>*>(nullptr));
+  spread_over(group, [](const RunRecord& r) -> const std::vector<EvalMetrics>& { return r.evals; },
+              [](auto& p) -> auto& { return p.val_loss; }, s.mean.evals, &s.low, &s.high);
+  return s;
+}
+
+}  // namespace normlab

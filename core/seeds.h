@@ -1,0 +1,38 @@
+#pragma once
+// Runs repeated over seeds, and what a group of them shows together. At a high learning
+// rate one run can land anywhere in a range (pre-norm at 6e-3 on the CPU scale ends between
+// about 5.3 and 5.6 nats by seed), so the course experiment and sweep points can be run k
+// times and drawn as a mean with its range. Plain data: the command line and the window
+// share it.
+#include <cstddef>
+#include <vector>
+
+#include "run_record.h"
+
+namespace normlab {
+
+// `config` as the i-th of `seeds` runs: seed config.seed + i, and " seed N" after the
+// name when there is more than one, so every run has its own name and files.
+TrainConfig with_seed(TrainConfig config, int i, int seeds);
+// Each config `seeds` times, seed-major: every config once with the first seed, then
+// every config again with the next, so the whole experiment shows early. UserError
+// when seeds < 1.
+std::vector<TrainConfig> repeat_over_seeds(const std::vector<TrainConfig>& configs, int seeds);
+
+// Whether the two runs are one experiment but for their seed (see same_experiment).
+bool differ_only_in_seed(const TrainConfig& a, const TrainConfig& b);
+
+// Runs that differ only in their seed, as index lists into `runs`, in first-seen order;
+// a run with no such partner is a group of its own.
+std::vector<std::vector<std::size_t>> seed_groups(const std::vector<const RunRecord*>& runs);
+
+// A group's curves together: at each recorded step (or evaluation) the mean of the runs
+// that have a finite value there, and the lowest and highest of them.
+struct SeedSpread {
+  RunRecord mean;                  // the first run's settings and baseline; its points are the means
+  std::vector<EvalMetrics> low, high;  // held-out range, one per evaluation of `mean`
+  int runs = 0;
+};
+SeedSpread seed_spread(const std::vector<const RunRecord*>& group);
+
+}  // namespace normlab
