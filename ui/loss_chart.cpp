@@ -1,5 +1,6 @@
 #include "loss_chart.h"
 
+#include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QElapsedTimer>
 #include <QFont>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "chart_math.h"
 #include "format.h"
@@ -84,7 +86,7 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
     schedule_refresh();
   });
   connect(&store, &RunStore::appearance_changed, this, [this] {
-    styles_dirty_ = baselines_dirty_ = true;
+    styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
     schedule_refresh();
   });
   connect(this, &QChart::plotAreaChanged, this, [this] {
@@ -163,7 +165,7 @@ void LossChart::add_curves(int run_id) {
   curves->heldout->setPointsVisible(true);
   curves_[run_id] = std::move(curves);
   dirty_.insert(run_id);
-  styles_dirty_ = baselines_dirty_ = true;
+  styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
   schedule_refresh();
 }
 
@@ -174,7 +176,7 @@ void LossChart::remove_curves(int run_id) {
   curves_.erase(it);
   dirty_.remove(run_id);
   highlighted_.remove(run_id);
-  styles_dirty_ = baselines_dirty_ = true;
+  styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
   schedule_refresh();
 }
 
@@ -239,18 +241,26 @@ void LossChart::refresh() {
   QElapsedTimer timer;
   timer.start();
   refresh_timer_.stop();
+  if (groups_dirty_) update_groups();
   if (!dirty_.isEmpty()) baselines_dirty_ = true;  // a run that started knows its baseline now
   bool live_changed = false;
+  std::set<int> dirty_groups;
   for (int id : std::as_const(dirty_)) {
     const RunEntry* run = store_.find(id);
     auto it = curves_.find(id);
     if (!run || it == curves_.end()) continue;
-    update_points(*it->second, run->record);
     const bool live = run->record.status == RunStatus::Running;
+    if (const auto leader = group_leader_.find(id); leader != group_leader_.end()) {
+      dirty_groups.insert(leader->second);
+      live_changed = live_changed || (live && !curves_.at(leader->second)->live);
+      continue;
+    }
+    update_points(*it->second, run->record);
     live_changed = live_changed || live != it->second->live;
     it->second->live = live;
   }
   dirty_.clear();
+  for (const int leader : dirty_groups) update_group_points(*groups_.at(leader));
   if (live_changed) update_item_caches();
   if (baselines_dirty_) update_baselines();
   if (styles_dirty_) apply_styles();
@@ -265,7 +275,11 @@ void LossChart::apply_styles() {
     auto it = curves_.find(run.id);
     if (it == curves_.end()) continue;
     Curves& c = *it->second;
-    const bool strong = highlighted_.contains(run.id);
+    // A group is as strong as its most highlighted member.
+    bool strong = highlighted_.contains(run.id);
+    if (const auto group = groups_.find(run.id); group != groups_.end()) {
+      for (const int member : group->second->members) strong = strong || highlighted_.contains(member);
+    }
     const bool faded = any_highlighted && !strong;
     const QColor dark = with_alpha(run.colour, faded ? 90 : 255);
     const QColor light = with_alpha(training_colour(run.colour), faded ? 80 : 255);
@@ -286,13 +300,28 @@ void LossChart::apply_styles() {
     c.train->setPen(train_pen);
     c.raw->setPen(raw_pen);
 
-    c.raw->setVisible(shows(run) && smoothing_ > 0);
-    c.train->setVisible(shows(run));
-    c.heldout->setVisible(shows(run));
+    c.raw->setVisible(drawn(run) && smoothing_ > 0);
+    c.train->setVisible(drawn(run));
+    c.heldout->setVisible(drawn(run));
+    const auto group = groups_.find(run.id);
+    const bool grouped = group != groups_.end() && drawn(run);
+    QString name = qstr(run.record.config.name);
+    if (grouped) {
+      // "pre-norm lr 1e-3 warmup 30 seed 1337" stands for all its seeds.
+      const QString own_seed = QStringLiteral(" seed %1").arg(run.record.config.seed);
+      if (name.endsWith(own_seed)) name.chop(own_seed.size());
+      name += tr(" \u00b7 mean of %1 seeds").arg(group->second->members.size());
+      QAreaSeries* band = group->second->band;
+      band->setPen(Qt::NoPen);
+      band->setBrush(with_alpha(run.colour, faded ? 22 : 48));
+      band->setVisible(true);
+      for (QLegendMarker* marker : legend()->markers(band)) marker->setVisible(false);
+    }
+    c.heldout->setName(name);
     // One legend entry per run: its held-out curve stands for it.
     for (QLegendMarker* marker : legend()->markers(c.raw)) marker->setVisible(false);
     for (QLegendMarker* marker : legend()->markers(c.train)) marker->setVisible(false);
-    for (QLegendMarker* marker : legend()->markers(c.heldout)) marker->setVisible(shows(run));
+    for (QLegendMarker* marker : legend()->markers(c.heldout)) marker->setVisible(drawn(run));
   }
   for (const auto& b : baselines_) {
     for (QLegendMarker* marker : legend()->markers(b->series)) marker->setVisible(true);
@@ -337,12 +366,108 @@ void LossChart::set_highlighted(const QSet<int>& run_ids) {
 void LossChart::set_only_runs(std::optional<QSet<int>> run_ids) {
   if (run_ids == only_runs_) return;
   only_runs_ = std::move(run_ids);
-  styles_dirty_ = baselines_dirty_ = true;
+  styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
   if (follows_data_) reset_view();
   schedule_refresh();
 }
 
 bool LossChart::shows(const RunEntry& run) const { return only_runs_ ? only_runs_->contains(run.id) : run.visible; }
+
+bool LossChart::drawn(const RunEntry& run) const {
+  const auto leader = group_leader_.find(run.id);
+  return shows(run) && (leader == group_leader_.end() || leader->second == run.id);
+}
+
+const RunRecord& LossChart::drawn_record(const RunEntry& run) const {
+  const auto group = groups_.find(run.id);
+  return group == groups_.end() ? run.record : group->second->spread.mean;
+}
+
+void LossChart::set_group_seeds(bool on) {
+  if (on == group_seeds_) return;
+  group_seeds_ = on;
+  groups_dirty_ = true;
+  schedule_refresh();
+}
+
+QList<int> LossChart::seed_group_of(int run_id) const {
+  const auto leader = group_leader_.find(run_id);
+  if (leader == group_leader_.end()) return {};
+  const std::vector<int>& members = groups_.at(leader->second)->members;
+  return QList<int>(members.begin(), members.end());
+}
+
+// Which shown runs are drawn together. Membership changes seldom (a run added, removed,
+// shown or hidden), so every curve is rebuilt when it does.
+void LossChart::update_groups() {
+  groups_dirty_ = false;
+  std::vector<const RunRecord*> records;
+  std::vector<int> ids;
+  if (group_seeds_) {
+    for (const RunEntry& run : store_.runs()) {
+      if (shows(run) && curves_.count(run.id)) records.push_back(&run.record), ids.push_back(run.id);
+    }
+  }
+  std::map<int, std::vector<int>> wanted;
+  for (const auto& group : seed_groups(records)) {
+    if (group.size() < 2) continue;
+    std::vector<int>& members = wanted[ids[group.front()]];
+    for (const std::size_t i : group) members.push_back(ids[i]);
+  }
+  const bool same = wanted.size() == groups_.size() &&
+                    std::all_of(wanted.begin(), wanted.end(), [this](const auto& w) {
+                      const auto g = groups_.find(w.first);
+                      return g != groups_.end() && g->second->members == w.second;
+                    });
+  if (same) return;
+  for (auto& [leader, group] : groups_) {
+    group->band->setVisible(false);
+    spare_bands_.push_back(group->band);
+  }
+  groups_.clear();
+  group_leader_.clear();
+  for (auto& [leader, members] : wanted) {
+    auto group = std::make_unique<SeedGroup>();
+    group->members = members;
+    if (!spare_bands_.empty()) {
+      group->band = spare_bands_.back();
+      spare_bands_.pop_back();
+    } else {  // kept for reuse, never taken off the chart (see take_series)
+      group->band = new QAreaSeries(new QLineSeries(this), new QLineSeries(this));
+      addSeries(group->band);
+      group->band->attachAxis(axis_x_);
+      group->band->attachAxis(axis_y_);
+    }
+    for (const int id : members) group_leader_[id] = leader;
+    groups_[leader] = std::move(group);
+  }
+  rebuild_all();
+}
+
+void LossChart::update_group_points(SeedGroup& group) {
+  std::vector<const RunRecord*> records;
+  bool live = false;
+  for (const int id : group.members) {
+    const RunEntry* run = store_.find(id);
+    if (!run) continue;  // removed; the groups are redone at the next refresh
+    records.push_back(&run->record);
+    live = live || run->record.status == RunStatus::Running;
+  }
+  group.spread = seed_spread(records);
+  Curves& c = *curves_.at(group.members.front());
+  c.restart(smoothing_);  // the mean moves wherever a member adds a point
+  update_points(c, group.spread.mean);
+  c.live = live;
+  QList<QPointF> low, high;
+  for (std::size_t i = 0; i < group.spread.low.size(); ++i) {
+    const EvalMetrics &l = group.spread.low[i], &h = group.spread.high[i];
+    if (!(l.val_loss > 0) || !std::isfinite(h.val_loss)) continue;
+    low.append({double(l.step), to_display(l.val_loss)});
+    high.append({double(h.step), to_display(h.val_loss)});
+  }
+  group.band->lowerSeries()->replace(low);
+  group.band->upperSeries()->replace(high);
+}
 
 void LossChart::set_picture_mode(bool on) {
   picture_mode_ = on;
@@ -355,6 +480,8 @@ void LossChart::set_picture_mode(bool on) {
 void LossChart::copy_view_from(const LossChart& other) {
   highlighted_ = other.highlighted_;
   only_runs_ = other.only_runs_;
+  group_seeds_ = other.group_seeds_;
+  groups_dirty_ = true;
   baselines_dirty_ = true;
   ignore_outliers_ = other.ignore_outliers_;
   set_log_scale(other.log_scale_);
@@ -368,9 +495,9 @@ void LossChart::copy_view_from(const LossChart& other) {
 std::vector<Readout> LossChart::readout(double step) const {
   std::vector<Readout> out;
   for (const RunEntry& run : store_.runs()) {
-    const RunRecord& r = run.record;
+    const RunRecord& r = drawn_record(run);
     auto curves = curves_.find(run.id);
-    if (!shows(run) || r.steps.empty() || curves == curves_.end()) continue;
+    if (!drawn(run) || r.steps.empty() || curves == curves_.end()) continue;
     auto nearest = [step](const auto& points) {
       auto it = std::lower_bound(points.begin(), points.end(), step,
                                  [](const auto& p, double s) { return p.step < s; });
@@ -381,7 +508,8 @@ std::vector<Readout> LossChart::readout(double step) const {
     const std::size_t i = nearest(r.steps);
     Readout o;
     o.colour = run.colour;
-    o.name = qstr(r.config.name);
+    o.name = qstr(run.record.config.name);
+    if (groups_.count(run.id)) o.name = tr("%1 (mean of %2 seeds)").arg(o.name).arg(groups_.at(run.id)->members.size());
     o.step = r.steps[i].step;
     o.train = r.steps[i].train_loss;
     const auto& smoothed = curves->second->smoothed;

@@ -13,6 +13,7 @@
 
 #include "run_record.h"
 
+class QAreaSeries;
 class QCategoryAxis;
 class QGraphicsItem;
 class QLineSeries;
@@ -67,6 +68,13 @@ class LossChart : public QChart {
   // Draws only these runs, whether the run table shows them or not (a sweep point's
   // runs); nullopt, the default: the runs the table shows.
   void set_only_runs(std::optional<QSet<int>> run_ids);
+  // On (the default), shown runs that differ only in their seed are drawn as one: the
+  // mean of their curves, with the range of their held-out losses as a band.
+  void set_group_seeds(bool on);
+  bool group_seeds() const { return group_seeds_; }
+  // The drawn group a run belongs to: its members' ids, first the one whose curves show
+  // the mean; empty when the run is drawn alone.
+  QList<int> seed_group_of(int run_id) const;
 
   ViewRange view() const;
   void set_view(const ViewRange& view);   // a user's zoom or pan: stops following the data
@@ -99,9 +107,14 @@ class LossChart : public QChart {
  private:
   struct Curves;
   struct Baseline;
+  struct SeedGroup;
 
   void schedule_refresh();
-  bool shows(const RunEntry& run) const;
+  bool shows(const RunEntry& run) const;  // chosen to be seen, alone or in its seed group
+  bool drawn(const RunEntry& run) const;  // has curves of its own on the chart: shown, and no group's follower
+  const RunRecord& drawn_record(const RunEntry& run) const;  // a group's mean for its first member
+  void update_groups();
+  void update_group_points(SeedGroup& group);
   void add_curves(int run_id);
   void remove_curves(int run_id);
   QLineSeries* take_series();
@@ -132,6 +145,11 @@ class LossChart : public QChart {
   QSet<int> dirty_;
   QSet<int> highlighted_;
   std::optional<QSet<int>> only_runs_;
+  bool group_seeds_ = true;
+  bool groups_dirty_ = true;
+  std::map<int, std::unique_ptr<SeedGroup>> groups_;  // by the id of its first member
+  std::map<int, int> group_leader_;                    // every member's id to that first member's
+  std::vector<QAreaSeries*> spare_bands_;
   QTimer refresh_timer_;
   QTimer view_settle_timer_;
   bool styles_dirty_ = true;

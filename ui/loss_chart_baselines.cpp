@@ -22,7 +22,7 @@ void LossChart::update_baselines() {
   std::vector<double> wanted;
   for (const RunEntry& run : store_.runs()) {
     const double b = run.record.baseline_loss;
-    if (!shows(run) || !std::isfinite(b) || b <= 0) continue;
+    if (!drawn(run) || !std::isfinite(b) || b <= 0) continue;
     // Runs on the same corpus and vocabulary share one line (labels show two decimals).
     const bool known = std::any_of(wanted.begin(), wanted.end(), [b](double w) { return std::abs(w - b) < 0.005; });
     if (!known) wanted.push_back(b);
@@ -100,7 +100,7 @@ int LossChart::curves_under(const QRectF& box) const {
   int cover = 0;
   for (const RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
-    if (!shows(run) || it == curves_.end()) continue;
+    if (!drawn(run) || it == curves_.end()) continue;
     const Curves& c = *it->second;
     // Held-out lines weigh most: dark, and straight between evaluations far apart.
     const QList<QPointF>& heldout = c.heldout_points;

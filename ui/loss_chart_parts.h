@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "loss_chart.h"
+#include "seeds.h"
 #include "smoothing.h"
 
+class QAreaSeries;
 class QGraphicsRectItem;
 class QLineSeries;
 
@@ -35,6 +37,13 @@ struct LossChart::Curves {
     steps_done = evals_done = 0;
     ema = DebiasedEma(smoothing);
   }
+};
+
+// Runs drawn as one: the first member's curves show the mean, the band the held-out range.
+struct LossChart::SeedGroup {
+  std::vector<int> members;
+  SeedSpread spread;
+  QAreaSeries* band = nullptr;  // upper and lower are series of its own, not on the chart
 };
 
 struct LossChart::Baseline {

@@ -17,7 +17,7 @@ void LossChart::fit_to_data() {
   std::vector<CurveValues> values;
   for (const RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
-    if (!shows(run) || it == curves_.end()) continue;
+    if (!drawn(run) || it == curves_.end()) continue;
     const Curves& c = *it->second;
     x_max = std::max(x_max, double(run.record.config.steps));
     CurveValues& v = values.emplace_back();

@@ -35,6 +35,7 @@
 #include "run_details.h"
 #include "run_store.h"
 #include "run_text.h"
+#include "seeds.h"
 #include "settings_panel.h"
 #include "sweep_view.h"
 #include "training_queue.h"
@@ -108,6 +109,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(views_, &QTabWidget::currentChanged, this, [this] {
     if (views_->currentWidget() == sweeps_) sweeps_->refresh();  // the next run's settings may have changed
   });
+  connect(settings_, &SettingsPanel::course_seeds_changed, this, &MainWindow::update_course_action);
   connect(sweeps_, &SweepView::start_requested, this, &MainWindow::start_sweep);
   connect(sweeps_, &SweepView::stop_requested, this, &MainWindow::stop_sweep);
   connect(sweeps_, &SweepView::runs_shown, this, &MainWindow::select_runs);
@@ -137,6 +139,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 
   resize(1400, 900);
   restore_session();
+  update_course_action();
   update_details();
   update_actions();
   update_progress();
@@ -160,6 +163,7 @@ void MainWindow::restore_session() {
   run_table_->horizontalHeader()->restoreState(settings.value(QStringLiteral("window/run_columns")).toByteArray());
   settings_restored_ = settings_->restore(settings);
   log_action_->setChecked(settings.value(QStringLiteral("chart/log_scale"), false).toBool());
+  group_seeds_action_->setChecked(settings.value(QStringLiteral("chart/group_seeds"), true).toBool());
   const int smoothing = int(std::lround(100 * settings.value(QStringLiteral("chart/smoothing"), kDefaultSmoothing).toDouble()));
   smoothing_->setValue(smoothing);
   emit smoothing_->valueChanged(smoothing);  // shows the value even when it did not change
@@ -205,6 +209,7 @@ void MainWindow::save_session() const {
   settings.setValue(QStringLiteral("window/run_columns"), run_table_->horizontalHeader()->saveState());
   settings_->save(settings);
   settings.setValue(QStringLiteral("chart/log_scale"), chart_->log_scale());
+  settings.setValue(QStringLiteral("chart/group_seeds"), chart_->group_seeds());
   settings.setValue(QStringLiteral("chart/smoothing"), chart_->smoothing());
   QStringList hidden;
   for (const RunEntry& run : store_->runs()) {
@@ -282,10 +287,19 @@ void MainWindow::start_course_experiment() {
   base.seed = chosen.seed;
   const bool gpu = device_known_ && device_.device == "cuda" && chosen.device != "cpu";
   const Scale scale = gpu ? Scale::Full : Scale::Cpu;
-  for (const TrainConfig& config : workshop_runs(scaled(base, scale))) queue_run(config);
-  statusBar()->showMessage(gpu ? tr("Course experiment queued: five runs of %1").arg(course_scale_text(scale))
-                               : tr("No GPU found: course experiment scaled for the CPU (%1)").arg(course_scale_text(scale)),
+  const int seeds = settings_->course_seeds();
+  for (const TrainConfig& config : repeat_over_seeds(workshop_runs(scaled(base, scale)), seeds)) queue_run(config);
+  const QString runs = seeds > 1 ? tr("five runs \u00d7 %1 seeds").arg(seeds) : tr("five runs");
+  statusBar()->showMessage(gpu ? tr("Course experiment queued: %1 of %2").arg(runs, course_scale_text(scale))
+                               : tr("No GPU found: course experiment (%1) scaled for the CPU (%2)")
+                                     .arg(runs, course_scale_text(scale)),
                            kStatusMessageMs * 2);
+}
+
+void MainWindow::update_course_action() {
+  const int seeds = settings_->course_seeds();
+  course_action_->setText(seeds > 1 ? tr("Course experiment (5 runs \u00d7 %1)").arg(seeds)
+                                    : tr("Course experiment (5 runs)"));
 }
 
 void MainWindow::start_queued_runs() {

@@ -96,6 +96,7 @@ class MainWindow : public QMainWindow {
   void on_device_found(const Environment& found);
   void update_progress();
   void update_actions();
+  void update_course_action();
   void update_details();
   QList<int> selected_runs() const;
   QList<int> selected_or_all_runs() const;
@@ -148,6 +149,7 @@ class MainWindow : public QMainWindow {
   QAction* fit_action_ = nullptr;
   QAction* log_action_ = nullptr;
   QAction* outliers_action_ = nullptr;
+  QAction* group_seeds_action_ = nullptr;
 };
 
 }  // namespace normlab::ui

@@ -87,6 +87,12 @@ void MainWindow::build_actions() {
   outliers_action_->setChecked(true);
   outliers_action_->setToolTip(tr("Fit the loss axis to where the runs started and went, not to a run that blew up"));
   connect(outliers_action_, &QAction::toggled, this, [this](bool on) { chart_->set_ignore_outliers(on); });
+  group_seeds_action_ = new QAction(tr("Seeds as mean and range"), this);
+  group_seeds_action_->setCheckable(true);
+  group_seeds_action_->setChecked(true);
+  group_seeds_action_->setToolTip(tr("Draw runs that differ only in their seed as one: the mean of their curves and "
+                                     "the range of their held-out losses"));
+  connect(group_seeds_action_, &QAction::toggled, this, [this](bool on) { chart_->set_group_seeds(on); });
   log_action_ = new QAction(tr("Log scale"), this);
   log_action_->setCheckable(true);
   log_action_->setShortcut(Qt::CTRL | Qt::Key_L);
@@ -127,6 +133,7 @@ void MainWindow::build_menus() {
   view->addAction(log_action_);
   view->addAction(fit_action_);
   view->addAction(outliers_action_);
+  view->addAction(group_seeds_action_);
   view->addSeparator();
   // Every tab, by its own title.
   for (int i = 0; i < views_->count(); ++i) {

@@ -119,7 +119,8 @@ SettingsPanel::SettingsPanel(QWidget* parent)
       message_(new QLabel),
       refusal_timer_(new QTimer(this)),
       buttons_(new QWidget),
-      course_note_(new QLabel) {
+      course_note_(new QLabel),
+      course_seeds_(new QSpinBox) {
   // The fields scroll; the message, the buttons and the course note stay in view below them,
   // so Start is never scrolled away however many settings there are.
   auto* scrolled = new QWidget;
@@ -525,8 +526,20 @@ void SettingsPanel::add_actions(QAction* start, QAction* stop, QAction* course) 
       "#startButton:disabled { background: #9fb3cc; border-color: #9fb3cc; }"));
   grid->addWidget(start_button, 0, 0);
   grid->addWidget(button(stop), 0, 1);
-  grid->addWidget(button(course), 1, 0, 1, 2);
+  grid->addWidget(button(course), 1, 0);
+  course_seeds_->setRange(1, 100);
+  course_seeds_->setPrefix(tr("\u00d7 "));
+  course_seeds_->setSuffix(tr(" seeds"));
+  course_seeds_->setMinimumHeight(34);
+  course_seeds_->setToolTip(tr("Run the course experiment this many times, with seeds %1, %1 + 1, \u2026; the chart "
+                               "then draws each of its five runs as the mean over its seeds with their range")
+                                .arg(TrainConfig{}.seed));
+  connect(course_seeds_, &QSpinBox::valueChanged, this, &SettingsPanel::course_seeds_changed);
+  grid->addWidget(course_seeds_, 1, 1);
 }
+
+int SettingsPanel::course_seeds() const { return course_seeds_->value(); }
+void SettingsPanel::set_course_seeds(int seeds) { course_seeds_->setValue(seeds); }
 
 void SettingsPanel::set_course_note(const QString& text) {
   course_note_->setText(text);
@@ -544,6 +557,7 @@ void SettingsPanel::save(QSettings& s) const {
     s.setValue(QString::fromStdString(field.key), utf8(field_text(field, c)));
   }
   s.setValue("more_shown", more_button_->isChecked());
+  s.setValue("course_seeds", course_seeds_->value());
   s.endGroup();
 }
 
@@ -564,6 +578,7 @@ bool SettingsPanel::restore(QSettings& s) {
     set_config(c);
   }
   set_more_shown(s.value("more_shown", true).toBool());
+  course_seeds_->setValue(std::clamp(s.value("course_seeds", 1).toInt(), 1, 100));
   s.endGroup();
   return saved;
 }

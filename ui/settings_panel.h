@@ -18,6 +18,7 @@ class QFormLayout;
 class QLabel;
 class QSettings;
 class QTimer;
+class QSpinBox;
 class QToolButton;
 
 namespace normlab::ui {
@@ -41,6 +42,9 @@ class SettingsPanel : public QWidget {
   // Start, Stop and the course experiment, as buttons under the settings.
   void add_actions(QAction* start, QAction* stop, QAction* course);
   void set_course_note(const QString& text);
+  // How many times the course experiment runs, seeds --seed, --seed + 1, ...
+  int course_seeds() const;
+  void set_course_seeds(int seeds);
 
   void save(QSettings& settings) const;
   // False when nothing was saved yet (first launch).
@@ -49,6 +53,7 @@ class SettingsPanel : public QWidget {
  signals:
   void validity_changed(bool valid);
   void changed();  // any setting, as the user edits it
+  void course_seeds_changed(int seeds);
 
  private:
   // Builds the control of `field`'s widget kind as a row of `form`.
@@ -79,6 +84,7 @@ class SettingsPanel : public QWidget {
   QTimer* refusal_timer_;
   QWidget* buttons_;
   QLabel* course_note_;
+  QSpinBox* course_seeds_;
   bool valid_ = true;
   bool gpu_found_ = false;
 };

@@ -1,6 +1,7 @@
 // The chart on its own: colours, smoothing, scales, zoom and the hover readout.
 #include <gtest/gtest.h>
 
+#include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QLineSeries>
 #include <cmath>
@@ -179,6 +180,43 @@ TEST_F(LossChartTest, HiddenRunsLeaveTheChartAndTheReadout) {
       EXPECT_FALSE(line->isVisible());
     }
   }
+}
+
+// Runs that differ only in their seed: one mean curve with the held-out range as a band;
+// another experiment stays apart, and turning grouping off draws every run again.
+TEST_F(LossChartTest, SeedsAreDrawnAsTheirMeanWithABand) {
+  std::vector<int> seeds;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    RunRecord run = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50);
+    run.config.seed += i;
+    for (EvalMetrics& e : run.evals) e.val_loss += 0.1 * double(i);  // seeds end 0.1 nats apart
+    seeds.push_back(store_.add(run, {}));
+  }
+  const int other = store_.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 600, 50), {});
+  chart_.refresh();
+  EXPECT_EQ(chart_.seed_group_of(seeds[2]), QList<int>(seeds.begin(), seeds.end()));
+  EXPECT_TRUE(chart_.seed_group_of(other).isEmpty());
+  const std::vector<Readout> values = chart_.readout(600);
+  ASSERT_EQ(values.size(), 2u) << "the group and the other run";
+  const double first = store_.find(seeds[0])->record.evals.back().val_loss;
+  EXPECT_NEAR(values[0].heldout, first + 0.1, 1e-9) << "the mean of the three";
+  EXPECT_TRUE(values[0].name.contains(QStringLiteral("mean of 3 seeds"))) << values[0].name.toStdString();
+  QAreaSeries* band = nullptr;
+  for (QAbstractSeries* s : chart_.series()) {
+    if (auto* area = qobject_cast<QAreaSeries*>(s); area && area->isVisible()) band = area;
+  }
+  ASSERT_NE(band, nullptr);
+  ASSERT_EQ(band->upperSeries()->count(), 13);
+  EXPECT_NEAR(band->upperSeries()->at(12).y() - band->lowerSeries()->at(12).y(), 0.2, 1e-9);
+
+  chart_.set_group_seeds(false);
+  chart_.refresh();
+  EXPECT_EQ(chart_.readout(600).size(), 4u);
+  EXPECT_FALSE(band->isVisible());
+  chart_.set_group_seeds(true);
+  store_.set_visible(seeds[1], false);  // a hidden seed leaves the group
+  chart_.refresh();
+  EXPECT_EQ(chart_.seed_group_of(seeds[0]), QList<int>({seeds[0], seeds[2]}));
 }
 
 TEST_F(LossChartTest, LongRunsAreThinnedToThePixelsButPicturesKeepEveryPoint) {
