@@ -186,6 +186,9 @@ QWidget* MainWindow::build_chart_tab() {
   bar->addStretch(1);
   auto* hint = new QLabel(tr("drag: zoom \u00b7 right-drag: pan \u00b7 wheel: zoom \u00b7 double-click: fit"));
   hint->setStyleSheet(QStringLiteral("color: #8a94a1;"));
+  hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a narrow window cuts the hint, not the chart
+  hint->setToolTip(hint->text());
   bar->addWidget(hint);
   layout->addLayout(bar);
   layout->addWidget(chart_view_, 1);

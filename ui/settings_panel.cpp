@@ -529,7 +529,9 @@ void SettingsPanel::add_actions(QAction* start, QAction* stop, QAction* course) 
   grid->addWidget(button(course), 1, 0);
   course_seeds_->setRange(1, 100);
   course_seeds_->setPrefix(tr("\u00d7 "));
-  course_seeds_->setSuffix(tr(" seeds"));
+  course_seeds_->setSuffix(tr(" seed"));
+  connect(course_seeds_, &QSpinBox::valueChanged, course_seeds_,
+          [this](int seeds) { course_seeds_->setSuffix(seeds == 1 ? tr(" seed") : tr(" seeds")); });
   course_seeds_->setMinimumHeight(34);
   course_seeds_->setToolTip(tr("Run the course experiment this many times, with seeds %1, %1 + 1, \u2026; the chart "
                                "then draws each of its five runs as the mean over its seeds with their range")

@@ -56,7 +56,7 @@ class SweepPlot : public QWidget {
  public:
   SweepPlot() {
     setMouseTracking(true);
-    setMinimumSize(560, 280);
+    setMinimumSize(560, 220);
   }
 
   SweepChart chart;
@@ -175,7 +175,7 @@ void SweepView::build_controls() {
     setting_->addItem(qstr(field.label), qstr(field.key));
   }
   values_->setToolTip(tr("The values to try, separated by commas: 2, 4, 8 or 3e-4, 1e-3"));
-  values_->setMinimumWidth(160);
+  values_->setMinimumWidth(120);
   seeds_->setRange(1, 100);
   seeds_->setToolTip(tr("Runs per point with seeds %1, %1 + 1, \u2026: the chart shows their mean and range, since "
                         "one run can mislead at a high learning rate")
@@ -197,6 +197,7 @@ void SweepView::build_controls() {
   connect(start_, &QPushButton::clicked, this, &SweepView::start_requested);
   connect(stop_, &QPushButton::clicked, this, &SweepView::stop_requested);
 
+  // Two rows, so the tab fits beside the settings on a 1280-pixel screen.
   auto* row = new QHBoxLayout;
   row->setSpacing(6);
   row->addWidget(new QLabel(tr("Sweep")));
@@ -206,19 +207,22 @@ void SweepView::build_controls() {
   row->addWidget(setting_);
   row->addWidget(values_, 1);
   row->addSpacing(10);
+  row->addWidget(new QLabel(tr("Seeds")));
+  row->addWidget(seeds_);
+  auto* placements_row = new QHBoxLayout;
+  placements_row->setSpacing(10);
+  placements_row->addWidget(new QLabel(tr("Placements")));
   for (const PlacementInfo& placement : kPlacements) {
     auto* box = new QCheckBox(qstr(placement.label));
     box->setToolTip(QStringLiteral("%1\n%2").arg(qstr(placement.formula), qstr(placement.help)));
     placements_.emplace_back(placement.value, box);
-    row->addWidget(box);
+    placements_row->addWidget(box);
     connect(box, &QCheckBox::toggled, this, [this] {
       save_controls();
       refresh();
     });
   }
-  row->addSpacing(10);
-  row->addWidget(new QLabel(tr("Seeds")));
-  row->addWidget(seeds_);
+  placements_row->addStretch(1);
 
   auto* actions = new QHBoxLayout;
   actions->addWidget(cost_, 1);
@@ -233,6 +237,7 @@ void SweepView::build_controls() {
   below_layout->setContentsMargins(0, 4, 0, 0);
   below_layout->addWidget(point_title_);
   below_layout->addWidget(curves_view_, 1);
+  curves_view_->setMinimumHeight(160);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(plot_);
   split->addWidget(below);
@@ -243,6 +248,7 @@ void SweepView::build_controls() {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(8, 6, 8, 4);
   layout->addLayout(row);
+  layout->addLayout(placements_row);
   layout->addWidget(fixed_);
   layout->addLayout(actions);
   layout->addWidget(split, 1);

@@ -68,6 +68,34 @@ class MainWindowTest : public ::testing::Test {
   std::unique_ptr<MainWindow> window_;
 };
 
+// A 1280 x 800 laptop screen holds the whole window: no tab or dock may demand more.
+TEST_F(MainWindowTest, FitsOnA1280By800Screen) {
+  const QSize least = window_->minimumSizeHint().expandedTo(window_->minimumSize());
+  EXPECT_LE(least.width(), 1280);
+  EXPECT_LE(least.height(), 800 - 60);  // a panel and the title bar take the rest
+  for (int i = 0; i < window_->views().count(); ++i) {
+    EXPECT_LE(window_->views().widget(i)->minimumSizeHint().width(), 1280 - 420)
+        << window_->views().tabText(i).toStdString() << " leaves too little room for the settings";
+  }
+}
+
+// The course experiment over seeds queues each of its five runs once per seed, in turn.
+TEST_F(MainWindowTest, CourseExperimentOverSeedsQueuesEveryRunPerSeed) {
+  window_->settings_panel().set_course_seeds(3);
+  EXPECT_EQ(window_->course_action()->text(), QStringLiteral("Course experiment (5 runs \u00d7 3)"));
+  ASSERT_TRUE(test::wait_until([&] { return window_->course_action()->isEnabled(); }, 30000));
+  window_->queue().shutdown();  // only the queue's contents matter here
+  window_->start_course_experiment();
+  ASSERT_EQ(window_->store().runs().size(), 15u);
+  const auto& runs = window_->store().runs();
+  EXPECT_EQ(runs[0].record.config.name, "pre-norm lr 1e-3 warmup 30 seed 1337");
+  EXPECT_EQ(runs[5].record.config.name, "pre-norm lr 1e-3 warmup 30 seed 1338");
+  EXPECT_EQ(runs[14].record.config.seed, 1339u);
+  // The chart draws the five experiments, each as its seeds' mean.
+  window_->chart().refresh();
+  EXPECT_EQ(window_->chart().seed_group_of(runs[7].id).size(), 3);
+}
+
 TEST_F(MainWindowTest, TinyRunStartedFromTheWindowPutsItsPointsOnTheChart) {
   const int id = start_tiny_run(30);
   ASSERT_TRUE(test::wait_until([&] { return status(id) != RunStatus::Running; }, kTrainTimeoutMs))
