@@ -3,13 +3,10 @@
 #include <utility>
 
 #include "run_store.h"
+#include "sweep.h"
 #include "train_worker.h"
 
 namespace normlab::ui {
-
-namespace {
-double tokens_per_step(const TrainConfig& c) { return double(c.batch_size) * c.model.context; }
-}  // namespace
 
 TrainingQueue::TrainingQueue(RunStore& store, QObject* parent)
     : QObject(parent), store_(store), worker_(new TrainWorker) {
@@ -109,7 +106,8 @@ void TrainingQueue::on_steps(int run_id, const std::vector<StepMetrics>& steps) 
   }
   if (const RunEntry* run = store_.find(run_id)) {
     const StepMetrics& last = steps.back();
-    seconds_per_token_ = last.wall_s / (last.step * tokens_per_step(run->record.config));
+    const TrainConfig& c = run->record.config;
+    seconds_per_flop_ = last.wall_s / (run_flops(c) * last.step / c.steps);
   }
   stage_.clear();
   store_.append_steps(run_id, steps);
@@ -167,13 +165,11 @@ QueueProgress TrainingQueue::progress() const {
     p.step = r.steps.back().step;
     p.lr = r.steps.back().lr;
   }
-  if (seconds_per_token_ > 0) {
-    p.run_seconds_left = (p.steps - p.step) * tokens_per_step(r.config) * seconds_per_token_;
+  if (seconds_per_flop_ > 0) {
+    p.run_seconds_left = (1 - double(p.step) / p.steps) * run_flops(r.config) * seconds_per_flop_;
     p.queue_seconds_left = p.run_seconds_left;
     for (int id : pending_) {
-      if (const RunEntry* next = store_.find(id)) {
-        p.queue_seconds_left += next->record.config.steps * tokens_per_step(next->record.config) * seconds_per_token_;
-      }
+      if (const RunEntry* next = store_.find(id)) p.queue_seconds_left += run_flops(next->record.config) * seconds_per_flop_;
     }
   }
   return p;

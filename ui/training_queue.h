@@ -74,7 +74,9 @@ class TrainingQueue : public QObject {
   int finished_since_idle_ = 0;
   QString stage_;
   TokenRate token_rate_;
-  double seconds_per_token_ = 0;  // wall time including evaluations; kept across runs for estimates
+  // Wall time (evaluations included) per unit of run_flops: kept across runs, so a deeper
+  // or longer run queued next is estimated by its own work.
+  double seconds_per_flop_ = 0;
   bool shut_down_ = false;
 };
 
