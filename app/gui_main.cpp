@@ -6,6 +6,7 @@
 #include "cuda_backend.h"
 #include "main_window.h"
 #include "memory.h"
+#include "plurals.h"
 #include "termination.h"
 
 namespace {
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setStyle(QStringLiteral("Fusion"));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/normlab.svg")));
+  normlab::ui::install_english_plurals();
   normlab::ui::MainWindow window;
   window.show();
   if (!request.run_files.isEmpty()) window.import_runs(request.run_files);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTest>
@@ -10,6 +11,16 @@
 
 namespace normlab::ui {
 namespace {
+
+// Counted texts read as English: "1 run", "2 runs" (ui_test_main installs the plurals as
+// the app's main does).
+TEST(EnglishPlurals, OneRunTwoRuns) {
+  const auto counted = [](int n) { return QCoreApplication::translate("MainWindow", "%n run(s) restored", nullptr, n); };
+  EXPECT_EQ(counted(1), QStringLiteral("1 run restored"));
+  EXPECT_EQ(counted(2), QStringLiteral("2 runs restored"));
+  EXPECT_EQ(counted(0), QStringLiteral("0 runs restored"));
+  EXPECT_EQ(QCoreApplication::translate("MainWindow", "run(s)"), QStringLiteral("run(s)")) << "no count, no change";
+}
 
 TEST(SettingsPanel, RoundTripsAConfig) {
   SettingsPanel panel;

@@ -24,6 +24,7 @@
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
+#include "plurals.h"
 #include "run_store.h"
 #include "sweep_view.h"
 #include "test_support.h"
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   QCoreApplication::setOrganizationName(QStringLiteral("NormLabScreenshots"));
   QCoreApplication::setApplicationName(QStringLiteral("NormLabScreenshots"));
   QApplication::setStyle(QStringLiteral("Fusion"));
+  install_english_plurals();
   const QStringList args = app.arguments().mid(1);
   if (args.size() < 2) {
     std::fprintf(stderr, "usage: normlab-ui-screenshots OUT_DIR RUN.json...\n");

@@ -5,6 +5,8 @@
 #include <QApplication>
 #include <QTemporaryDir>
 
+#include "plurals.h"
+
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -13,6 +15,7 @@ int main(int argc, char** argv) {
   qputenv("XDG_DATA_HOME", home.filePath(QStringLiteral("data")).toUtf8());
   qputenv("NORMLAB_CACHE_DIR", home.filePath(QStringLiteral("cache")).toUtf8());
   QApplication app(argc, argv);
+  normlab::ui::install_english_plurals();
   QCoreApplication::setOrganizationName(QStringLiteral("NormLabTests"));
   QCoreApplication::setApplicationName(QStringLiteral("NormLabTests"));
   return RUN_ALL_TESTS();
