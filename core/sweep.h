@@ -114,6 +114,8 @@ int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& rec
 // pass and each evaluation's forward pass. Only ratios of it are used: they scale the
 // time measured for one run to another on the same device.
 double run_flops(const TrainConfig& config);
+// The same for one training step alone (no evaluation).
+double step_flops(const TrainConfig& config);
 // Seconds `run` should take where `measured` took `measured_seconds` from start to end.
 double estimated_seconds(const TrainConfig& run, const TrainConfig& measured, double measured_seconds);
 

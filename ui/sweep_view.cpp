@@ -104,7 +104,7 @@ class SweepPlot : public QWidget {
   }
 };
 
-SweepView::SweepView(RunStore& store, const TrainingQueue& queue, Hooks hooks, QWidget* parent)
+SweepView::SweepView(RunStore& store, TrainingQueue& queue, Hooks hooks, QWidget* parent)
     : QWidget(parent),
       store_(store),
       queue_(queue),
@@ -156,6 +156,10 @@ SweepView::SweepView(RunStore& store, const TrainingQueue& queue, Hooks hooks, Q
   // The live estimate follows the running run.
   connect(&queue_, &TrainingQueue::progress_changed, this, [this] {
     if (!refresh_timer_.isActive()) refresh_timer_.start(1000);
+  });
+  connect(&queue_, &TrainingQueue::measured, this, [this](const TrainConfig& config, double seconds_per_step) {
+    if (measured_ && measured_->second < 0) measured_ = {config, std::max(seconds_per_step, 0.0)};  // 0: failed
+    refresh();
   });
   restore_controls();
   refresh();
@@ -370,6 +374,9 @@ void SweepView::refresh() {
     const RunEntry* run = store_.find(ids_[i]);
     if (run && has_ended(run->record.status)) results_.push_back(summarise(runs_[i], run->record));
   }
+  if (const std::vector<TrainConfig> missing = runs_to_train(); !missing.empty() && estimate(missing).first < 0) {
+    measure_if_needed(missing.front());
+  }
   plot_->chart.results = results_;
   plot_->chart.setting = sweep_ ? sweep_->setting : "layers";
   plot_->chart.title = sweep_ ? sweep_chart_title(*sweep_) : std::string();
@@ -428,12 +435,29 @@ std::pair<double, QString> SweepView::estimate(const std::vector<TrainConfig>& r
       }
     }
   }
-  if (!reference || seconds <= 0) return {-1, {}};
-  double total = 0;
-  for (const TrainConfig& run : runs) total += estimated_seconds(run, reference->record.config, seconds);
-  return {total, tr("from \u201c%1\u201d, %2 for %3 steps")
-                     .arg(qstr(reference->record.config.name), qstr(duration_text(seconds)))
-                     .arg(reference->record.config.steps)};
+  if (reference && seconds > 0) {
+    double total = 0;
+    for (const TrainConfig& run : runs) total += estimated_seconds(run, reference->record.config, seconds);
+    return {total, tr("from \u201c%1\u201d, %2 for %3 steps")
+                       .arg(qstr(reference->record.config.name), qstr(duration_text(seconds)))
+                       .arg(reference->record.config.steps)};
+  }
+  if (measured_ && measured_->second > 0) {
+    const auto& [config, per_step] = *measured_;
+    double total = 0;
+    for (const TrainConfig& run : runs) total += per_step * run_flops(run) / step_flops(config);
+    return {total, tr("from %1 ms per step, timed here on a %2-layer model")
+                       .arg(QString::number(per_step * 1000, 'f', 0))
+                       .arg(config.model.layers)};
+  }
+  return {-1, {}};
+}
+
+void SweepView::measure_if_needed(const TrainConfig& config) {
+  const bool same_device = measured_ && measured_->first.device == config.device && measured_->first.threads == config.threads;
+  if (same_device || queue_.busy()) return;
+  measured_ = {config, -1};
+  queue_.measure(config);
 }
 
 QString SweepView::cost_text() const {
@@ -455,7 +479,8 @@ QString SweepView::cost_text() const {
   if (left.empty()) return text;
   const auto [seconds, source] = estimate(left);
   if (seconds < 0) {
-    return text + tr(" \u00b7 time: known once a run has trained on this machine (or a few steps of the first)");
+    return text + (measured_ && measured_->second == 0 ? tr(" \u00b7 time: known after the first run's first steps")
+                                                       : tr(" \u00b7 timing a few steps to estimate the time\u2026"));
   }
   double total_flops = 0;
   for (const TrainConfig& c : left) total_flops += run_flops(c);

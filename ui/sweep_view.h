@@ -38,7 +38,7 @@ class SweepView : public QWidget {
     std::function<bool()> on_gpu;           // the preset's values depend on it
     std::function<void(const QString& title, const QString& text)> report;
   };
-  SweepView(RunStore& store, const TrainingQueue& queue, Hooks hooks, QWidget* parent = nullptr);
+  SweepView(RunStore& store, TrainingQueue& queue, Hooks hooks, QWidget* parent = nullptr);
 
   // What the controls describe; UserError saying why when they describe no sweep.
   Sweep sweep() const;
@@ -86,9 +86,11 @@ class SweepView : public QWidget {
   std::vector<int> matching_ids() const;
   // Seconds to train `runs` from the best measurement at hand, with its source; < 0: none.
   std::pair<double, QString> estimate(const std::vector<TrainConfig>& runs) const;
+  // With nothing measured on this device yet, times a few steps of `config` (once).
+  void measure_if_needed(const TrainConfig& config);
 
   RunStore& store_;
-  const TrainingQueue& queue_;
+  TrainingQueue& queue_;
   Hooks hooks_;
   QComboBox* preset_;
   QComboBox* setting_;
@@ -114,6 +116,8 @@ class SweepView : public QWidget {
   std::vector<SweepResult> results_;
   std::optional<std::pair<NormPlacement, double>> shown_point_;
   QList<int> shown_runs_;
+  // A few steps timed on the worker: (config, seconds per step); negative while asked, 0 if it failed.
+  std::optional<std::pair<TrainConfig, double>> measured_;
 };
 
 }  // namespace normlab::ui

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <utility>
 
+#include "bench.h"
 #include "trainer.h"
 
 namespace normlab::ui {
@@ -20,6 +21,15 @@ void TrainWorker::probe_device() {
     none.device = "cpu";
     none.device_name = "CPU";
     emit device_found(none);
+  }
+}
+
+void TrainWorker::measure(const TrainConfig& config) {
+  constexpr int kWarmupSteps = 2, kTimedSteps = 5;  // about a second at the CPU scale
+  try {
+    emit measured(config, benchmark(config, kWarmupSteps, kTimedSteps).median_ms_per_step / 1000);
+  } catch (const std::exception&) {
+    emit measured(config, -1);  // the run itself will say what is wrong
   }
 }
 

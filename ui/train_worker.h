@@ -21,9 +21,13 @@ class TrainWorker : public QObject {
   void train(int run_id, const TrainConfig& config, const QString& save_path);
   // Finds what "auto" means here (loads the CUDA driver if there is one: can take a moment).
   void probe_device();
+  // Times a few training steps of `config` on random tokens (no corpus needed).
+  void measure(const TrainConfig& config);
 
  signals:
   void device_found(const normlab::Environment& found);
+  // Seconds per training step, or negative when it could not be measured.
+  void measured(const normlab::TrainConfig& config, double seconds_per_step);
   void stage_changed(int run_id, const QString& stage);
   void started(int run_id, const normlab::RunRecord& header);
   void steps_done(int run_id, const std::vector<normlab::StepMetrics>& steps);

@@ -15,6 +15,7 @@ TrainingQueue::TrainingQueue(RunStore& store, QObject* parent)
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
   // Every connection below crosses threads, so Qt queues it to this object's thread.
   connect(worker_, &TrainWorker::device_found, this, &TrainingQueue::device_found);
+  connect(worker_, &TrainWorker::measured, this, &TrainingQueue::measured);
   connect(worker_, &TrainWorker::stage_changed, this, [this](int id, const QString& stage) {
     if (id != running_id_) return;
     stage_ = stage;
@@ -37,6 +38,11 @@ TrainingQueue::~TrainingQueue() { shutdown(); }
 
 void TrainingQueue::probe_device() {
   QMetaObject::invokeMethod(worker_, [worker = worker_] { worker->probe_device(); }, Qt::QueuedConnection);
+}
+
+void TrainingQueue::measure(const TrainConfig& config) {
+  if (shut_down_) return;
+  QMetaObject::invokeMethod(worker_, [worker = worker_, config] { worker->measure(config); }, Qt::QueuedConnection);
 }
 
 void TrainingQueue::enqueue(int run_id) {

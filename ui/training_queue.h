@@ -45,6 +45,8 @@ class TrainingQueue : public QObject {
   // Cancels, then waits for the worker thread to end. Nothing runs afterwards.
   void shutdown();
   void probe_device();
+  // Times a few steps of `config` on the worker, after what it is doing; answers measured().
+  void measure(const TrainConfig& config);
 
   int running_id() const { return running_id_; }
   bool busy() const { return running_id_ != 0; }
@@ -52,6 +54,7 @@ class TrainingQueue : public QObject {
 
  signals:
   void device_found(const normlab::Environment& found);
+  void measured(const normlab::TrainConfig& config, double seconds_per_step);
   void progress_changed();
   void busy_changed(bool busy);
   // A run could not train; the runs queued after it were removed (`dropped` of them).

@@ -307,6 +307,9 @@ TEST(Sweep, EstimatesScaleWithTheWork) {
   const double deep = estimated_seconds(deeper, measured, 90);
   EXPECT_GT(deep, 1.3 * 90);
   EXPECT_LT(deep, 2.0 * 90);
+  // A step alone is the run without its evaluations (each a third of a step per batch).
+  const int evals = measured.steps / measured.eval_interval + 1;
+  EXPECT_NEAR(run_flops(measured) / step_flops(measured), measured.steps + evals * measured.eval_batches / 3.0, 1e-6);
   TrainConfig rate = measured;
   rate.peak_lr = 6e-3;
   EXPECT_DOUBLE_EQ(estimated_seconds(rate, measured, 90), 90) << "the rate costs nothing";

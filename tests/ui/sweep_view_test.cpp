@@ -131,6 +131,17 @@ TEST_F(SweepViewTest, ReusesEarlierRunsTrainsTheRestAndShowsAPointsCurves) {
   EXPECT_EQ(QImage(png).size(), QSize(1800, 1120)) << "drawn at twice the size for sharpness";
 }
 
+// Nothing trained here yet: a few steps are timed on the worker, and the cost follows.
+TEST_F(SweepViewTest, EstimatesFromAFewTimedStepsWhenNothingRanHere) {
+  choose_tiny_sweep(1000);
+  ASSERT_TRUE(test::wait_until([&] {
+    sweeps().refresh();
+    return sweeps().cost_text().contains(QStringLiteral("about"));
+  }, 60000)) << sweeps().cost_text().toStdString();
+  EXPECT_TRUE(sweeps().cost_text().contains(QStringLiteral("ms per step, timed here"))) << sweeps().cost_text().toStdString();
+  EXPECT_TRUE(window_->store().runs().empty()) << "timing trains no run";
+}
+
 TEST_F(SweepViewTest, StopEndsTheRunningRunAndTakesTheRestOutOfTheQueue) {
   choose_tiny_sweep(100000);
   button(QStringLiteral("Start sweep"))->click();
