@@ -40,12 +40,6 @@ namespace {
 constexpr int kRefreshMs = 200;    // results change when runs end, not with every step
 constexpr double kPointRadius = 12;  // pixels within which a click picks a point
 
-QString value_label(const std::string& setting, const std::string& value) {
-  if (setting == "layers") return QObject::tr("%1 layers").arg(qstr(value));
-  if (setting == "peak_lr") return QObject::tr("lr %1").arg(qstr(value));
-  return QObject::tr("%1 %2").arg(qstr(config_field(setting).noun), qstr(value));
-}
-
 bool has_ended(RunStatus status) { return status != RunStatus::Queued && status != RunStatus::Running; }
 
 }  // namespace
@@ -129,13 +123,7 @@ SweepView::SweepView(RunStore& store, TrainingQueue& queue, Hooks hooks, QWidget
                          "appears here as its run ends, and runs trained before with the same settings count at once.");
   plot_->describe = [this](const SweepMark& mark) {
     const SweepPoint& p = mark.point;
-    QString text = tr("<b>%1</b>, %2").arg(qstr(info(p.placement).label),
-                                           value_label(sweep_ ? sweep_->setting : "layers", [&] {
-                                             for (const SweepResult& r : results_) {
-                                               if (r.placement == p.placement && r.x == p.x) return r.value;
-                                             }
-                                             return std::string();
-                                           }()));
+    QString text = tr("<b>%1</b>, %2").arg(qstr(info(p.placement).label), point_label(p.x));
     if (std::isfinite(p.mean)) {
       text += p.runs > 1 ? tr("<br>mean %1 nats over %2 runs (%3 to %4)")
                                .arg(loss_text(p.mean)).arg(p.runs).arg(loss_text(p.min), loss_text(p.max))
@@ -518,14 +506,21 @@ void SweepView::update_controls() {
   }
 }
 
+QString SweepView::point_label(double x) const {
+  std::string value;
+  for (const SweepRun& run : runs_) {
+    if (run.x == x) value = run.value;  // as the user typed it: "3e-4", not 0.0003
+  }
+  const std::string setting = sweep_ ? sweep_->setting : "";
+  if (setting == "layers") return tr("%1 layers").arg(qstr(value));
+  if (setting == "peak_lr") return tr("lr %1").arg(qstr(value));
+  return tr("%1 %2").arg(qstr(setting.empty() ? "" : config_field(setting).noun), qstr(value));
+}
+
 void SweepView::show_point(NormPlacement placement, double x) {
   shown_point_ = {placement, x};
   refresh();
-  std::string value;
-  for (const SweepRun& run : runs_) {
-    if (run.placement == placement && run.x == x) value = run.value;
-  }
-  const QString what = tr("%1, %2").arg(qstr(info(placement).label), value_label(sweep_ ? sweep_->setting : "", value));
+  const QString what = tr("%1, %2").arg(qstr(info(placement).label), point_label(x));
   point_title_->setText(shown_runs_.isEmpty() ? tr("%1: no run yet").arg(what)
                                               : tr("%1: %n run(s), training (light) and held-out (dark) loss",
                                                    nullptr, int(shown_runs_.size()))

@@ -88,6 +88,7 @@ class SweepView : public QWidget {
   std::pair<double, QString> estimate(const std::vector<TrainConfig>& runs) const;
   // With nothing measured on this device yet, times a few steps of `config` (once).
   void measure_if_needed(const TrainConfig& config);
+  QString point_label(double x) const;  // "16 layers", "lr 3e-4", "warmup 100"
 
   RunStore& store_;
   TrainingQueue& queue_;
