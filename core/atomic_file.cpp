@@ -5,13 +5,53 @@
 
 #include <cerrno>
 #include <cstring>
+#include <streambuf>
 
 #include "config.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
 
-void write_file_atomically(const fs::path& path, const std::string& contents) {
+namespace {
+
+// Buffers what is streamed into it and writes it to `fd`; remembers why the first write
+// that failed did ("No space left on device"...) and then takes no more.
+class FileBuffer : public std::streambuf {
+ public:
+  explicit FileBuffer(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+  const std::string& failure() const { return failure_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    for (const char* p = pbase(); failure_.empty() && p < pptr();) {
+      const ssize_t n = ::write(fd_, p, std::size_t(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) failure_ = n < 0 ? std::strerror(errno) : "the disk took no more bytes";
+      else p += n;
+    }
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return failure_.empty();
+  }
+
+  int fd_;
+  std::string failure_;
+  char buffer_[64 * 1024];
+};
+
+}  // namespace
+
+void write_file_atomically(const fs::path& path, const std::function<void(std::ostream&)>& write) {
   // Why the first step that failed did: "No space left on device", "Permission denied"...
   std::string failure;
   const auto fail = [&failure](const std::string& reason) {
@@ -23,11 +63,19 @@ void write_file_atomically(const fs::path& path, const std::string& contents) {
   temp += ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(std::strerror(errno));
-  for (std::size_t done = 0; failure.empty() && done < contents.size();) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(n < 0 ? std::strerror(errno) : "the disk took no more bytes");
-    else done += std::size_t(n);
+  if (failure.empty()) {
+    FileBuffer buffer(fd);
+    std::ostream out(&buffer);
+    try {
+      write(out);
+      out.flush();
+    } catch (...) {
+      ::close(fd);
+      fs::remove(temp, error);
+      throw;
+    }
+    if (!buffer.failure().empty()) fail(buffer.failure());
+    else if (!out) fail("the contents could not be written");
   }
   // fsync before rename: after a crash the name points at the old file or the whole new one.
   if (failure.empty() && ::fsync(fd) != 0) fail(std::strerror(errno));
@@ -40,6 +88,10 @@ void write_file_atomically(const fs::path& path, const std::string& contents) {
     fs::remove(temp, error);
     throw UserError("cannot write " + path.string() + ": " + failure);
   }
+}
+
+void write_file_atomically(const fs::path& path, const std::string& contents) {
+  write_file_atomically(path, [&contents](std::ostream& out) { out.write(contents.data(), std::streamsize(contents.size())); });
 }
 
 }  // namespace normlab

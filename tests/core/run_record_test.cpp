@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -253,6 +254,22 @@ TEST_F(RunRecordTest, NamedSeriesRoundTripWithLayers) {
   EXPECT_EQ(j["series"]["grad_norm"]["values"][0], 0.5);
 }
 
+// The file is streamed number by number; its bytes must stay those of nlohmann's
+// dump(1) of the whole tree, which files written by earlier versions hold.
+TEST_F(RunRecordTest, StreamedJsonIsNlohmannsIndentedDump) {
+  RunRecord run = run_with_series();
+  run.config.name = "quotes \" and \u00e9 and a\ttab";
+  run.add_point({"empty_layers", 3, 1, {kNaN, 1e300, -0.0}});
+  for (const RunRecord& r : {run, sample_run(), RunRecord{}}) {
+    const std::string text = to_json_text(r);
+    EXPECT_EQ(text, json::parse(text).dump(1) + "\n");
+    write_json(r, temp_ / "a.json");
+    EXPECT_EQ(read_file(temp_ / "a.json"), text);
+  }
+  EXPECT_THAT(to_json_text(sample_run()), HasSubstr("\"step\": [\n   1.0,\n   2.0,"));
+  EXPECT_THAT(to_json_text(RunRecord{}), HasSubstr("\"evals\": {\n  \"step\": [],"));
+}
+
 TEST_F(RunRecordTest, SeriesPointsMustKeepTheirLayerCount) {
   RunRecord run;
   run.add_point({"x", 2, 1, {1, 2}});
@@ -376,6 +393,56 @@ TEST_F(RunRecordTest, AtomicWriteFailingMidwayKeepsOldFile) {
   ::signal(SIGXFSZ, old_handler);
 
   EXPECT_THAT(message, HasSubstr(path.string()));
+  EXPECT_EQ(read_file(path), "old contents");
+  EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
+      << "a temp file was left behind";
+}
+
+TEST_F(RunRecordTest, AtomicWriteStreamsIntoTheFile) {
+  const fs::path path = temp_ / "big.txt";
+  write_file_atomically(path, [](std::ostream& out) {
+    for (int i = 0; i < 100'000; ++i) out << i << '\n';
+  });
+  const auto lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 100'000u);
+  EXPECT_EQ(lines[99'999], "99999");
+}
+
+// A writer that throws leaves the old file and no temp file, and its exception escapes.
+TEST_F(RunRecordTest, AtomicWriteWhoseWriterThrowsKeepsOldFile) {
+  const fs::path path = temp_ / "run.json";
+  write_file(path, "old contents");
+  EXPECT_THROW(write_file_atomically(path,
+                                     [](std::ostream& out) {
+                                       out << std::string(200'000, 'x');
+                                       throw std::runtime_error("formatting failed");
+                                     }),
+               std::runtime_error);
+  EXPECT_EQ(read_file(path), "old contents");
+  EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
+      << "a temp file was left behind";
+}
+
+// A streamed write that fails half way names the reason, as a whole string's does.
+TEST_F(RunRecordTest, AtomicStreamedWriteFailingMidwayNamesWhy) {
+  const fs::path path = temp_ / "run.csv";
+  write_file(path, "old contents");
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto* old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit limited = saved;
+  limited.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  const std::string message = user_error([&] {
+    write_file_atomically(path, [](std::ostream& out) {
+      for (int i = 0; i < 100'000; ++i) out << i << '\n';
+    });
+  });
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, old_handler);
+
+  EXPECT_THAT(message, HasSubstr(path.string()));
+  EXPECT_THAT(message, HasSubstr(std::strerror(EFBIG)));
   EXPECT_EQ(read_file(path), "old contents");
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
       << "a temp file was left behind";
