@@ -2,10 +2,14 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
@@ -446,6 +450,42 @@ TEST_F(RunRecordTest, AtomicStreamedWriteFailingMidwayNamesWhy) {
   EXPECT_EQ(read_file(path), "old contents");
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
       << "a temp file was left behind";
+}
+
+// A process killed with SIGKILL half way through a write leaves its temp file; the next
+// write of that file removes it. Temp files of live processes and of other files stay.
+TEST_F(RunRecordTest, AtomicWriteRemovesTempFilesOfKilledWriters) {
+  const fs::path path = temp_ / "run.json";
+  write_file(path, "old contents");
+  const pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    write_file_atomically(path, [](std::ostream& out) {
+      out << "half of it" << std::flush;
+      ::pause();  // killed here
+    });
+    ::_exit(1);
+  }
+  fs::path left = path;
+  left += ".tmp-" + std::to_string(writer);
+  for (int i = 0; i < 1000 && !(fs::exists(left) && fs::file_size(left) > 0); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(writer, SIGKILL);
+  ::waitpid(writer, nullptr, 0);
+  ASSERT_EQ(read_file(left), "half of it");
+  EXPECT_EQ(read_file(path), "old contents");
+
+  fs::path live = path;
+  live += ".tmp-" + std::to_string(::getppid());  // the test runner: alive, maybe writing
+  const fs::path other = temp_ / ("other.json.tmp-" + std::to_string(writer));
+  const fs::path not_a_pid = temp_ / "run.json.tmp-old";
+  for (const fs::path& p : {live, other, not_a_pid}) write_file(p, "keep");
+
+  write_file_atomically(path, "new contents");
+  EXPECT_EQ(read_file(path), "new contents");
+  EXPECT_FALSE(fs::exists(left));
+  for (const fs::path& p : {live, other, not_a_pid}) EXPECT_TRUE(fs::exists(p)) << p;
 }
 
 }  // namespace
