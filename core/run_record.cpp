@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -86,12 +88,6 @@ TrainConfig config_from_json(const json& j, const std::string& name, int version
   return c;
 }
 
-json numbers(const std::vector<double>& values) {
-  json out = json::array();
-  for (double v : values) out.push_back(number(v));
-  return out;
-}
-
 std::vector<double> numbers_from(const json& column, const std::string& where) {
   if (!column.is_array()) throw UserError("field '" + where + "' must be an array");
   std::vector<double> values;
@@ -102,20 +98,82 @@ std::vector<double> numbers_from(const json& column, const std::string& where) {
   return values;
 }
 
+// A column of numbers streamed from the record when the file is written, not held as a
+// json array: saves come every few seconds, and a tree of every step's numbers (16 bytes
+// each, plus the text) would make each one as large as the file several times over.
+struct StreamedColumn {
+  std::size_t size;
+  std::function<json(std::size_t)> at;
+};
+using StreamedColumns = std::vector<StreamedColumn>;
+
+// Marks where a streamed column goes in the file's tree: a binary value (a record holds
+// none) whose bytes are the column's index.
+json column_slot(StreamedColumns& columns, StreamedColumn column) {
+  const std::size_t index = columns.size();
+  columns.push_back(std::move(column));
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(&index);
+  return json::binary(json::binary_t::container_type(bytes, bytes + sizeof index));
+}
+
+const StreamedColumn& slot_column(const json& slot, const StreamedColumns& columns) {
+  std::size_t index = 0;
+  std::memcpy(&index, slot.get_binary().data(), sizeof index);
+  return columns.at(index);
+}
+
+void write_spaces(std::ostream& out, int count) {
+  for (int i = 0; i < count; ++i) out.put(' ');
+}
+
+// Writes `j` byte for byte as j.dump(1) would at depth `indent`, each column slot as the
+// array its numbers make; only a single number is held as json at a time.
+void dump_streamed(std::ostream& out, const json& j, int indent, const StreamedColumns& columns) {
+  const auto list = [&](char open, char close, std::size_t size, const auto& item) {
+    if (size == 0) {
+      out << open << close;
+      return;
+    }
+    out << open << '\n';
+    for (std::size_t i = 0; i < size; ++i) {
+      write_spaces(out, indent + 1);
+      item(i);
+      out << (i + 1 < size ? ",\n" : "\n");
+    }
+    write_spaces(out, indent);
+    out << close;
+  };
+  if (j.is_binary()) {
+    const StreamedColumn& column = slot_column(j, columns);
+    list('[', ']', column.size, [&](std::size_t i) { out << column.at(i); });
+  } else if (j.is_object()) {
+    auto it = j.items().begin();
+    list('{', '}', j.size(), [&](std::size_t) {
+      out << json(it.key()) << ": ";
+      dump_streamed(out, it.value(), indent + 1, columns);
+      ++it;
+    });
+  } else if (j.is_array()) {
+    list('[', ']', j.size(), [&](std::size_t i) { dump_streamed(out, j[i], indent + 1, columns); });
+  } else {
+    out << j;
+  }
+}
+
 // A series as {"layers": L, "step": [...], "values": [...]}; with layers, "values"
 // holds one array per layer, so a layer's curve reads as one list.
-json series_to_json(const Series& s) {
+json series_to_json(const Series& s, StreamedColumns& columns) {
+  const auto values_of = [&s](int layer) {
+    return StreamedColumn{s.steps.size(), [&s, layer](std::size_t i) { return number(s.at(i, layer)); }};
+  };
   json values = json::array();
   if (s.layers == 0) {
-    values = numbers(s.values);
+    values = column_slot(columns, values_of(0));
   } else {
-    for (int layer = 0; layer < s.layers; ++layer) {
-      std::vector<double> row;
-      for (std::size_t i = 0; i < s.steps.size(); ++i) row.push_back(s.at(i, layer));
-      values.push_back(numbers(row));
-    }
+    for (int layer = 0; layer < s.layers; ++layer) values.push_back(column_slot(columns, values_of(layer)));
   }
-  return {{"layers", s.layers}, {"step", s.steps}, {"values", std::move(values)}};
+  const json steps = column_slot(columns, {s.steps.size(), [&s](std::size_t i) { return json(s.steps[i]); }});
+  return {{"layers", s.layers}, {"step", steps}, {"values", std::move(values)}};
 }
 
 // Step numbers are stored as JSON numbers; converting NaN or 1e10 to int is undefined.
@@ -160,12 +218,10 @@ Series series_from_json(const std::string& name, const json& j) {
 // Series are stored column-wise: compact, and easy to check for equal lengths.
 template <typename Point, std::size_t N>
 json columns(const std::vector<Point>& points, const char* const (&names)[N],
-             double (*get)(const Point&, std::size_t)) {
+             double (*get)(const Point&, std::size_t), StreamedColumns& streamed) {
   json out = json::object();
   for (std::size_t k = 0; k < N; ++k) {
-    json column = json::array();
-    for (const auto& p : points) column.push_back(number(get(p, k)));
-    out[names[k]] = std::move(column);
+    out[names[k]] = column_slot(streamed, {points.size(), [&points, get, k](std::size_t i) { return number(get(points[i], k)); }});
   }
   return out;
 }
@@ -262,8 +318,9 @@ bool mark_interrupted(RunRecord& run, const std::string& why) {
   return true;
 }
 
-std::string to_json_text(const RunRecord& run) {
+void write_json_text(std::ostream& out, const RunRecord& run) {
   const Environment& e = run.environment;
+  StreamedColumns streamed;
   json j = {{"schema", kSchemaName},
             {"version", kRunSchemaVersion},
             {"name", run.config.name},
@@ -280,11 +337,18 @@ std::string to_json_text(const RunRecord& run) {
             {"train_tokens", run.train_tokens},
             {"heldout_tokens", run.heldout_tokens},
             {"baseline_loss", number(run.baseline_loss)},
-            {"steps", columns(run.steps, kStepColumns, get_step)},
-            {"evals", columns(run.evals, kEvalColumns, get_eval)},
+            {"steps", columns(run.steps, kStepColumns, get_step, streamed)},
+            {"evals", columns(run.evals, kEvalColumns, get_eval, streamed)},
             {"series", json::object()}};
-  for (const Series& s : run.series) j["series"][s.name] = series_to_json(s);
-  return j.dump(1) + "\n";
+  for (const Series& s : run.series) j["series"][s.name] = series_to_json(s, streamed);
+  dump_streamed(out, j, 0, streamed);
+  out << '\n';
+}
+
+std::string to_json_text(const RunRecord& run) {
+  std::ostringstream out;
+  write_json_text(out, run);
+  return out.str();
 }
 
 RunRecord from_json_text(const std::string& text) {
@@ -330,7 +394,7 @@ RunRecord from_json_text(const std::string& text) {
 }
 
 void write_json(const RunRecord& run, const fs::path& path) {
-  write_file_atomically(path, to_json_text(run));
+  write_file_atomically(path, [&run](std::ostream& out) { write_json_text(out, run); });
 }
 
 void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
@@ -344,35 +408,36 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
       for (int layer = 0; layer < series.width(); ++layer) extra.emplace_back(series.name, series.layers ? layer : -1);
     }
   }
-  std::ostringstream csv;
-  csv.precision(9);
-  csv << "run,step,wall_s,lr,train_loss,val_loss";
-  for (const auto& [name, layer] : extra) csv << ',' << (layer < 0 ? name : name + "[" + std::to_string(layer) + "]");
-  csv << '\n';
-  auto cell = [&](double value) {
-    csv << ',';
-    if (std::isfinite(value)) csv << value;
-  };
-  for (const auto& run : runs) {
-    const std::string name = csv_quoted(run.config.name);
-    auto eval = run.evals.begin();
-    std::map<std::string, std::size_t> next;  // per series: the first point not yet passed
-    for (const auto& s : run.steps) {
-      while (eval != run.evals.end() && eval->step < s.step) ++eval;
-      csv << name << ',' << s.step << ',' << s.wall_s << ',' << s.lr;
-      cell(s.train_loss);
-      cell(eval != run.evals.end() && eval->step == s.step ? eval->val_loss : std::nan(""));
-      for (const auto& [series_name, layer] : extra) {
-        const Series* series = run.find_series(series_name);
-        std::size_t& i = next[series_name];
-        while (series && i < series->steps.size() && series->steps[i] < s.step) ++i;
-        const bool here = series && i < series->steps.size() && series->steps[i] == s.step;
-        cell(here ? series->at(i, std::max(layer, 0)) : std::nan(""));
+  write_file_atomically(path, [&](std::ostream& csv) {
+    // Row by row into the file: a save every few seconds holds no copy of the table.
+    csv.precision(9);
+    csv << "run,step,wall_s,lr,train_loss,val_loss";
+    for (const auto& [name, layer] : extra) csv << ',' << (layer < 0 ? name : name + "[" + std::to_string(layer) + "]");
+    csv << '\n';
+    auto cell = [&](double value) {
+      csv << ',';
+      if (std::isfinite(value)) csv << value;
+    };
+    for (const auto& run : runs) {
+      const std::string name = csv_quoted(run.config.name);
+      auto eval = run.evals.begin();
+      std::map<std::string, std::size_t> next;  // per series: the first point not yet passed
+      for (const auto& s : run.steps) {
+        while (eval != run.evals.end() && eval->step < s.step) ++eval;
+        csv << name << ',' << s.step << ',' << s.wall_s << ',' << s.lr;
+        cell(s.train_loss);
+        cell(eval != run.evals.end() && eval->step == s.step ? eval->val_loss : std::nan(""));
+        for (const auto& [series_name, layer] : extra) {
+          const Series* series = run.find_series(series_name);
+          std::size_t& i = next[series_name];
+          while (series && i < series->steps.size() && series->steps[i] < s.step) ++i;
+          const bool here = series && i < series->steps.size() && series->steps[i] == s.step;
+          cell(here ? series->at(i, std::max(layer, 0)) : std::nan(""));
+        }
+        csv << '\n';
       }
-      csv << '\n';
     }
-  }
-  write_file_atomically(path, csv.str());
+  });
 }
 
 RunRecord read_json(const fs::path& path) {

@@ -5,6 +5,7 @@
 // EvalMetrics); any further statistic is a named Series, per layer if it has layers,
 // which files, CSV, the window's worker and its store carry without knowing its name.
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,8 @@ bool mark_interrupted(RunRecord& run, const std::string& why);
 // layer statistics' interval; older files still load, with those fields at their defaults.
 inline constexpr int kRunSchemaVersion = 3;
 
+// The run file's text, streamed: the numbers are written as they are formatted.
+void write_json_text(std::ostream& out, const RunRecord& run);
 std::string to_json_text(const RunRecord& run);
 RunRecord from_json_text(const std::string& text);  // UserError on anything malformed
 

@@ -78,6 +78,11 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
 
   Learner learner(config, tokenizer.vocab_size(), device);
   run.parameters = learner.parameter_count();
+  // Room for every row at once: grown by doubling, each outgrown buffer would stay in the
+  // process as free memory (keep_freed_memory_for_reuse), as large again as the record.
+  // Pages are only touched as the steps fill them.
+  run.steps.reserve(std::size_t(config.steps));
+  run.evals.reserve(std::size_t(config.steps / config.eval_interval) + 2);
   const std::vector<Batch> heldout = data.heldout_batches(config.batch_size, config.eval_batches);
 
   // The run's batches, drawn a chunk of steps at a time in the order a step-by-step draw

@@ -39,22 +39,17 @@ std::vector<Tick> loss_ticks(double lo, double hi, bool log_scale) {
   return ticks;
 }
 
-LossRange fit_loss_range(const std::vector<CurveValues>& curves, const std::vector<double>& baselines,
+LossRange fit_loss_range(const std::vector<CurveExtents>& curves, const std::vector<double>& baselines,
                          bool ignore_outliers) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   double lo = kInf, hi = -kInf, start = -kInf;
-  for (const CurveValues& c : curves) {
-    for (double v : c.heldout) {
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-    if (!c.heldout.empty()) start = std::max(start, c.heldout.front());
+  for (const CurveExtents& c : curves) {
+    lo = std::min({lo, c.heldout_lo, c.training_lo});
+    hi = std::max(hi, c.heldout_hi);
+    if (!std::isnan(c.heldout_first)) start = std::max(start, c.heldout_first);
     // Training spikes above the first evaluation are not worth squashing the curves for;
     // the raw curve's lows stay in view even when it is only drawn faintly.
-    for (double v : c.training) {
-      lo = std::min(lo, v);
-      if (c.heldout.empty()) hi = std::max(hi, v);
-    }
+    if (std::isnan(c.heldout_first)) hi = std::max(hi, c.training_hi);
   }
   if (ignore_outliers && std::isfinite(start) && start > lo) hi = std::min(hi, start + kOutlierHeadroom * (start - lo));
   for (double b : baselines) {  // always in view: the line every curve is measured against

@@ -2,8 +2,10 @@
 // The loss chart's arithmetic, apart from Qt Charts so it can be tested on its own:
 // tick values, thinning curves to the pixels that show them, and fitting the loss range.
 // No Qt types: points are anything with x() and y().
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace normlab::ui {
@@ -50,10 +52,24 @@ Points thinned(const Points& points, int bucket, bool noisy) {
   return out;
 }
 
-// One visible run's curves, in the units the chart plots (log10 nats on a log scale).
-struct CurveValues {
-  std::vector<double> heldout;   // in step order; the first is the starting loss
-  std::vector<double> training;  // raw training loss
+// What fitting the loss range needs of one run's curves, in the units the chart plots
+// (log10 nats on a log scale): kept up to date as points arrive, so a refresh costs the
+// same for a 100,000-step run as for a short one.
+struct CurveExtents {
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+  double heldout_lo = kInf, heldout_hi = -kInf;
+  double heldout_first = std::nan("");  // the starting loss; NaN before any evaluation
+  double training_lo = kInf, training_hi = -kInf;  // raw training loss
+
+  void add_heldout(double v) {  // in step order
+    if (std::isnan(heldout_first)) heldout_first = v;
+    heldout_lo = std::min(heldout_lo, v);
+    heldout_hi = std::max(heldout_hi, v);
+  }
+  void add_training(double v) {
+    training_lo = std::min(training_lo, v);
+    training_hi = std::max(training_hi, v);
+  }
 };
 
 struct LossRange {
@@ -65,7 +81,7 @@ struct LossRange {
 // (TensorBoard's "ignore outliers in chart scaling"), held-out values far above the
 // highest starting loss, as from a run that blew up, do not stretch it either: they
 // would squeeze every other curve into a sliver. Zoom out to see them.
-LossRange fit_loss_range(const std::vector<CurveValues>& curves, const std::vector<double>& baselines,
+LossRange fit_loss_range(const std::vector<CurveExtents>& curves, const std::vector<double>& baselines,
                          bool ignore_outliers);
 
 // How far above the starting loss a value may lie, as a share of the span from the

@@ -189,6 +189,7 @@ void LossChart::update_points(Curves& c, const RunRecord& r) {
     double smoothed = kNaN;
     if (std::isfinite(s.train_loss) && s.train_loss > 0) {
       c.raw_points.append({double(s.step), to_display(s.train_loss)});
+      c.extents.add_training(c.raw_points.back().y());
       if (smooth) {
         smoothed = c.ema.add(s.train_loss);
         c.smooth_points.append({double(s.step), to_display(smoothed)});
@@ -200,6 +201,7 @@ void LossChart::update_points(Curves& c, const RunRecord& r) {
     const EvalMetrics& e = r.evals[i];
     if (std::isfinite(e.val_loss) && e.val_loss > 0) {
       c.heldout_points.append({double(e.step), to_display(e.val_loss)});
+      c.extents.add_heldout(c.heldout_points.back().y());
     }
   }
   const bool new_steps = restart || r.steps.size() != c.steps_done;

@@ -7,6 +7,7 @@
 #include <QPointF>
 #include <vector>
 
+#include "chart_math.h"
 #include "loss_chart.h"
 #include "seeds.h"
 #include "smoothing.h"
@@ -23,6 +24,7 @@ struct LossChart::Curves {
   QLineSeries* heldout = nullptr;  // with a marker at each evaluation
   QList<QPointF> raw_points, smooth_points, heldout_points;  // display space
   std::vector<double> smoothed;  // nats, one per recorded step (NaN where the loss was not finite)
+  CurveExtents extents;          // of raw_points and heldout_points, for fitting the range
   std::size_t steps_done = 0;
   std::size_t evals_done = 0;
   DebiasedEma ema;
@@ -34,6 +36,7 @@ struct LossChart::Curves {
     smooth_points.clear();
     heldout_points.clear();
     smoothed.clear();
+    extents = {};
     steps_done = evals_done = 0;
     ema = DebiasedEma(smoothing);
   }

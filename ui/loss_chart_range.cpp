@@ -14,19 +14,16 @@ namespace normlab::ui {
 
 void LossChart::fit_to_data() {
   double x_max = 0;
-  std::vector<CurveValues> values;
+  std::vector<CurveExtents> extents;
   for (const RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
     if (!drawn(run) || it == curves_.end()) continue;
-    const Curves& c = *it->second;
     x_max = std::max(x_max, double(run.record.config.steps));
-    CurveValues& v = values.emplace_back();
-    for (const QPointF& p : c.heldout_points) v.heldout.push_back(p.y());
-    for (const QPointF& p : c.raw_points) v.training.push_back(p.y());
+    extents.push_back(it->second->extents);
   }
   std::vector<double> baselines;
   for (const auto& b : baselines_) baselines.push_back(to_display(b->nats));
-  auto [lo, hi] = fit_loss_range(values, baselines, ignore_outliers_);
+  auto [lo, hi] = fit_loss_range(extents, baselines, ignore_outliers_);
   if (!(hi >= lo)) {  // nothing to show
     lo = to_display(1);
     hi = to_display(10);

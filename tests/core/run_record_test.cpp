@@ -2,9 +2,14 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.h"
@@ -253,6 +258,22 @@ TEST_F(RunRecordTest, NamedSeriesRoundTripWithLayers) {
   EXPECT_EQ(j["series"]["grad_norm"]["values"][0], 0.5);
 }
 
+// The file is streamed number by number; its bytes must stay those of nlohmann's
+// dump(1) of the whole tree, which files written by earlier versions hold.
+TEST_F(RunRecordTest, StreamedJsonIsNlohmannsIndentedDump) {
+  RunRecord run = run_with_series();
+  run.config.name = "quotes \" and \u00e9 and a\ttab";
+  run.add_point({"empty_layers", 3, 1, {kNaN, 1e300, -0.0}});
+  for (const RunRecord& r : {run, sample_run(), RunRecord{}}) {
+    const std::string text = to_json_text(r);
+    EXPECT_EQ(text, json::parse(text).dump(1) + "\n");
+    write_json(r, temp_ / "a.json");
+    EXPECT_EQ(read_file(temp_ / "a.json"), text);
+  }
+  EXPECT_THAT(to_json_text(sample_run()), HasSubstr("\"step\": [\n   1.0,\n   2.0,"));
+  EXPECT_THAT(to_json_text(RunRecord{}), HasSubstr("\"evals\": {\n  \"step\": [],"));
+}
+
 TEST_F(RunRecordTest, SeriesPointsMustKeepTheirLayerCount) {
   RunRecord run;
   run.add_point({"x", 2, 1, {1, 2}});
@@ -379,6 +400,92 @@ TEST_F(RunRecordTest, AtomicWriteFailingMidwayKeepsOldFile) {
   EXPECT_EQ(read_file(path), "old contents");
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
       << "a temp file was left behind";
+}
+
+TEST_F(RunRecordTest, AtomicWriteStreamsIntoTheFile) {
+  const fs::path path = temp_ / "big.txt";
+  write_file_atomically(path, [](std::ostream& out) {
+    for (int i = 0; i < 100'000; ++i) out << i << '\n';
+  });
+  const auto lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 100'000u);
+  EXPECT_EQ(lines[99'999], "99999");
+}
+
+// A writer that throws leaves the old file and no temp file, and its exception escapes.
+TEST_F(RunRecordTest, AtomicWriteWhoseWriterThrowsKeepsOldFile) {
+  const fs::path path = temp_ / "run.json";
+  write_file(path, "old contents");
+  EXPECT_THROW(write_file_atomically(path,
+                                     [](std::ostream& out) {
+                                       out << std::string(200'000, 'x');
+                                       throw std::runtime_error("formatting failed");
+                                     }),
+               std::runtime_error);
+  EXPECT_EQ(read_file(path), "old contents");
+  EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
+      << "a temp file was left behind";
+}
+
+// A streamed write that fails half way names the reason, as a whole string's does.
+TEST_F(RunRecordTest, AtomicStreamedWriteFailingMidwayNamesWhy) {
+  const fs::path path = temp_ / "run.csv";
+  write_file(path, "old contents");
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto* old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit limited = saved;
+  limited.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  const std::string message = user_error([&] {
+    write_file_atomically(path, [](std::ostream& out) {
+      for (int i = 0; i < 100'000; ++i) out << i << '\n';
+    });
+  });
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, old_handler);
+
+  EXPECT_THAT(message, HasSubstr(path.string()));
+  EXPECT_THAT(message, HasSubstr(std::strerror(EFBIG)));
+  EXPECT_EQ(read_file(path), "old contents");
+  EXPECT_EQ(std::distance(fs::directory_iterator(temp_.path()), fs::directory_iterator()), 1)
+      << "a temp file was left behind";
+}
+
+// A process killed with SIGKILL half way through a write leaves its temp file; the next
+// write of that file removes it. Temp files of live processes and of other files stay.
+TEST_F(RunRecordTest, AtomicWriteRemovesTempFilesOfKilledWriters) {
+  const fs::path path = temp_ / "run.json";
+  write_file(path, "old contents");
+  const pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    write_file_atomically(path, [](std::ostream& out) {
+      out << "half of it" << std::flush;
+      ::pause();  // killed here
+    });
+    ::_exit(1);
+  }
+  fs::path left = path;
+  left += ".tmp-" + std::to_string(writer);
+  for (int i = 0; i < 1000 && !(fs::exists(left) && fs::file_size(left) > 0); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(writer, SIGKILL);
+  ::waitpid(writer, nullptr, 0);
+  ASSERT_EQ(read_file(left), "half of it");
+  EXPECT_EQ(read_file(path), "old contents");
+
+  fs::path live = path;
+  live += ".tmp-" + std::to_string(::getppid());  // the test runner: alive, maybe writing
+  const fs::path other = temp_ / ("other.json.tmp-" + std::to_string(writer));
+  const fs::path not_a_pid = temp_ / "run.json.tmp-old";
+  for (const fs::path& p : {live, other, not_a_pid}) write_file(p, "keep");
+
+  write_file_atomically(path, "new contents");
+  EXPECT_EQ(read_file(path), "new contents");
+  EXPECT_FALSE(fs::exists(left));
+  for (const fs::path& p : {live, other, not_a_pid}) EXPECT_TRUE(fs::exists(p)) << p;
 }
 
 }  // namespace

@@ -54,10 +54,11 @@ TEST(ChartMath, ThinningKeepsEachBucketsExtremesInOrder) {
   EXPECT_EQ(thinned(points, 1, true).size(), points.size());
 }
 
-CurveValues curve(double start, double end, int evals) {
-  CurveValues c;
-  for (int i = 0; i < evals; ++i) c.heldout.push_back(start + (end - start) * i / (evals - 1));
-  c.training = {start + 0.3, end - 0.2};
+CurveExtents curve(double start, double end, int evals) {
+  CurveExtents c;
+  for (int i = 0; i < evals; ++i) c.add_heldout(start + (end - start) * i / (evals - 1));
+  c.add_training(start + 0.3);
+  c.add_training(end - 0.2);
   return c;
 }
 
@@ -70,9 +71,9 @@ TEST(ChartMath, RangeHoldsEveryHeldOutPointTheTrainingLowsAndTheBaseline) {
 // One imported run blew up to 46.6 nats at lr 1: fitted to it, the other curves would
 // share the bottom tenth of the plot.
 TEST(ChartMath, ABlownUpRunDoesNotSquashTheOthers) {
-  CurveValues blown = curve(9.0, 7.0, 4);
-  blown.heldout.push_back(46.6);
-  const std::vector<CurveValues> runs = {curve(9.0, 5.0, 10), blown};
+  CurveExtents blown = curve(9.0, 7.0, 4);
+  blown.add_heldout(46.6);
+  const std::vector<CurveExtents> runs = {curve(9.0, 5.0, 10), blown};
   const LossRange fitted = fit_loss_range(runs, {6.05}, true);
   EXPECT_DOUBLE_EQ(fitted.lo, 4.8);
   EXPECT_LE(fitted.hi, 9.0 + kOutlierHeadroom * (9.0 - 4.8) + 1e-12);
@@ -84,6 +85,27 @@ TEST(ChartMath, ABlownUpRunDoesNotSquashTheOthers) {
 TEST(ChartMath, ABaselineAboveTheCapStaysInView) {
   const LossRange r = fit_loss_range({curve(3.0, 1.0, 5)}, {12.0}, true);
   EXPECT_DOUBLE_EQ(r.hi, 12.0);
+}
+
+// Before its first evaluation a run's training curve sets the top too, spikes and all;
+// the starting loss is the first evaluation's, whatever comes after it.
+TEST(ChartMath, ExtentsFollowThePointsAsTheyArrive) {
+  CurveExtents c;
+  c.add_training(8.0);
+  c.add_training(9.5);
+  LossRange r = fit_loss_range({c}, {}, true);
+  EXPECT_DOUBLE_EQ(r.lo, 8.0);
+  EXPECT_DOUBLE_EQ(r.hi, 9.5);
+  c.add_heldout(9.0);
+  c.add_heldout(4.0);
+  c.add_heldout(30.0);
+  r = fit_loss_range({c}, {}, true);
+  EXPECT_DOUBLE_EQ(c.heldout_first, 9.0);
+  EXPECT_DOUBLE_EQ(r.lo, 4.0);
+  EXPECT_DOUBLE_EQ(r.hi, 9.0 + kOutlierHeadroom * (9.0 - 4.0));
+  EXPECT_DOUBLE_EQ(fit_loss_range({c}, {}, false).hi, 30.0);
+  c.add_training(3.5);
+  EXPECT_DOUBLE_EQ(fit_loss_range({c}, {}, false).lo, 3.5);
 }
 
 TEST(ChartMath, NothingToFit) {

@@ -3,6 +3,8 @@
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <cmath>
 #include <set>
@@ -123,6 +125,40 @@ TEST_F(LossChartTest, ABlownUpRunIsLeftOutOfTheFitUntilAskedFor) {
   chart_.set_ignore_outliers(true);
   chart_.set_view({0, 600, 0, 50});  // zooming out reaches it too
   EXPECT_DOUBLE_EQ(chart_.view().y_max, 50);
+}
+
+// The label of the baseline sits above its line at the right unless a curve lies there:
+// then below it. Only the points within the label's steps are counted, so this checks
+// that those are found in a long run.
+TEST_F(LossChartTest, ABaselineLabelKeepsClearOfACurveOnItsLine) {
+  int shown = -1;
+  const auto label_offset = [&](const RunRecord& run) {
+    if (shown >= 0) store_.remove(shown);
+    shown = store_.add(run, {});
+    chart_.set_smoothing(0);
+    chart_.refresh();
+    QGraphicsRectItem* label = nullptr;
+    for (QGraphicsItem* item : chart_.childItems()) {
+      for (QGraphicsItem* child : item->childItems()) {
+        auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(child);
+        if (text && text->text().startsWith("unigram baseline")) label = dynamic_cast<QGraphicsRectItem*>(item);
+      }
+    }
+    EXPECT_TRUE(label && label->isVisible());
+    if (!label) return QPointF();
+    const QPointF line = chart_.position_of({0, run.baseline_loss});
+    return QPointF(label->pos().x() - chart_.plotArea().center().x(), label->pos().y() - line.y());
+  };
+  RunRecord run = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 30'000, 1000);
+  const QPointF clear = label_offset(run);
+  EXPECT_GT(clear.x(), 0);
+  EXPECT_LT(clear.y(), 0) << "above the line";
+  for (StepMetrics& s : run.steps) {
+    if (s.step > 24'000) s.train_loss = run.baseline_loss + 0.05;  // just above the line
+  }
+  const QPointF moved = label_offset(run);
+  EXPECT_GT(moved.x(), 0);
+  EXPECT_GT(moved.y(), 0) << "below the line";
 }
 
 TEST(RunStore, CarriesAnyNamedSeries) {
