@@ -11,4 +11,6 @@ void keep_freed_memory_for_reuse() {
   mallopt(M_TRIM_THRESHOLD, INT_MAX);   // and never shrink the heap between steps
 }
 
+void hand_back_freed_memory() { malloc_trim(0); }
+
 }  // namespace normlab

@@ -8,4 +8,10 @@ namespace normlab {
 // page-faults it in again, which measured 10-15 % of a CPU step. Call once at start-up.
 void keep_freed_memory_for_reuse();
 
+// Hands the heap's free pages back to the OS. The trainer calls it after each save (at
+// most every few seconds), so what a long run outgrew or a save built and freed does not
+// stay in the process for good; the step buffers fault back in once, a small cost next
+// to seconds of steps.
+void hand_back_freed_memory();
+
 }  // namespace normlab

@@ -10,6 +10,7 @@
 #include "dataset.h"
 #include "layer_stats.h"
 #include "learner.h"
+#include "memory.h"
 #include "schedule.h"
 #include "tokenizer.h"
 
@@ -103,6 +104,7 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
   auto save = [&] {
     last_save = std::chrono::steady_clock::now();
     if (callbacks.on_save_due) callbacks.on_save_due(run);
+    hand_back_freed_memory();
   };
   auto last_read = start;  // when losses were last read; the steps since then share that time
   auto evaluate = [&](int step) {
