@@ -369,7 +369,7 @@ void LossChart::set_only_runs(std::optional<QSet<int>> run_ids) {
   if (run_ids == only_runs_) return;
   only_runs_ = std::move(run_ids);
   styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
-  if (follows_data_) reset_view();
+  reset_view();  // other runs: fit them
   schedule_refresh();
 }
 
@@ -390,6 +390,10 @@ void LossChart::set_group_seeds(bool on) {
   group_seeds_ = on;
   groups_dirty_ = true;
   schedule_refresh();
+}
+
+bool LossChart::draws_any_run() const {
+  return std::any_of(store_.runs().begin(), store_.runs().end(), [this](const RunEntry& run) { return drawn(run); });
 }
 
 QList<int> LossChart::seed_group_of(int run_id) const {

@@ -75,6 +75,7 @@ class LossChart : public QChart {
   // The drawn group a run belongs to: its members' ids, first the one whose curves show
   // the mean; empty when the run is drawn alone.
   QList<int> seed_group_of(int run_id) const;
+  bool draws_any_run() const;
 
   ViewRange view() const;
   void set_view(const ViewRange& view);   // a user's zoom or pan: stops following the data

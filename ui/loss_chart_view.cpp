@@ -47,10 +47,13 @@ LossChartView::LossChartView(LossChart* chart, QWidget* parent)
   empty_hint_->setWordWrap(true);
   empty_hint_->setAttribute(Qt::WA_TransparentForMouseEvents);
   empty_hint_->setStyleSheet(QStringLiteral("color: #777; font-size: 11pt;"));
-  empty_hint_->setText(tr("No runs yet.\nPress Start to train one with the settings on the left,\n"
-                          "queue the course experiment, or import recorded runs (File \u25b8 Import runs)."));
-  connect(&chart->store(), &RunStore::run_added, this, &LossChartView::update_empty_hint);
-  connect(&chart->store(), &RunStore::run_removed, this, &LossChartView::update_empty_hint);
+  no_runs_text_ = tr("No runs yet.\nPress Start to train one with the settings on the left,\n"
+                     "queue the course experiment, or import recorded runs (File \u25b8 Import runs).");
+  none_drawn_text_ = tr("Every run is hidden: tick runs in the run table to draw them.");
+  for (auto signal : {&RunStore::run_added, &RunStore::run_removed, &RunStore::appearance_changed}) {
+    connect(&chart->store(), signal, this, &LossChartView::update_empty_hint);
+  }
+  connect(chart, &LossChart::view_changed, this, &LossChartView::update_empty_hint);
   update_empty_hint();
 }
 
@@ -58,8 +61,16 @@ QPointF LossChartView::chart_pos(QPoint viewport_pos) const {
   return chart_->mapFromScene(mapToScene(viewport_pos));
 }
 
+void LossChartView::set_empty_texts(const QString& no_runs, const QString& none_drawn) {
+  no_runs_text_ = no_runs;
+  none_drawn_text_ = none_drawn;
+  update_empty_hint();
+}
+
 void LossChartView::update_empty_hint() {
-  empty_hint_->setVisible(chart_->store().runs().empty());
+  const bool no_runs = chart_->store().runs().empty();
+  empty_hint_->setText(no_runs ? no_runs_text_ : none_drawn_text_);
+  empty_hint_->setVisible(no_runs || !chart_->draws_any_run());
   empty_hint_->setGeometry(viewport()->rect().adjusted(40, 40, -40, -40));
 }
 

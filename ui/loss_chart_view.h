@@ -17,6 +17,8 @@ class LossChartView : public QChartView {
  public:
   explicit LossChartView(LossChart* chart, QWidget* parent = nullptr);
   LossChart* loss_chart() const { return chart_; }
+  // What the empty chart says: with no run at all, and with runs none of which is drawn.
+  void set_empty_texts(const QString& no_runs, const QString& none_drawn);
 
  protected:
   void mousePressEvent(QMouseEvent* event) override;
@@ -39,6 +41,7 @@ class LossChartView : public QChartView {
   QRubberBand* rubber_band_;
   QLabel* readout_;
   QLabel* empty_hint_;
+  QString no_runs_text_, none_drawn_text_;
   QGraphicsLineItem* crosshair_;
   Drag drag_ = Drag::None;
   QPoint drag_origin_;

@@ -223,6 +223,8 @@ void SweepView::build_controls() {
   actions->addWidget(export_);
 
   point_title_->setText(tr("Click a point to see its runs' curves here."));
+  const QString choose = tr("Click a point of the sweep above to draw its runs here.");
+  curves_view_->set_empty_texts(choose, choose);
   point_title_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
   auto* below = new QWidget;
   auto* below_layout = new QVBoxLayout(below);
