@@ -35,7 +35,7 @@ std::string hex(std::uint32_t rgb) {
 
 std::string fixed(double value, int decimals = 1) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  std::snprintf(text, sizeof text, "%.*f", decimals, value + 0.0);  // + 0.0: never "-0.0"
   return text;
 }
 
@@ -122,9 +122,10 @@ std::string sweep_chart_svg(const SweepChart& chart) {
       << "<text x=\"" << left << "\" y=\"28\" font-size=\"16\" font-weight=\"bold\">" << escaped(chart.title)
       << "</text>\n";
 
-  // Grid and axes.
+  // Grid and axes; the loss axis is labelled once there is a loss to show.
   const double step = tick_step(hi - lo);
-  for (double y = std::ceil(lo / step) * step; y <= hi; y += step) {
+  const bool any_loss = !chart.results.empty();
+  for (double y = std::ceil(lo / step) * step; any_loss && y <= hi; y += step) {
     svg << "<line x1=\"" << left << "\" x2=\"" << right << "\" y1=\"" << fixed(py(y)) << "\" y2=\"" << fixed(py(y))
         << "\" stroke=\"#e4e4e4\"/>\n"
         << "<text x=\"" << left - 8 << "\" y=\"" << fixed(py(y) + 4) << "\" text-anchor=\"end\">"
@@ -217,7 +218,9 @@ std::string sweep_chart_svg(const SweepChart& chart) {
         << "</text>\n";
     y += 22;
   };
-  note("<circle cx=\"" + fixed(lx + 12) + "\" cy=\"" + fixed(y) + "\" r=\"5\" fill=\"#555555\"/>", "trained");
+  if (!placements.empty()) {
+    note("<circle cx=\"" + fixed(lx + 12) + "\" cy=\"" + fixed(y) + "\" r=\"5\" fill=\"#555555\"/>", "trained");
+  }
   if (stalled) {
     note("<circle cx=\"" + fixed(lx + 12) + "\" cy=\"" + fixed(y) +
              "\" r=\"5\" fill=\"white\" stroke=\"#555555\" stroke-width=\"2\"/>",

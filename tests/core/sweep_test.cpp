@@ -266,6 +266,13 @@ TEST(SweepChart, MarksSitWhereThePictureDrawsThemAndTheChosenOneIsRinged) {
   EXPECT_EQ(count(sweep_chart_svg(chart), "class=\"selected\""), 1u);
 }
 
+TEST(SweepChart, NothingFinishedYetDrawsOnlyTheFrame) {
+  const std::string svg = sweep_chart_svg({"lr", "peak_lr", {}});
+  EXPECT_EQ(svg.find("-0.0"), std::string::npos);
+  EXPECT_EQ(count(svg, "text-anchor=\"end\">"), 0u) << "no loss labels without a loss";
+  EXPECT_EQ(svg.find(">trained<"), std::string::npos) << "no legend without a line";
+}
+
 RunRecord record_of(const TrainConfig& config, RunStatus status) {
   RunRecord r;
   r.config = config;

@@ -70,7 +70,11 @@ void hover(MainWindow& window, double step) {
 // The Sweeps tab with a preset over `runs`, one point's curves shown, and its chart exported.
 bool sweep_pictures(const QDir& out, const QString& data, const QString& preset, const QStringList& runs) {
   auto window = open_window(data);
-  test::wait_until([&] { return window->course_action()->isEnabled(); }, 20000);  // the device is known
+  // The device decides the next run's scale, which the sweep keeps fixed.
+  if (!test::wait_until([&] { return window->course_action()->isEnabled(); }, 180000)) {
+    std::fprintf(stderr, "the device was not known after 3 minutes\n");
+    return false;
+  }
   bool ok = window->import_runs(runs) == runs.size();
   SweepView& sweeps = window->sweep_view();
   window->views().setCurrentWidget(&sweeps);
