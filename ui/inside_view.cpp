@@ -214,6 +214,8 @@ class InsidePlot : public QWidget {
     }
     QString title = qstr(info.label) + QObject::tr(" across layers");
     int legend_right = r.right();  // entries above the plot, from the right, clear of the lines
+    // Each of the two entries gets half the room the title leaves; long run names are elided.
+    const int entry_room = (r.width() - p.fontMetrics().horizontalAdvance(title) - 24) / 2 - 16;
     for (int panel = 0; panel < 2; ++panel) {
       const Series* s = series_of(panel);
       const auto i = s ? index_at(*s, hover_step) : std::nullopt;
@@ -233,7 +235,10 @@ class InsidePlot : public QWidget {
       }
       p.setBrush(Qt::NoBrush);
       p.drawPath(line);
-      const QString entry = QObject::tr("\u25cf %1, step %2").arg(qstr(run->record.config.name)).arg(s->steps[*i]);
+      const QString step_text = QObject::tr("\u25cf %1, step %2").arg(QString()).arg(s->steps[*i]);
+      const QString name = p.fontMetrics().elidedText(
+          qstr(run->record.config.name), Qt::ElideMiddle, entry_room - p.fontMetrics().horizontalAdvance(step_text));
+      const QString entry = QObject::tr("\u25cf %1, step %2").arg(name).arg(s->steps[*i]);
       const int entry_width = p.fontMetrics().horizontalAdvance(entry);
       p.drawText(QRect(legend_right - entry_width, r.top() - 22, entry_width, 18), Qt::AlignRight, entry);
       legend_right -= entry_width + 16;

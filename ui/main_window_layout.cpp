@@ -183,13 +183,12 @@ QWidget* MainWindow::build_chart_tab() {
     button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->addWidget(button);
   }
-  bar->addStretch(1);
-  auto* hint = new QLabel(tr("drag: zoom \u00b7 right-drag: pan \u00b7 wheel: zoom \u00b7 double-click: fit"));
+  auto* hint = new QLabel(tr("drag: zoom \u00b7 right-drag: pan \u00b7 double-click: fit"));
   hint->setStyleSheet(QStringLiteral("color: #8a94a1;"));
   hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a narrow window cuts the hint, not the chart
-  hint->setToolTip(hint->text());
-  bar->addWidget(hint);
+  hint->setToolTip(tr("Drag to zoom into a box, right- or middle-drag to pan, wheel to zoom around the pointer, double-click to fit the data again"));
+  bar->addWidget(hint, 1);  // takes the room left, right-aligned
   layout->addLayout(bar);
   layout->addWidget(chart_view_, 1);
   return tab;

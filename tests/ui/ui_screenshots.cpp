@@ -97,8 +97,19 @@ bool sweep_pictures(const QDir& out, const QString& data, const QString& preset,
 
 }  // namespace
 
+int pictures(QApplication& app);
+
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
+  try {
+    return pictures(app);
+  } catch (const UserError& e) {  // a run file that cannot be read
+    std::fprintf(stderr, "normlab-ui-screenshots: %s\n", e.what());
+    return 2;
+  }
+}
+
+int pictures(QApplication& app) {
   QCoreApplication::setOrganizationName(QStringLiteral("NormLabScreenshots"));
   QCoreApplication::setApplicationName(QStringLiteral("NormLabScreenshots"));
   QApplication::setStyle(QStringLiteral("Fusion"));
