@@ -102,7 +102,20 @@ that starves its lower layers.</p>
 peak learning rates 1e-3 and 6e-3 with a 30-step warmup, then post-norm at 1e-3 with a
 warmup of a third of the run. Watch whether each post-norm curve leaves the dashed line,
 and compare where the pre-norm curves end. Without a GPU the runs are shortened and made
-smaller so they finish in minutes; the contrast between the placements should still show.</p>
+smaller so they finish in minutes; the contrast between the placements should still show.
+One run at a high learning rate can land anywhere in a range, so the five can be run over
+several seeds (<i>× N seeds</i> beside the button): runs that differ only in their seed are
+then drawn as their mean, with a band from the lowest to the highest held-out loss.</p>
+
+<h2>After pre-norm</h2>
+<p>Later designs keep pre-norm's clean path or repair post-norm: <b>peri-norm</b> (sandwich)
+also normalises each sub-layer's output before it joins the stream; <b>DeepNorm</b> keeps
+post-norm but scales the stream up and some weights down at the start; <b>mix-norm</b> uses
+post-norm in the first quarter of the blocks and pre-norm after; and each can use
+<b>RMSNorm</b>, which only rescales. The <b>Sweeps</b> tab maps where each one trains: the
+final held-out loss against depth, learning rate or warmup, one line per placement, with
+the dashed baseline across. A point on the baseline is a result: that design, at that
+setting, learnt only how common each token is.</p>
 </div>)")
               .arg(pre.toHtmlEscaped(), post.toHtmlEscaped()));
 }

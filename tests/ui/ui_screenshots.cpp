@@ -54,7 +54,10 @@ std::unique_ptr<MainWindow> open_window(const QString& data) {
   auto window = std::make_unique<MainWindow>(options);
   window->resize(kWindowSize);
   window->show();
-  test::wait_until([&] { return window->isVisible(); }, 2000);
+  // Shown once the device is known: it sets the next run's scale and the course note.
+  if (!test::wait_until([&] { return window->course_action()->isEnabled(); }, 180000)) {
+    std::fprintf(stderr, "the device was not known after 3 minutes\n");
+  }
   return window;
 }
 
@@ -70,11 +73,7 @@ void hover(MainWindow& window, double step) {
 // The Sweeps tab with a preset over `runs`, one point's curves shown, and its chart exported.
 bool sweep_pictures(const QDir& out, const QString& data, const QString& preset, const QStringList& runs) {
   auto window = open_window(data);
-  // The device decides the next run's scale, which the sweep keeps fixed.
-  if (!test::wait_until([&] { return window->course_action()->isEnabled(); }, 180000)) {
-    std::fprintf(stderr, "the device was not known after 3 minutes\n");
-    return false;
-  }
+  if (!window->course_action()->isEnabled()) return false;  // the sweep keeps the device's scale
   bool ok = window->import_runs(runs) == runs.size();
   SweepView& sweeps = window->sweep_view();
   window->views().setCurrentWidget(&sweeps);
@@ -154,10 +153,10 @@ int pictures(QApplication& app) {
   ok &= window->import_runs(runs) == runs.size();
   ok &= save(*window, out.filePath(QStringLiteral("course-experiment.png")));
   const QSize chart = window->chart_view().size();
+  window->findChild<QTabWidget*>()->setCurrentWidget(window->findChild<AboutView*>());
+  ok &= save(*window, out.filePath(QStringLiteral("about-this-experiment.png")));  // before the exports' messages
+
   ok &= window->export_chart(out.filePath(QStringLiteral("course-experiment-chart.png")), chart * 2);
   ok &= window->export_chart(out.filePath(QStringLiteral("course-experiment-chart.svg")), chart);
-
-  window->findChild<QTabWidget*>()->setCurrentWidget(window->findChild<AboutView*>());
-  ok &= save(*window, out.filePath(QStringLiteral("about-this-experiment.png")));
   return ok ? 0 : 1;
 }
