@@ -7,7 +7,6 @@ namespace normlab {
 
 namespace {
 constexpr int kFullSteps = 3000;
-constexpr int kShortWarmup = 30;
 constexpr int kLongWarmup = 1000;  // at the full step count; scaled with the steps
 }  // namespace
 

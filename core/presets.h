@@ -8,6 +8,9 @@
 
 namespace normlab {
 
+// The course's short warmup, in steps, at every scale: post-norm stalls with it.
+inline constexpr int kShortWarmup = 30;
+
 enum class Scale {
   Full,  // as in the course: 3000 steps of 32 x 128 tokens; meant for a GPU
   Cpu,   // fewer, smaller steps, the long warmup shrunk in proportion: minutes on 2 cores

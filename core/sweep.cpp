@@ -226,7 +226,7 @@ Sweep sweep_preset(SweepPreset preset, const TrainConfig& base, Scale scale) {
   Sweep sweep;
   sweep.name = kSweepPresets[std::size_t(preset)].name;
   sweep.base = base;
-  sweep.base.warmup_steps = 30;  // the course's short warmup
+  sweep.base.warmup_steps = kShortWarmup;
   switch (preset) {
     case SweepPreset::Depth:
       sweep.base.peak_lr = 1e-3;  // the course's rate; only the depth moves

@@ -1,14 +1,19 @@
 #include "run_colors.h"
 
 #include "palette.h"
+#include "presets.h"
 
 namespace normlab::ui {
 
 RunFamily family_of(const TrainConfig& config) {
   switch (info(config.model.norm).hue) {
     case Hue::Blue: return RunFamily::PreNorm;
-    case Hue::Red:
-      return config.warmup_steps * 10 >= config.steps ? RunFamily::PostNormLongWarmup : RunFamily::PostNorm;
+    case Hue::Red: {
+      // Long: more than the course's short warmup and at least a tenth of the run, so a
+      // short run with the course's 30 steps stays red.
+      const bool long_warmup = config.warmup_steps > kShortWarmup && config.warmup_steps * 10 >= config.steps;
+      return long_warmup ? RunFamily::PostNormLongWarmup : RunFamily::PostNorm;
+    }
     case Hue::Teal: return RunFamily::PeriNorm;
     case Hue::Amber: return RunFamily::DeepNorm;
     case Hue::Purple: return RunFamily::MixNorm;

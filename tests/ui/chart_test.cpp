@@ -38,6 +38,11 @@ TEST(RunColours, FollowThePlate) {
   EXPECT_EQ(family_of(pre), RunFamily::PreNorm);
   EXPECT_EQ(family_of(post), RunFamily::PostNorm);
   EXPECT_EQ(family_of(long_warmup), RunFamily::PostNormLongWarmup);
+  TrainConfig short_run = post;
+  short_run.steps = 100;  // the course's 30-step warmup is short even in a short run
+  EXPECT_EQ(family_of(short_run), RunFamily::PostNorm);
+  short_run.warmup_steps = 50;
+  EXPECT_EQ(family_of(short_run), RunFamily::PostNormLongWarmup);
   const QColor blue = family_colour(RunFamily::PreNorm, 0), red = family_colour(RunFamily::PostNorm, 0),
                green = family_colour(RunFamily::PostNormLongWarmup, 0);
   EXPECT_GT(blue.blue(), blue.red());

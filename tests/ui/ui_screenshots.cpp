@@ -133,7 +133,7 @@ int pictures(QApplication& app) {
   QStringList fast;
   for (const QString& file : runs) {
     const RunRecord run = read_json(file.toStdString());
-    if (std::abs(run.config.peak_lr - 6e-3) < 1e-9 && run.config.warmup_steps * 10 < run.config.steps) fast << file;
+    if (std::abs(run.config.peak_lr - 6e-3) < 1e-9 && run.config.warmup_steps == kShortWarmup) fast << file;
   }
   if (fast.size() == 2) {  // other sets of runs (one placement per run at 1e-3, say) skip these
     window = open_window(home.filePath(QStringLiteral("pre-vs-post")));
