@@ -126,11 +126,13 @@ enum class SweepPreset { Depth, LearningRate };
 struct SweepPresetInfo {
   SweepPreset value;
   const char* name;   // "depth", "learning-rate": on the command line and in the summary's file name
+  const char* label;  // "Depth", in the window
   const char* help;
 };
 inline constexpr SweepPresetInfo kSweepPresets[] = {
-    {SweepPreset::Depth, "depth", "pre and post at lr 1e-3, warmup 30, over 2 to 32 layers (2 to 16 at the CPU scale)"},
-    {SweepPreset::LearningRate, "learning-rate", "pre, post, peri and deepnorm over peak rates 3e-4 to 1e-2, warmup 30"},
+    {SweepPreset::Depth, "depth", "Depth", "pre and post at lr 1e-3, warmup 30, over 2 to 32 layers (2 to 16 at the CPU scale)"},
+    {SweepPreset::LearningRate, "learning-rate", "Learning rate",
+     "pre, post, peri and deepnorm over peak rates 3e-4 to 1e-2, warmup 30"},
 };
 static_assert(in_enum_order(kSweepPresets));
 SweepPreset parse_sweep_preset(const std::string& name);  // UserError listing the presets

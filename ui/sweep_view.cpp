@@ -157,7 +157,7 @@ QWidget* SweepView::summary_plot() const { return plot_; }
 
 void SweepView::build_controls() {
   for (const SweepPresetInfo& preset : kSweepPresets) {
-    preset_->addItem(preset.value == SweepPreset::Depth ? tr("Depth") : tr("Learning rate"), int(preset.value));
+    preset_->addItem(qstr(preset.label), int(preset.value));
     preset_->setItemData(preset_->count() - 1, qstr(preset.help), Qt::ToolTipRole);
   }
   preset_->addItem(tr("Custom"), -1);
