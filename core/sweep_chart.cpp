@@ -58,6 +58,13 @@ struct Geometry {
 
   double axis_t(double x) const { return log_axis ? std::log10(x) : x; }
   double px(double x) const { return left + (axis_t(x) - t0) / (t1 - t0) * (right - left); }
+  // A placement's marks sit a few pixels aside, each placement its own way, so equal
+  // losses at one value stay visible side by side instead of one hiding the other.
+  std::vector<NormPlacement> order;  // of the placements, as the legend lists them
+  double px(double x, NormPlacement placement) const {
+    const auto i = std::find(order.begin(), order.end(), placement) - order.begin();
+    return px(x) + 4.0 * (double(i) - (double(order.size()) - 1) / 2);
+  }
   double py(double loss) const { return bottom - (loss - lo) / (hi - lo) * (bottom - top); }
   double diverged_y() const { return top + 12; }  // crosses along the top: they have no loss
 };
@@ -66,6 +73,9 @@ Geometry geometry_of(const SweepChart& chart) {
   Geometry g;
   g.log_axis = sweep_setting(chart.setting).log_axis;
   g.points = aggregate(chart.results);
+  for (const SweepPoint& p : g.points) {
+    if (std::find(g.order.begin(), g.order.end(), p.placement) == g.order.end()) g.order.push_back(p.placement);
+  }
   g.left = 70, g.right = chart.width - 220.0, g.top = 50, g.bottom = chart.height - 60.0;
   for (const SweepResult& r : chart.results) {
     g.ticks.emplace(r.x, r.value);
@@ -99,8 +109,8 @@ std::vector<SweepMark> sweep_chart_marks(const SweepChart& chart) {
   const Geometry g = geometry_of(chart);
   std::vector<SweepMark> marks;
   for (const SweepPoint& p : g.points) {
-    if (std::isfinite(p.mean)) marks.push_back({p, g.px(p.x), g.py(p.mean)});
-    else if (p.diverged > 0) marks.push_back({p, g.px(p.x), g.diverged_y()});
+    if (std::isfinite(p.mean)) marks.push_back({p, g.px(p.x, p.placement), g.py(p.mean)});
+    else if (p.diverged > 0) marks.push_back({p, g.px(p.x, p.placement), g.diverged_y()});
   }
   return marks;
 }
@@ -153,10 +163,9 @@ std::string sweep_chart_svg(const SweepChart& chart) {
   }
 
   // Per placement: the min-max band, the line through the means, a mark per value.
-  std::vector<NormPlacement> placements;
+  const std::vector<NormPlacement>& placements = g.order;
   bool seeds = false, stalled = false, diverged = false;
   for (const SweepPoint& p : points) {
-    if (std::find(placements.begin(), placements.end(), p.placement) == placements.end()) placements.push_back(p.placement);
     seeds = seeds || p.runs > 1;
     stalled = stalled || p.stalled > 0;
     diverged = diverged || p.diverged > 0;
@@ -168,9 +177,11 @@ std::string sweep_chart_svg(const SweepChart& chart) {
       if (p.placement == placement && std::isfinite(p.mean)) mine.push_back(&p);
     }
     std::ostringstream band, line;
-    for (const SweepPoint* p : mine) band << fixed(px(p->x)) << ',' << fixed(py(p->max)) << ' ';
-    for (auto p = mine.rbegin(); p != mine.rend(); ++p) band << fixed(px((*p)->x)) << ',' << fixed(py((*p)->min)) << ' ';
-    for (const SweepPoint* p : mine) line << fixed(px(p->x)) << ',' << fixed(py(p->mean)) << ' ';
+    for (const SweepPoint* p : mine) band << fixed(g.px(p->x, placement)) << ',' << fixed(py(p->max)) << ' ';
+    for (auto p = mine.rbegin(); p != mine.rend(); ++p) {
+      band << fixed(g.px((*p)->x, placement)) << ',' << fixed(py((*p)->min)) << ' ';
+    }
+    for (const SweepPoint* p : mine) line << fixed(g.px(p->x, placement)) << ',' << fixed(py(p->mean)) << ' ';
     if (seeds) {
       svg << "<polygon class=\"band\" points=\"" << band.str() << "\" fill=\"" << colour
           << "\" fill-opacity=\"0.18\" stroke=\"none\"/>\n";
@@ -181,12 +192,12 @@ std::string sweep_chart_svg(const SweepChart& chart) {
       if (p.placement != placement) continue;
       if (std::isfinite(p.mean)) {
         const bool hollow = p.stalled > 0;
-        svg << "<circle class=\"" << (hollow ? "stalled" : "trained") << "\" cx=\"" << fixed(px(p.x)) << "\" cy=\""
+        svg << "<circle class=\"" << (hollow ? "stalled" : "trained") << "\" cx=\"" << fixed(g.px(p.x, placement)) << "\" cy=\""
             << fixed(py(p.mean)) << "\" r=\"5\" fill=\"" << (hollow ? "white" : colour) << "\" stroke=\"" << colour
             << "\" stroke-width=\"2\"/>\n";
       }
       if (p.diverged > 0) {
-        const double cx = px(p.x), cy = g.diverged_y();
+        const double cx = g.px(p.x, placement), cy = g.diverged_y();
         svg << "<path class=\"diverged\" d=\"M" << fixed(cx - 5) << ',' << fixed(cy - 5) << " L" << fixed(cx + 5) << ','
             << fixed(cy + 5) << " M" << fixed(cx - 5) << ',' << fixed(cy + 5) << " L" << fixed(cx + 5) << ','
             << fixed(cy - 5) << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\"/>\n";

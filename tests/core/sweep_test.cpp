@@ -259,6 +259,7 @@ TEST(SweepChart, MarksSitWhereThePictureDrawsThemAndTheChosenOneIsRinged) {
   EXPECT_THAT(svg, HasSubstr(circle)) << "the pre mark at 2 layers";
   EXPECT_LT(marks[0].cx, marks[1].cx);
   EXPECT_GT(marks[0].cy, marks[1].cy) << "a lower loss is drawn lower";
+  EXPECT_NEAR(marks[2].cx - marks[0].cx, 4, 1e-9) << "placements at one value sit apart, so neither hides the other";
   EXPECT_LT(marks[3].cy, marks[1].cy) << "a diverged point sits along the top";
   EXPECT_EQ(marks[3].point.diverged, 1);
   EXPECT_EQ(count(svg, "class=\"selected\""), 0u);
