@@ -120,7 +120,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
       refusal_timer_(new QTimer(this)),
       buttons_(new QWidget),
       course_note_(new QLabel),
-      course_seeds_(new QSpinBox) {
+      course_seeds_(new QSpinBox(buttons_)) {  // owned from the start: add_actions lays it out
   // The fields scroll; the message, the buttons and the course note stay in view below them,
   // so Start is never scrolled away however many settings there are.
   auto* scrolled = new QWidget;

@@ -262,7 +262,8 @@ TEST_F(MainWindowTest, DamagedSavedRunsAreMovedAsideAndReportedOnce) {
   const QDir runs(folder_.filePath(QStringLiteral("runs")));
   write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 100, 50), runs.filePath(QStringLiteral("a-good.json")).toStdString());
   const QByteArray cut = "{\"schema\": \"normlab.run\", \"version\": 1, \"name\": ";
-  const QByteArray binary("\x00\xff\x13 not json", 14);
+  const char raw[] = "\x00\xff\x13 not json";
+  const QByteArray binary(raw, sizeof raw - 1);  // the NUL inside counts, the one ending the literal not
   for (const auto& [name, bytes] : {std::pair{QStringLiteral("b-cut.json"), cut}, std::pair{QStringLiteral("c-binary.json"), binary}}) {
     QFile file(runs.filePath(name));
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
