@@ -414,6 +414,16 @@ TEST_F(RunRecordTest, AtomicWriteFailingMidwayKeepsOldFile) {
   expect_old_file_alone(path);
 }
 
+TEST_F(RunRecordTest, AtomicWriteStreamsIntoTheFile) {
+  const fs::path path = temp_ / "big.txt";
+  write_file_atomically(path, [](std::ostream& out) {
+    for (int i = 0; i < 100'000; ++i) out << i << '\n';
+  });
+  const auto lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 100'000u);
+  EXPECT_EQ(lines[99'999], "99999");
+}
+
 // A writer that throws leaves the old file and no temp file, and its exception escapes.
 TEST_F(RunRecordTest, AtomicWriteWhoseWriterThrowsKeepsOldFile) {
   const fs::path path = temp_ / "run.json";
