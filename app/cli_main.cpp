@@ -196,11 +196,9 @@ void print_seed_summary(const std::vector<RunRecord>& runs) {
     std::vector<const RunRecord*> members;
     for (const std::size_t i : group) members.push_back(records[i]);
     const SeedSpread spread = seed_spread(members);
-    TrainConfig shared = spread.mean.config;
-    shared.name.clear();
     const bool evaluated = !spread.mean.evals.empty();
     const double nan = std::nan("");
-    std::printf("%-40s %5d %10.3f %10.3f %10.3f\n", default_run_name(shared).c_str(), spread.runs,
+    std::printf("%-40s %5d %10.3f %10.3f %10.3f\n", seed_group_name(spread.mean.config).c_str(), spread.runs,
                 evaluated ? spread.mean.evals.back().val_loss : nan, evaluated ? spread.low.back().val_loss : nan,
                 evaluated ? spread.high.back().val_loss : nan);
   }

@@ -9,11 +9,22 @@
 
 namespace normlab {
 
+namespace {
+std::string seed_suffix(std::uint64_t seed) { return " seed " + std::to_string(seed); }
+}  // namespace
+
 TrainConfig with_seed(TrainConfig config, int i, int seeds) {
   config.seed += std::uint64_t(i);
   if (config.name.empty()) config.name = default_run_name(config);
-  if (seeds > 1) config.name += " seed " + std::to_string(config.seed);
+  if (seeds > 1) config.name += seed_suffix(config.seed);
   return config;
+}
+
+std::string seed_group_name(const TrainConfig& config) {
+  const std::string suffix = seed_suffix(config.seed);
+  const std::string& name = config.name;
+  const bool suffixed = name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return suffixed ? name.substr(0, name.size() - suffix.size()) : name;
 }
 
 std::vector<TrainConfig> repeat_over_seeds(const std::vector<TrainConfig>& configs, int seeds) {
@@ -48,7 +59,7 @@ namespace {
 // Mean, low and high at each index of `points(run)` over the runs that reached it.
 template <typename Point, typename Points, typename Value>
 void spread_over(const std::vector<const RunRecord*>& group, Points points, Value value, std::vector<Point>& mean,
-                 std::vector<Point>* low, std::vector<Point>* high) {
+                 std::vector<Point>* low = nullptr, std::vector<Point>* high = nullptr) {
   std::size_t longest = 0;
   for (const RunRecord* run : group) longest = std::max(longest, points(*run).size());
   for (std::size_t i = 0; i < longest; ++i) {
@@ -89,8 +100,7 @@ SeedSpread seed_spread(const std::vector<const RunRecord*>& group) {
   s.mean.baseline_loss = group.front()->baseline_loss;
   s.mean.status = group.front()->status;
   spread_over(group, [](const RunRecord& r) -> const std::vector<StepMetrics>& { return r.steps; },
-              [](auto& p) -> auto& { return p.train_loss; }, s.mean.steps, static_cast<std::vector<StepMetrics>*>(nullptr),
-              static_cast<std::vector<StepMetrics>*>(nullptr));
+              [](auto& p) -> auto& { return p.train_loss; }, s.mean.steps);
   spread_over(group, [](const RunRecord& r) -> const std::vector<EvalMetrics>& { return r.evals; },
               [](auto& p) -> auto& { return p.val_loss; }, s.mean.evals, &s.low, &s.high);
   return s;

@@ -5,6 +5,7 @@
 // times and drawn as a mean with its range. Plain data: the command line and the window
 // share it.
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "run_record.h"
@@ -18,6 +19,8 @@ TrainConfig with_seed(TrainConfig config, int i, int seeds);
 // every config again with the next, so the whole experiment shows early. UserError
 // when seeds < 1.
 std::vector<TrainConfig> repeat_over_seeds(const std::vector<TrainConfig>& configs, int seeds);
+// What a group of seeds is called: the run's name without the " seed N" with_seed added.
+std::string seed_group_name(const TrainConfig& config);
 
 // Whether the two runs are one experiment but for their seed (see same_experiment).
 bool differ_only_in_seed(const TrainConfig& a, const TrainConfig& b);

@@ -167,24 +167,27 @@ std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results) {
   return points;
 }
 
+RunProgress progress_of(RunStatus status) {
+  switch (status) {
+    case RunStatus::Done:
+    case RunStatus::Diverged: return RunProgress::Result;
+    case RunStatus::Running:
+    case RunStatus::Queued: return RunProgress::Pending;
+    case RunStatus::Stopped:
+    case RunStatus::Interrupted:
+    case RunStatus::Failed: return RunProgress::CutShort;
+  }
+  return RunProgress::CutShort;  // not reached: the switch names every status
+}
+
 int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& records) {
-  // Lower is better; the latest of equal rank wins.
-  const auto rank = [](RunStatus status) {
-    switch (status) {
-      case RunStatus::Done:
-      case RunStatus::Diverged: return 0;
-      case RunStatus::Running:
-      case RunStatus::Queued: return 1;
-      case RunStatus::Stopped:
-      case RunStatus::Interrupted:
-      case RunStatus::Failed: return 2;
-    }
-    return 2;
-  };
   int found = -1;
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (!same_experiment(records[i]->config, wanted)) continue;
-    if (found < 0 || rank(records[i]->status) <= rank(records[std::size_t(found)]->status)) found = int(i);
+    // RunProgress lists the better standing first; the latest of equal standing wins.
+    if (found < 0 || progress_of(records[i]->status) <= progress_of(records[std::size_t(found)]->status)) {
+      found = int(i);
+    }
   }
   return found;
 }

@@ -97,6 +97,15 @@ Geometry geometry_of(const SweepChart& chart) {
   return g;
 }
 
+std::vector<SweepMark> marks_of(const Geometry& g) {
+  std::vector<SweepMark> marks;
+  for (const SweepPoint& p : g.points) {
+    if (std::isfinite(p.mean)) marks.push_back({p, g.px(p.x, p.placement), g.py(p.mean)});
+    else if (p.diverged > 0) marks.push_back({p, g.px(p.x, p.placement), g.diverged_y()});
+  }
+  return marks;
+}
+
 }  // namespace
 
 std::string sweep_chart_title(const Sweep& sweep) {
@@ -105,15 +114,7 @@ std::string sweep_chart_title(const Sweep& sweep) {
          " tokens)";
 }
 
-std::vector<SweepMark> sweep_chart_marks(const SweepChart& chart) {
-  const Geometry g = geometry_of(chart);
-  std::vector<SweepMark> marks;
-  for (const SweepPoint& p : g.points) {
-    if (std::isfinite(p.mean)) marks.push_back({p, g.px(p.x, p.placement), g.py(p.mean)});
-    else if (p.diverged > 0) marks.push_back({p, g.px(p.x, p.placement), g.diverged_y()});
-  }
-  return marks;
-}
+std::vector<SweepMark> sweep_chart_marks(const SweepChart& chart) { return marks_of(geometry_of(chart)); }
 
 std::string sweep_chart_svg(const SweepChart& chart) {
   const Geometry g = geometry_of(chart);
@@ -206,7 +207,7 @@ std::string sweep_chart_svg(const SweepChart& chart) {
   }
 
   if (chart.selected) {
-    for (const SweepMark& mark : sweep_chart_marks(chart)) {
+    for (const SweepMark& mark : marks_of(g)) {
       if (mark.point.placement != chart.selected->first || mark.point.x != chart.selected->second) continue;
       svg << "<circle class=\"selected\" cx=\"" << fixed(mark.cx) << "\" cy=\"" << fixed(mark.cy)
           << "\" r=\"10\" fill=\"none\" stroke=\"#1d2530\" stroke-width=\"1.5\"/>\n";

@@ -306,20 +306,14 @@ void LossChart::apply_styles() {
     c.train->setVisible(drawn(run));
     c.heldout->setVisible(drawn(run));
     const auto group = groups_.find(run.id);
-    const bool grouped = group != groups_.end() && drawn(run);
-    QString name = qstr(run.record.config.name);
-    if (grouped) {
-      // "pre-norm lr 1e-3 warmup 30 seed 1337" stands for all its seeds.
-      const QString own_seed = QStringLiteral(" seed %1").arg(run.record.config.seed);
-      if (name.endsWith(own_seed)) name.chop(own_seed.size());
-      name += tr(" \u00b7 mean of %1 seeds").arg(group->second->members.size());
+    if (group != groups_.end() && drawn(run)) {
       QAreaSeries* band = group->second->band;
       band->setPen(Qt::NoPen);
       band->setBrush(with_alpha(run.colour, faded ? 22 : 48));
       band->setVisible(true);
       for (QLegendMarker* marker : legend()->markers(band)) marker->setVisible(false);
     }
-    c.heldout->setName(name);
+    c.heldout->setName(drawn_name(run));
     // One legend entry per run: its held-out curve stands for it.
     for (QLegendMarker* marker : legend()->markers(c.raw)) marker->setVisible(false);
     for (QLegendMarker* marker : legend()->markers(c.train)) marker->setVisible(false);
@@ -383,6 +377,12 @@ bool LossChart::drawn(const RunEntry& run) const {
 const RunRecord& LossChart::drawn_record(const RunEntry& run) const {
   const auto group = groups_.find(run.id);
   return group == groups_.end() ? run.record : group->second->spread.mean;
+}
+
+QString LossChart::drawn_name(const RunEntry& run) const {
+  const auto group = groups_.find(run.id);
+  if (group == groups_.end()) return qstr(run.record.config.name);
+  return tr("%1 \u00b7 mean of %2 seeds").arg(qstr(seed_group_name(run.record.config))).arg(group->second->members.size());
 }
 
 void LossChart::set_group_seeds(bool on) {
@@ -514,8 +514,7 @@ std::vector<Readout> LossChart::readout(double step) const {
     const std::size_t i = nearest(r.steps);
     Readout o;
     o.colour = run.colour;
-    o.name = qstr(run.record.config.name);
-    if (groups_.count(run.id)) o.name = tr("%1 (mean of %2 seeds)").arg(o.name).arg(groups_.at(run.id)->members.size());
+    o.name = drawn_name(run);
     o.step = r.steps[i].step;
     o.train = r.steps[i].train_loss;
     const auto& smoothed = curves->second->smoothed;

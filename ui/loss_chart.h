@@ -114,6 +114,7 @@ class LossChart : public QChart {
   bool shows(const RunEntry& run) const;  // chosen to be seen, alone or in its seed group
   bool drawn(const RunEntry& run) const;  // has curves of its own on the chart: shown, and no group's follower
   const RunRecord& drawn_record(const RunEntry& run) const;  // a group's mean for its first member
+  QString drawn_name(const RunEntry& run) const;             // "… · mean of 3 seeds" for a group
   void update_groups();
   void update_group_points(SeedGroup& group);
   void add_curves(int run_id);

@@ -330,8 +330,9 @@ void MainWindow::stop_sweep() {
   for (const int id : sweeps_->runs_in_progress()) {
     if (id == queue_->running_id()) {
       queue_->stop_current();
-    } else if (queue_->dequeue(id) || store_->find(id)->record.status == RunStatus::Queued) {
-      store_->remove(id);  // never started: nothing of it to keep
+    } else {  // queued, in the queue or restored beside it: never started, nothing of it to keep
+      queue_->dequeue(id);
+      store_->remove(id);
     }
   }
   statusBar()->showMessage(tr("Sweep stopped; its finished runs stay"), kStatusMessageMs);

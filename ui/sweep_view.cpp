@@ -40,8 +40,6 @@ namespace {
 constexpr int kRefreshMs = 200;    // results change when runs end, not with every step
 constexpr double kPointRadius = 12;  // pixels within which a click picks a point
 
-bool has_ended(RunStatus status) { return status != RunStatus::Queued && status != RunStatus::Running; }
-
 }  // namespace
 
 // The summary chart: the picture sweep_chart_svg draws, at the widget's size, with the
@@ -362,7 +360,7 @@ void SweepView::refresh() {
   ids_ = matching_ids();
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     const RunEntry* run = store_.find(ids_[i]);
-    if (run && has_ended(run->record.status)) results_.push_back(summarise(runs_[i], run->record));
+    if (run && progress_of(run->record.status) != RunProgress::Pending) results_.push_back(summarise(runs_[i], run->record));
   }
   if (const std::vector<TrainConfig> missing = runs_to_train(); !missing.empty() && estimate(missing).first < 0) {
     measure_if_needed(missing.front());
@@ -388,8 +386,7 @@ std::vector<TrainConfig> SweepView::runs_to_train() const {
   std::vector<TrainConfig> configs;
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     const RunEntry* run = store_.find(ids_[i]);
-    const bool result = run && (run->record.status == RunStatus::Done || run->record.status == RunStatus::Diverged);
-    if (!run || (!result && has_ended(run->record.status))) configs.push_back(runs_[i].config);
+    if (!run || progress_of(run->record.status) == RunProgress::CutShort) configs.push_back(runs_[i].config);
   }
   return configs;
 }
@@ -398,7 +395,7 @@ QList<int> SweepView::runs_in_progress() const {
   QList<int> ids;
   for (const int id : ids_) {
     const RunEntry* run = store_.find(id);
-    if (run && !has_ended(run->record.status) && !ids.contains(id)) ids << id;
+    if (run && progress_of(run->record.status) == RunProgress::Pending && !ids.contains(id)) ids << id;
   }
   return ids;
 }

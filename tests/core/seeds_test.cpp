@@ -22,6 +22,8 @@ TEST(Seeds, RepeatsSeedMajorWithOwnNames) {
     names.insert(runs[i].name);
   }
   EXPECT_EQ(names.size(), runs.size());
+  EXPECT_EQ(seed_group_name(runs[7]), course[2].name);
+  EXPECT_EQ(seed_group_name(course[2]), course[2].name) << "a name without a seed stays whole";
   EXPECT_EQ(repeat_over_seeds(course, 1)[4].name, course[4].name) << "one seed: names as before";
   EXPECT_THROW(repeat_over_seeds(course, 0), UserError);
   EXPECT_FALSE(differ_only_in_seed(course[0], course[2])) << "another rate is another experiment";
