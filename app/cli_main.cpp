@@ -242,9 +242,10 @@ int run_train(const Options& options) {
   return g_cancel ? 130 : 0;
 }
 
-// The run's record from an earlier sweep or train into `out`, when it finished with the
-// same settings: a sweep stopped or extended later trains only what it lacks.
-std::optional<RunRecord> done_before(const TrainConfig& config, const fs::path& out, const std::string& label) {
+// The run's record from an earlier sweep or train into `out`, when it answers the point
+// (core's `answers`, the window's rule too): a sweep stopped or extended later trains only
+// what it lacks.
+std::optional<RunRecord> answered_before(const TrainConfig& config, const fs::path& out, const std::string& label) {
   const fs::path file = out / (file_stem(config.name) + ".json");
   if (std::error_code error; !fs::exists(file, error)) return std::nullopt;
   RunRecord run;
@@ -253,9 +254,9 @@ std::optional<RunRecord> done_before(const TrainConfig& config, const fs::path& 
   } catch (const UserError&) {
     return std::nullopt;  // unreadable: trained again, and its file rewritten
   }
-  if (run.status != RunStatus::Done || !same_experiment(run.config, config)) return std::nullopt;
-  std::printf("%s  %s: done before with the same settings, final held-out %.3f nats; read back from %s\n",
-              label.c_str(), config.name.c_str(), run.final_val_loss(), file.c_str());
+  if (!answers(run, config)) return std::nullopt;
+  std::printf("%s  %s: %s before with the same settings, final held-out %.3f nats; read back from %s\n",
+              label.c_str(), config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss(), file.c_str());
   return run;
 }
 
@@ -316,7 +317,7 @@ int run_sweep(const Options& options) {
   std::vector<SweepResult> results;
   for (std::size_t i = 0; i < runs.size() && !g_cancel; ++i) {
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
-    std::optional<RunRecord> run = done_before(runs[i].config, out, label);
+    std::optional<RunRecord> run = answered_before(runs[i].config, out, label);
     if (!run) run = train_with_progress(runs[i].config, out, label, options.layers_summary);
     results.push_back(summarise(runs[i], *run));
     // Kept up to date, so a stopped sweep keeps its rows.

@@ -19,8 +19,9 @@ struct UserError : std::runtime_error {
 // over it without a default, so the compiler names every place a new one must go.
 enum class NormPlacement { Pre, Post, Peri, DeepNorm, Mix };
 
-// The colour family the app draws a placement's runs in.
-enum class Hue { Blue, Red, Teal, Amber, Purple };
+// The colour family the app draws a placement's runs in (green: post-norm with a long
+// warmup, the plate's third curve; see core/palette.h).
+enum class Hue { Blue, Red, Green, Teal, Amber, Purple };
 
 // An enum's table lists its values in enum order, so table[size_t(value)] describes value.
 template <typename Row, std::size_t N>

@@ -242,6 +242,12 @@ void copy_field(const ConfigField& f, const TrainConfig& from, TrainConfig& to) 
   });
 }
 
+void copy_section(Section section, const TrainConfig& from, TrainConfig& to) {
+  for (const ConfigField& field : config_fields()) {
+    if (field.section == section) copy_field(field, from, to);
+  }
+}
+
 bool same_experiment(const TrainConfig& a, const TrainConfig& b) {
   for (const ConfigField& field : config_fields()) {
     if (field.shapes_result && field_text(field, a) != field_text(field, b)) return false;

@@ -76,6 +76,8 @@ std::string field_text(const ConfigField& field, const TrainConfig& config);
 // Reads text of that form; UserError naming the field when it is not a value of its type.
 void set_field_text(const ConfigField& field, TrainConfig& config, const std::string& text);
 void copy_field(const ConfigField& field, const TrainConfig& from, TrainConfig& to);
+// Every field of the section: the course experiment takes its device and data this way.
+void copy_section(Section section, const TrainConfig& from, TrainConfig& to);
 // Whether every field that shapes the result reads the same in both: the same
 // experiment, whatever its name, device or thread count.
 bool same_experiment(const TrainConfig& a, const TrainConfig& b);

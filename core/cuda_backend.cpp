@@ -63,6 +63,14 @@ const CudaBackend& load_cuda_backend() {
   return backend;
 }
 
+bool nvidia_driver_present() {
+  std::error_code error;
+  if (fs::exists("/proc/driver/nvidia", error)) return true;
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver) dlclose(driver);
+  return driver != nullptr;
+}
+
 namespace {
 
 // Calls `function` of the CUDA driver with `args` when the driver is loaded; false otherwise.

@@ -18,6 +18,11 @@ struct CudaBackend {
 // that scripts/normlab.sh installs under $XDG_CACHE_HOME/normlab.
 const CudaBackend& load_cuda_backend();
 
+// Whether an NVIDIA driver is installed: its kernel module (/proc/driver/nvidia) or its
+// user-space library (libcuda.so.1). Cheap, so "auto" on a machine without one answers at
+// once instead of loading the 1 GB backend only to find no GPU.
+bool nvidia_driver_present();
+
 // From the CUDA driver LibTorch loaded, for GPU 0; no CUDA headers needed. The name is
 // "CUDA GPU" and the capability 0 when the driver cannot say.
 std::string cuda_device_name();

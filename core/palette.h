@@ -1,33 +1,37 @@
 #pragma once
-// The app's colours, as 0xRRGGBB: one family of shades per placement hue, plus the green
-// of long-warmup post-norm runs. Dark enough to read as held-out lines on white, distinct
-// within a family. The window (ui/run_colors) and the sweep chart both draw from here.
-#include <array>
+// The app's colour rule, as 0xRRGGBB. A run's hue says its design and nothing else may
+// change it: pre-norm blue, post-norm red (green with a long warmup), peri-norm teal,
+// DeepNorm amber, mix purple. Runs of one hue are told apart by lightness, then by a
+// dashed line; the runs of one seed group are one curve and share one shade. The window
+// (ui/run_colors) and the sweep chart both draw from here.
 #include <cstdint>
+#include <vector>
 
 #include "config.h"
 
 namespace normlab {
 
-inline constexpr std::array<std::uint32_t, 4> kBlues = {0x1f5fb0, 0x0b2a63, 0x2f9bd6, 0x5548b8};
-inline constexpr std::array<std::uint32_t, 4> kReds = {0xc62828, 0x7a0c0c, 0xe8692a, 0xad1457};
-inline constexpr std::array<std::uint32_t, 3> kGreens = {0x2e7d32, 0x0f4f2a, 0x7cb342};
-// The later designs: hues no earlier family uses, so the plate's three stay unambiguous.
-inline constexpr std::array<std::uint32_t, 3> kTeals = {0x00838f, 0x004d56, 0x26a69a};
-inline constexpr std::array<std::uint32_t, 3> kAmbers = {0xc77800, 0x7a4a00, 0xe0a526};
-inline constexpr std::array<std::uint32_t, 3> kPurples = {0x8e24aa, 0x4a148c, 0xc158dc};
+inline constexpr int kLightnessSteps = 4;
+inline constexpr int kShades = 2 * kLightnessSteps;  // each lightness solid, then dashed
 
-// The `shade`-th colour of a hue's family; shades repeat after a few.
-inline std::uint32_t hue_colour(Hue hue, int shade) {
-  auto pick = [shade](const auto& family) { return family[std::size_t(shade) % family.size()]; };
-  switch (hue) {
-    case Hue::Blue: return pick(kBlues);
-    case Hue::Red: return pick(kReds);
-    case Hue::Teal: return pick(kTeals);
-    case Hue::Amber: return pick(kAmbers);
-    case Hue::Purple: return pick(kPurples);
-  }
-  return 0;  // not reached: the switch names every hue
-}
+// The hue a run is drawn in: its placement's, or green for post-norm with a long warmup
+// (more than the course's short warmup and at least a tenth of the run).
+Hue family_of(const TrainConfig& config);
+
+// The `shade`-th colour of a hue: shade 0 is the hue's own colour, the next ones darker or
+// lighter at the same hue; shades repeat every kShades.
+std::uint32_t hue_colour(Hue hue, int shade);
+// Shades from kLightnessSteps on are drawn dashed.
+bool shade_dashed(int shade);
+
+// A run already shown and its shade.
+struct ShadedRun {
+  const TrainConfig* config;
+  int shade;
+};
+// The shade a new run takes among `shown`: its seed group's when it joins one, else the
+// shade least used by the other groups of its hue (the lowest of equals), so two curves of
+// one hue look alike only once all kShades are in use.
+int next_shade(const TrainConfig& config, const std::vector<ShadedRun>& shown);
 
 }  // namespace normlab

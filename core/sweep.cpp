@@ -192,6 +192,10 @@ int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& rec
   return found;
 }
 
+bool answers(const RunRecord& run, const TrainConfig& wanted) {
+  return progress_of(run.status) == RunProgress::Result && same_experiment(run.config, wanted);
+}
+
 namespace {
 // Forward-pass FLOPs per token: 2 per weight of the blocks' matrices (12 d² each: q, k, v,
 // output, and the 4d MLP) and of the head, plus attention's scores and weighted sum.

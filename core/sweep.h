@@ -113,6 +113,10 @@ RunProgress progress_of(RunStatus status);
 // Which of `records` ran `wanted` (the same experiment: see same_experiment), the best
 // by progress_of, the latest of equal standing; -1 when none did.
 int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& records);
+// The one rule, for the window, the command line and the course experiment alike, that
+// says an earlier run answers `wanted` so it is not trained again: the same experiment,
+// ended with a result (done or diverged: training it again would diverge again).
+bool answers(const RunRecord& run, const TrainConfig& wanted);
 
 // Floating-point operations of a whole run: each training step's forward and backward
 // pass and each evaluation's forward pass. Only ratios of it are used: they scale the

@@ -34,7 +34,9 @@ Environment describe_device(const std::string& device, int threads) {
   Environment env;
   env.app_version = NORMLAB_VERSION;
   env.libtorch_version = libtorch_version();
-  const bool has_cuda = load_cuda_backend().loaded && torch::cuda::is_available();
+  // Without a driver there is no GPU to find: the backend is not even loaded.
+  const bool has_cuda = device != "cpu" && nvidia_driver_present() && load_cuda_backend().loaded &&
+                        torch::cuda::is_available();
   if (device == "cuda" && !has_cuda) {
     throw UserError("device 'cuda' was asked for, but LibTorch sees no CUDA GPU here; "
                     "use 'auto' or 'cpu'");

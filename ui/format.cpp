@@ -4,8 +4,6 @@
 
 namespace normlab::ui {
 
-QString qstr(const std::string& text) { return QString::fromStdString(text); }
-
 QString loss_text(double nats) {
   return std::isfinite(nats) ? QString::number(nats, 'f', 3) : QStringLiteral("\u2014");
 }

@@ -4,12 +4,14 @@
 #include <QString>
 
 #include "config.h"
+#include "qstring.h"
 
 namespace normlab::ui {
+
+using lab::qstr;
 
 QString loss_text(double nats);              // "5.090", or an em dash when not a number
 QString lr_text(double lr);                  // "6e-3", as the course writes rates
 QString setup_text(const TrainConfig& c);    // one line: model, batch, steps
-QString qstr(const std::string& text);
 
 }  // namespace normlab::ui

@@ -20,6 +20,7 @@
 #include "format.h"
 #include "heatmap_math.h"
 #include "layer_stats.h"
+#include "run_colors.h"
 #include "run_store.h"
 
 namespace normlab::ui {
@@ -138,7 +139,7 @@ class InsidePlot : public QWidget {
   void paint_panel(QPainter& p, const QRect& r, int panel, const LogScale& scale) const {
     const RunEntry* run = store_.find(run_ids[panel]);
     const Series* s = series_of(panel);
-    p.setPen(run ? run->colour : Qt::black);
+    p.setPen(run ? run_colour(*run) : Qt::black);
     p.drawText(QRect(r.left(), 4, r.width(), 22), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine,
                run ? qstr(run->record.config.name) : QObject::tr("(no run)"));
     p.setPen(QColor(0xb0, 0xb7, 0xc0));
@@ -224,8 +225,8 @@ class InsidePlot : public QWidget {
       const int n = s->width();
       auto x_of = [&](int layer) { return n == 1 ? r.center().x() : r.left() + 12 + layer * (r.width() - 24.0) / (n - 1); };
       QPainterPath line;
-      p.setPen(QPen(run->colour, 2));
-      p.setBrush(run->colour);
+      p.setPen(QPen(run_colour(*run), 2));
+      p.setBrush(run_colour(*run));
       for (int layer = 0; layer < n; ++layer) {
         const double v = s->at(*i, layer);
         if (std::isnan(scale_position(scale, v))) continue;
@@ -312,9 +313,7 @@ InsideView::InsideView(RunStore& store, QWidget* parent)
   });
   connect(&store_, &RunStore::run_added, this, &InsideView::refresh_runs);
   connect(&store_, &RunStore::run_removed, this, &InsideView::refresh_runs);
-  connect(&store_, &RunStore::dataChanged, this, [this](const QModelIndex& first) {
-    if (first.column() == RunStore::NameColumn) refresh_runs();  // renamed; not for every step's progress
-  });
+  connect(&store_, &RunStore::status_changed, this, &InsideView::refresh_runs);
   refresh_runs();
 }
 

@@ -6,6 +6,7 @@
 #include <QString>
 #include <QTimer>
 #include <QWidget>
+#include "lab_names.h"
 
 class QComboBox;
 class QLabel;
@@ -13,7 +14,6 @@ class QPainter;
 
 namespace normlab::ui {
 
-class RunStore;
 class InsidePlot;
 
 class InsideView : public QWidget {

@@ -283,11 +283,13 @@ void LossChart::apply_styles() {
       for (const int member : group->second->members) strong = strong || highlighted_.contains(member);
     }
     const bool faded = any_highlighted && !strong;
-    const QColor dark = with_alpha(run.colour, faded ? 90 : 255);
-    const QColor light = with_alpha(training_colour(run.colour), faded ? 80 : 255);
-    const QColor faint = with_alpha(lightened(run.colour, 0.72), faded ? 40 : 150);
+    const QColor colour = run_colour(run);
+    const QColor dark = with_alpha(colour, faded ? 90 : 255);
+    const QColor light = with_alpha(training_colour(colour), faded ? 80 : 255);
+    const QColor faint = with_alpha(lightened(colour, 0.72), faded ? 40 : 150);
 
     QPen heldout_pen(dark, strong ? 3.2 : 2.1);
+    heldout_pen.setStyle(run_pen_style(run));  // the same hue's fifth curve on is dashed
     heldout_pen.setCapStyle(Qt::RoundCap);
     heldout_pen.setJoinStyle(Qt::RoundJoin);
     c.heldout->setPen(heldout_pen);
@@ -296,6 +298,7 @@ void LossChart::apply_styles() {
     // Thousands of points each: on screen they are one-pixel cosmetic lines, which Qt
     // draws several times faster than wider ones; pictures get the true widths.
     QPen train_pen(strong ? training_colour(dark).darker(115) : light, picture_mode_ ? 1.1 : 1.0);
+    train_pen.setStyle(run_pen_style(run));
     QPen raw_pen(faint, picture_mode_ ? 0.9 : 1.0);
     train_pen.setCosmetic(!picture_mode_);
     raw_pen.setCosmetic(!picture_mode_);
@@ -309,7 +312,7 @@ void LossChart::apply_styles() {
     if (group != groups_.end() && drawn(run)) {
       QAreaSeries* band = group->second->band;
       band->setPen(Qt::NoPen);
-      band->setBrush(with_alpha(run.colour, faded ? 22 : 48));
+      band->setBrush(with_alpha(colour, faded ? 22 : 48));
       band->setVisible(true);
       for (QLegendMarker* marker : legend()->markers(band)) marker->setVisible(false);
     }
@@ -513,7 +516,7 @@ std::vector<Readout> LossChart::readout(double step) const {
     };
     const std::size_t i = nearest(r.steps);
     Readout o;
-    o.colour = run.colour;
+    o.colour = run_colour(run);
     o.name = drawn_name(run);
     o.step = r.steps[i].step;
     o.train = r.steps[i].train_loss;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "run_record.h"
+#include "lab_names.h"
 
 class QAreaSeries;
 class QCategoryAxis;
@@ -21,8 +22,6 @@ class QValueAxis;
 
 namespace normlab::ui {
 
-class RunStore;
-struct RunEntry;
 
 // What part of the plane is shown: steps across, loss in nats up.
 struct ViewRange {

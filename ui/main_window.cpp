@@ -30,15 +30,13 @@
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
+#include "lab.h"
 #include "presets.h"
-#include "run_archive.h"
 #include "run_details.h"
-#include "run_store.h"
+#include "run_table.h"
 #include "run_text.h"
-#include "seeds.h"
 #include "settings_panel.h"
 #include "sweep_view.h"
-#include "training_queue.h"
 
 namespace normlab::ui {
 
@@ -58,8 +56,9 @@ QString course_scale_text(Scale scale) {
 MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent),
       options_(std::move(options)),
-      store_(new RunStore(this)),
-      queue_(new TrainingQueue(*store_, this)),
+      lab_(new Lab(options_.data_folder.isEmpty() ? default_data_folder() : options_.data_folder, this)),
+      store_(&lab_->store()),
+      run_model_(new RunTableModel(*store_, this)),
       chart_(new LossChart(*store_)),
       chart_view_(new LossChartView(chart_)),
       settings_(new SettingsPanel),
@@ -75,8 +74,6 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       lr_label_(new QLabel),
       run_progress_(new QProgressBar),
       queue_progress_(new QProgressBar) {
-  if (options_.data_folder.isEmpty()) options_.data_folder = default_data_folder();
-  archive_ = std::make_unique<RunArchive>(options_.data_folder);
   setWindowTitle(tr("NormLab \u2014 pre-norm and post-norm"));
   setObjectName(QStringLiteral("NormLabMainWindow"));
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
@@ -87,9 +84,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   views_->addTab(new InsideView(*store_), tr("Inside the model"));
   SweepView::Hooks sweep_hooks;
   sweep_hooks.next_run = [this] { return settings_->config(); };
-  sweep_hooks.on_gpu = [this] { return device_known_ && device_.device == "cuda" && settings_->config().device != "cpu"; };
   sweep_hooks.report = [this](const QString& title, const QString& text) { report(title, text); };
-  sweeps_ = new SweepView(*store_, *queue_, std::move(sweep_hooks));
+  sweeps_ = new SweepView(*lab_, std::move(sweep_hooks));
   views_->addTab(sweeps_, tr("Sweeps"));
   about_ = new AboutView;
   views_->addTab(about_, tr("About this experiment"));
@@ -110,19 +106,18 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     if (views_->currentWidget() == sweeps_) sweeps_->refresh();  // the next run's settings may have changed
   });
   connect(settings_, &SettingsPanel::course_seeds_changed, this, &MainWindow::update_course_action);
-  connect(sweeps_, &SweepView::start_requested, this, &MainWindow::start_sweep);
-  connect(sweeps_, &SweepView::stop_requested, this, &MainWindow::stop_sweep);
   connect(sweeps_, &SweepView::runs_shown, this, &MainWindow::select_runs);
-  connect(queue_, &TrainingQueue::progress_changed, this, &MainWindow::update_progress);
-  connect(queue_, &TrainingQueue::busy_changed, this, &MainWindow::update_actions);
-  connect(queue_, &TrainingQueue::device_found, this, &MainWindow::on_device_found);
-  connect(queue_, &TrainingQueue::run_failed, this, [this](int id, const QString& message, int dropped) {
+  connect(lab_, &Lab::progress_changed, this, &MainWindow::update_progress);
+  connect(lab_, &Lab::busy_changed, this, &MainWindow::update_actions);
+  connect(lab_, &Lab::device_found, this, &MainWindow::on_device_found);
+  connect(lab_, &Lab::note, this, [this](const QString& text) { statusBar()->showMessage(text, kStatusMessageMs); });
+  connect(lab_, &Lab::run_failed, this, [this](int id, const QString& message, int dropped) {
     const RunEntry* run = store_->find(id);
     QString text = tr("\u201c%1\u201d could not train:\n%2").arg(run ? qstr(run->record.config.name) : QString(), message);
     if (dropped > 0) text += tr("\n\nThe %n run(s) queued after it were removed.", nullptr, dropped);
     report(tr("Run failed"), text);
   });
-  connect(queue_, &TrainingQueue::save_failed, this, [this](int, const QString& message) {
+  connect(lab_, &Lab::save_failed, this, [this](int, const QString& message) {
     report(tr("Run not saved"), tr("The run goes on, but its progress cannot be saved:\n%1").arg(message));
   });
   connect(store_, &RunStore::status_changed, this, [this](int id) {
@@ -143,10 +138,12 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   update_details();
   update_actions();
   update_progress();
-  queue_->probe_device();
+  lab_->probe_device();
 }
 
-MainWindow::~MainWindow() { queue_->shutdown(); }
+MainWindow::~MainWindow() { lab_->shutdown(); }
+
+RunStore& MainWindow::store() { return *store_; }
 
 void MainWindow::report(const QString& title, const QString& text) {
   if (options_.report_error) options_.report_error(title, text);
@@ -169,34 +166,42 @@ void MainWindow::restore_session() {
   emit smoothing_->valueChanged(smoothing);  // shows the value even when it did not change
 
   const QStringList hidden = settings.value(QStringLiteral("runs/hidden")).toStringList();
-  const RunArchive::Restored restored = archive_->restore();
-  for (const auto& [record, file] : restored.runs) {
-    const int id = store_->add(record, file);
-    if (hidden.contains(QFileInfo(file).fileName())) store_->set_visible(id, false);
+  const lab::RunArchive::Restored restored = lab_->restore();
+  for (const RunEntry& run : store_->runs()) {
+    if (hidden.contains(QFileInfo(run.file).fileName())) store_->set_visible(run.id, false);
   }
-  if (!restored.runs.empty()) {
+  if (lab_->read_only()) {
+    statusBar()->showMessage(tr("Another NormLab (%1) owns %2: its runs are shown as last saved, and nothing "
+                                "can be trained or changed here")
+                                 .arg(lab_->archive().owner(), lab_->archive().folder()));
+  } else if (!restored.runs.empty()) {
     const auto waiting = std::count_if(restored.runs.begin(), restored.runs.end(),
                                        [](const auto& run) { return run.first.status == RunStatus::Queued; });
-    QString text = tr("%n run(s) restored from %1", nullptr, int(restored.runs.size())).arg(archive_->folder());
+    QString text = tr("%n run(s) restored from %1", nullptr, int(restored.runs.size())).arg(lab_->archive().folder());
     if (waiting > 0) text += tr("; %n still queued: Run > Start queued runs trains them", nullptr, int(waiting));
     statusBar()->showMessage(text, kStatusMessageMs * (waiting > 0 ? 4 : 1));
   }
   if (!restored.damaged.isEmpty() || !restored.unmovable.isEmpty()) {
-    QString text;
-    if (!restored.damaged.isEmpty()) {
-      text += tr("%n saved run(s) could not be read. They were moved to %1, so they are not read again; "
-                 "nothing was deleted.\n\n%2",
-                 nullptr, int(restored.damaged.size()))
-                  .arg(archive_->damaged_folder(), restored.damaged.join(QStringLiteral("\n")));
-    }
-    if (!restored.unmovable.isEmpty()) {
-      if (!text.isEmpty()) text += QStringLiteral("\n\n");
-      text += tr("%n saved run(s) could not be read, nor moved to %1:\n\n%2", nullptr, int(restored.unmovable.size()))
-                  .arg(archive_->damaged_folder(), restored.unmovable.join(QStringLiteral("\n")));
-    }
     // Once the window is up, so the message has it as its parent.
-    QTimer::singleShot(0, this, [this, text] { report(tr("Damaged saved runs"), text); });
+    QTimer::singleShot(0, this, [this, restored] { report_damaged(restored.damaged, restored.unmovable); });
   }
+}
+
+void MainWindow::report_damaged(const QStringList& damaged, const QStringList& unmovable) {
+  const QString folder = lab_->archive().damaged_folder();
+  QString text;
+  if (!damaged.isEmpty()) {
+    text += tr("%n saved run(s) could not be read. They were moved to %1, so they are not read again; "
+               "nothing was deleted.\n\n%2",
+               nullptr, int(damaged.size()))
+                .arg(folder, damaged.join(QStringLiteral("\n")));
+  }
+  if (!unmovable.isEmpty()) {
+    if (!text.isEmpty()) text += QStringLiteral("\n\n");
+    text += tr("%n saved run(s) could not be read, nor moved to %1:\n\n%2", nullptr, int(unmovable.size()))
+                .arg(folder, unmovable.join(QStringLiteral("\n")));
+  }
+  report(tr("Damaged saved runs"), text);
 }
 
 void MainWindow::save_session() const {
@@ -222,43 +227,20 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   save_session();
   // The window goes at once; a run still preparing its data may take a moment to stop.
   hide();
-  queue_->shutdown();  // the worker saves the stopped run before its thread ends
+  lab_->shutdown();  // the worker saves the stopped run before its thread ends
   event->accept();
 }
 
 void MainWindow::on_device_found(const Environment& found) {
-  device_ = found;
-  device_known_ = true;
   settings_->set_device(found);
-  const bool gpu = found.device == "cuda";
+  const bool gpu = lab_->on_gpu();
   // First launch: the course's settings, made small enough for a CPU when needed, unless
   // the schedule was changed meanwhile.
-  const TrainConfig now = settings_->config(), initial;
-  const bool untouched = now.steps == initial.steps && now.batch_size == initial.batch_size &&
-                         now.model.context == initial.model.context && now.eval_interval == initial.eval_interval;
-  if (!settings_restored_ && untouched) settings_->set_config(scaled(now, gpu ? Scale::Full : Scale::Cpu));
+  if (!settings_restored_) settings_->set_config(lab_->fit_to_device(settings_->config()));
   settings_->set_course_note(gpu ? tr("GPU found: the course experiment runs at full size (%1).").arg(course_scale_text(Scale::Full))
                                  : tr("No GPU found: the course experiment is scaled for the CPU (%1).")
                                        .arg(course_scale_text(Scale::Cpu)));
   update_actions();
-  if (std::exchange(course_requested_, false)) start_course_experiment();
-}
-
-int MainWindow::queue_run(TrainConfig config) {
-  if (config.name.empty()) config.name = default_run_name(config);
-  RunRecord record;
-  config.name = store_->unique_name(qstr(config.name)).toStdString();
-  record.config = config;
-  record.status = RunStatus::Queued;
-  const QString file = archive_->new_path(qstr(config.name));
-  try {
-    write_json(record, file.toStdString());  // so a run still queued when NormLab ends comes back
-  } catch (const std::exception&) {
-    // The worker reports a folder that refuses writes when it saves the run (once per run).
-  }
-  const int id = store_->add(record, file);
-  queue_->enqueue(id);
-  return id;
 }
 
 void MainWindow::start_run() {
@@ -267,33 +249,13 @@ void MainWindow::start_run() {
     statusBar()->showMessage(problem, kStatusMessageMs);
     return;
   }
-  const TrainConfig config = settings_->config();
-  queue_run(config);
-  if (queue_->busy() && store_->runs().size() > 1) {
-    statusBar()->showMessage(tr("Queued \u201c%1\u201d").arg(qstr(store_->runs().back().record.config.name)), kStatusMessageMs);
-  }
+  lab_->start_run(settings_->config());
   QSettings settings;
   settings_->save(settings);
 }
 
 void MainWindow::start_course_experiment() {
-  if (!device_known_) {  // its size depends on the device; the probe answers in a moment
-    course_requested_ = true;
-    return;
-  }
-  const TrainConfig chosen = settings_->config();
-  TrainConfig base;
-  settings_->copy_device_and_data(base);
-  base.seed = chosen.seed;
-  const bool gpu = device_known_ && device_.device == "cuda" && chosen.device != "cpu";
-  const Scale scale = gpu ? Scale::Full : Scale::Cpu;
-  const int seeds = settings_->course_seeds();
-  for (const TrainConfig& config : repeat_over_seeds(workshop_runs(scaled(base, scale)), seeds)) queue_run(config);
-  const QString runs = seeds > 1 ? tr("five runs \u00d7 %1 seeds").arg(seeds) : tr("five runs");
-  statusBar()->showMessage(gpu ? tr("Course experiment queued: %1 of %2").arg(runs, course_scale_text(scale))
-                               : tr("No GPU found: course experiment (%1) scaled for the CPU (%2)")
-                                     .arg(runs, course_scale_text(scale)),
-                           kStatusMessageMs * 2);
+  lab_->start_course_experiment(settings_->config(), settings_->course_seeds());
 }
 
 void MainWindow::update_course_action() {
@@ -303,40 +265,7 @@ void MainWindow::update_course_action() {
 }
 
 void MainWindow::start_queued_runs() {
-  for (const RunEntry& run : store_->runs()) {
-    if (run.record.status == RunStatus::Queued && !queue_->is_queued(run.id)) queue_->enqueue(run.id);
-  }
-  update_actions();
-}
-
-void MainWindow::start_sweep() {
-  sweeps_->refresh();
-  if (!sweeps_->problem().isEmpty()) {
-    report(tr("Sweep not started"), sweeps_->problem());
-    return;
-  }
-  // Runs of the sweep still queued from an earlier session join the queue first.
-  for (const int id : sweeps_->runs_in_progress()) {
-    if (!queue_->is_queued(id)) queue_->enqueue(id);
-  }
-  const std::vector<TrainConfig> missing = sweeps_->runs_to_train();
-  for (const TrainConfig& config : missing) queue_run(config);
-  statusBar()->showMessage(tr("Sweep: %n run(s) queued", nullptr, int(missing.size())), kStatusMessageMs);
-  sweeps_->refresh();
-  update_actions();
-}
-
-void MainWindow::stop_sweep() {
-  for (const int id : sweeps_->runs_in_progress()) {
-    if (id == queue_->running_id()) {
-      queue_->stop_current();
-    } else {  // queued, in the queue or restored beside it: never started, nothing of it to keep
-      queue_->dequeue(id);
-      store_->remove(id);
-    }
-  }
-  statusBar()->showMessage(tr("Sweep stopped; its finished runs stay"), kStatusMessageMs);
-  sweeps_->refresh();
+  lab_->start_queued_runs();
   update_actions();
 }
 
@@ -344,35 +273,36 @@ void MainWindow::select_runs(const QList<int>& run_ids) {
   QItemSelection selection;
   for (const int id : run_ids) {
     const int row = store_->row_of(id);
-    if (row >= 0) selection.select(store_->index(row, 0), store_->index(row, RunStore::ColumnCount - 1));
+    if (row >= 0) selection.select(run_model_->index(row, 0), run_model_->index(row, RunTableModel::ColumnCount - 1));
   }
   run_table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
-  if (!run_ids.isEmpty()) run_table_->scrollTo(store_->index(store_->row_of(run_ids.front()), 0));
+  if (!run_ids.isEmpty()) run_table_->scrollTo(run_model_->index(store_->row_of(run_ids.front()), 0));
 }
 
 void MainWindow::stop_run() {
-  if (!queue_->busy()) return;
-  queue_->stop_current();
+  if (!lab_->queue().busy()) return;
+  lab_->stop_run();
   statusBar()->showMessage(tr("Stopping after the current step; its points are kept"), kStatusMessageMs);
 }
 
 void MainWindow::stop_all() {
-  queue_->stop_all();
+  lab_->stop_all();
   statusBar()->showMessage(tr("Stopping; the queue is cleared"), kStatusMessageMs);
 }
 
 void MainWindow::update_actions() {
-  const bool busy = queue_->busy();
-  start_action_->setEnabled(settings_->problem().isEmpty());
+  const bool busy = lab_->queue().busy();
+  const bool writable = !lab_->read_only();
+  start_action_->setEnabled(writable && settings_->problem().isEmpty());
   stop_action_->setEnabled(busy);
   stop_all_action_->setEnabled(busy);
-  start_queued_action_->setEnabled(std::any_of(store_->runs().begin(), store_->runs().end(), [this](const RunEntry& run) {
-    return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id);
-  }));
-  course_action_->setEnabled(device_known_);
+  start_queued_action_->setEnabled(writable && lab_->has_unqueued_runs());
+  // Before the device is known the course waits for it; the look-up takes a moment at most.
+  course_action_->setEnabled(writable);
+  import_action_->setEnabled(true);
   const QList<int> selected = selected_runs();
-  const bool removable = !selected.isEmpty() && !selected.contains(queue_->running_id());
-  remove_action_->setEnabled(removable);
+  remove_action_->setEnabled(!selected.isEmpty() && std::all_of(selected.begin(), selected.end(),
+                                                                [this](int id) { return lab_->removable(id); }));
   use_settings_action_->setEnabled(selected.size() == 1);
   const bool any = !store_->runs().empty();
   export_json_action_->setEnabled(any);
@@ -380,7 +310,7 @@ void MainWindow::update_actions() {
 }
 
 void MainWindow::update_progress() {
-  const QueueProgress p = queue_->progress();
+  const lab::QueueProgress p = lab_->queue().progress();
   const bool active = p.run_id != 0;
   run_progress_->setVisible(active);
   queue_progress_->setVisible(active && p.run_total > 1);
@@ -457,7 +387,7 @@ void MainWindow::show_run_menu(const QPoint& pos) {
 void MainWindow::remove_runs(const QList<int>& run_ids) {
   QList<int> removable;
   for (int id : run_ids) {
-    if (id != queue_->running_id() && store_->find(id)) removable << id;
+    if (lab_->removable(id)) removable << id;
   }
   if (removable.isEmpty()) return;
   const QString question = tr("Remove %n run(s) from NormLab? Their saved data in the runs folder is deleted too; "
@@ -465,10 +395,7 @@ void MainWindow::remove_runs(const QList<int>& run_ids) {
   const bool yes = options_.confirm ? options_.confirm(tr("Remove runs"), question)
                                     : QMessageBox::question(this, tr("Remove runs"), question) == QMessageBox::Yes;
   if (!yes) return;
-  for (int id : removable) {
-    queue_->dequeue(id);
-    store_->remove(id);
-  }
+  lab_->remove_runs(removable);
   update_actions();
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "run_record.h"
+#include "lab_names.h"
 
 class QDockWidget;
 class QCheckBox;
@@ -21,11 +22,9 @@ namespace normlab::ui {
 
 class LossChart;
 class LossChartView;
-class RunArchive;
-class RunStore;
+class RunTableModel;
 class SettingsPanel;
 class SweepView;
-class TrainingQueue;
 
 struct MainWindowOptions {
   QString data_folder;  // where runs are kept between sessions; empty: the app's data folder
@@ -41,18 +40,13 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // What the buttons and menus do, also callable directly (command line, tests).
-  int queue_run(TrainConfig config);   // returns the run's id
-  void start_run();                    // queues the settings panel's run
+  // What the buttons and menus do, also callable directly (command line, tests); each
+  // takes what it needs from the widgets and calls the lab.
+  void start_run();                    // the settings panel's run
   void start_course_experiment();
   void stop_run();
   void stop_all();
-  // Queues, in their order, the runs that are queued but not waiting in the queue (those
-  // still queued when NormLab last ended, or imported so).
   void start_queued_runs();
-  // Queues the runs the sweep tab's sweep lacks; stops its running run and unqueues the rest.
-  void start_sweep();
-  void stop_sweep();
   // Adds runs from JSON files. All or nothing: one bad file and none is added, and the
   // errors are reported. Returns how many were added.
   int import_runs(const QStringList& files);
@@ -61,15 +55,15 @@ class MainWindow : public QMainWindow {
   // One run to a .json file, or several to a folder (one file each).
   bool export_runs_json(const QList<int>& run_ids, const QString& target);
   bool export_runs_csv(const QList<int>& run_ids, const QString& path);
-  void remove_runs(const QList<int>& run_ids);
+  void remove_runs(const QList<int>& run_ids);  // asks first
 
-  RunStore& store() { return *store_; }
+  Lab& lab() { return *lab_; }
+  RunStore& store();
   LossChart& chart() { return *chart_; }
   LossChartView& chart_view() { return *chart_view_; }
   SettingsPanel& settings_panel() { return *settings_; }
   SweepView& sweep_view() { return *sweeps_; }
   QTabWidget& views() { return *views_; }
-  TrainingQueue& queue() { return *queue_; }
   QAction* start_action() const { return start_action_; }
   QAction* stop_action() const { return stop_action_; }
   QAction* course_action() const { return course_action_; }
@@ -94,6 +88,7 @@ class MainWindow : public QMainWindow {
   void restore_session();
   void save_session() const;
   void on_device_found(const Environment& found);
+  void report_damaged(const QStringList& damaged, const QStringList& unmovable);
   void update_progress();
   void update_actions();
   void update_course_action();
@@ -110,9 +105,9 @@ class MainWindow : public QMainWindow {
   void export_image_dialog();
 
   MainWindowOptions options_;
-  std::unique_ptr<RunArchive> archive_;
+  Lab* lab_;
   RunStore* store_;
-  TrainingQueue* queue_;
+  RunTableModel* run_model_;
   LossChart* chart_;
   LossChartView* chart_view_;
   SettingsPanel* settings_;
@@ -131,9 +126,6 @@ class MainWindow : public QMainWindow {
   QProgressBar* run_progress_;
   QProgressBar* queue_progress_;
   bool settings_restored_ = false;
-  bool device_known_ = false;
-  bool course_requested_ = false;  // asked for before the device was known
-  Environment device_;
 
   QAction* start_action_ = nullptr;
   QAction* stop_action_ = nullptr;

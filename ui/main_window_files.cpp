@@ -12,45 +12,24 @@
 #include "image_dialog.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
-#include "run_archive.h"
-#include "run_store.h"
+#include "lab.h"
 #include "run_text.h"
 
 namespace normlab::ui {
 
 int MainWindow::import_runs(const QStringList& files) {
-  std::vector<RunRecord> records;
-  QStringList problems;
-  for (const QString& file : files) {
-    try {
-      records.push_back(read_json(file.toStdString()));
-    } catch (const std::exception& error) {
-      problems << QString::fromStdString(error.what());
-    }
-  }
-  if (!problems.isEmpty()) {
-    report(tr("Import failed"), tr("Nothing was imported.\n\n%1").arg(problems.join(QStringLiteral("\n\n"))));
+  const Lab::Imported imported = lab_->import_runs(files);
+  if (!imported.problems.isEmpty()) {
+    report(tr("Import failed"), tr("Nothing was imported.\n\n%1").arg(imported.problems.join(QStringLiteral("\n\n"))));
     return 0;
   }
-  QStringList unsaved;
-  for (RunRecord& record : records) {
-    record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
-    mark_interrupted(record, "the file was saved while the run trained; it ends there");
-    QString file = archive_->new_path(qstr(record.config.name));
-    try {
-      write_json(record, file.toStdString());  // a copy, so it comes back next time
-    } catch (const std::exception& error) {
-      unsaved << QString::fromStdString(error.what());
-      file.clear();
-    }
-    store_->add(record, file);
-  }
-  statusBar()->showMessage(unsaved.isEmpty() ? tr("Imported %n run(s)", nullptr, int(records.size()))
-                                             : tr("Imported %n run(s), but could not keep a copy: %1", nullptr, int(records.size()))
-                                                   .arg(unsaved.join(QStringLiteral("; "))),
+  statusBar()->showMessage(imported.unsaved.isEmpty()
+                               ? tr("Imported %n run(s)", nullptr, imported.added)
+                               : tr("Imported %n run(s), but could not keep a copy: %1", nullptr, imported.added)
+                                     .arg(imported.unsaved.join(QStringLiteral("; "))),
                            kStatusMessageMs);
   update_actions();
-  return int(records.size());
+  return imported.added;
 }
 
 bool MainWindow::export_chart(const QString& path, QSize pixels) {

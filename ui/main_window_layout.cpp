@@ -25,8 +25,8 @@
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
-#include "run_archive.h"
-#include "run_store.h"
+#include "lab.h"
+#include "run_table.h"
 #include "settings_panel.h"
 
 namespace normlab::ui {
@@ -112,7 +112,7 @@ void MainWindow::build_menus() {
   file->addAction(export_image_action_);
   file->addSeparator();
   file->addAction(tr("Open the runs folder"), this, [this] {
-    QDesktopServices::openUrl(QUrl::fromLocalFile(archive_->folder()));
+    QDesktopServices::openUrl(QUrl::fromLocalFile(lab_->archive().folder()));
   });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -206,7 +206,7 @@ QDockWidget* MainWindow::add_dock(const QString& title, const QString& name, QWi
 }
 
 void MainWindow::build_run_dock() {
-  run_table_->setModel(store_);
+  run_table_->setModel(run_model_);
   run_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   run_table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   run_table_->setAlternatingRowColors(true);
@@ -218,13 +218,13 @@ void MainWindow::build_run_dock() {
   run_table_->horizontalHeader()->setHighlightSections(false);
   QHeaderView* header = run_table_->horizontalHeader();
   header->setSectionResizeMode(QHeaderView::Interactive);
-  header->setSectionResizeMode(RunStore::SetupColumn, QHeaderView::Stretch);
+  header->setSectionResizeMode(RunTableModel::SetupColumn, QHeaderView::Stretch);
   header->setStretchLastSection(false);
   header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-  run_table_->setColumnWidth(RunStore::NameColumn, 250);
-  run_table_->setColumnWidth(RunStore::StatusColumn, 72);
-  run_table_->setColumnWidth(RunStore::ProgressColumn, 84);
-  run_table_->setColumnWidth(RunStore::HeldOutColumn, 70);
+  run_table_->setColumnWidth(RunTableModel::NameColumn, 250);
+  run_table_->setColumnWidth(RunTableModel::StatusColumn, 72);
+  run_table_->setColumnWidth(RunTableModel::ProgressColumn, 84);
+  run_table_->setColumnWidth(RunTableModel::HeldOutColumn, 70);
   run_table_->addAction(remove_action_);
   connect(run_table_, &QWidget::customContextMenuRequested, this, &MainWindow::show_run_menu);
   connect(run_table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {

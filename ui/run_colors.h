@@ -1,20 +1,19 @@
 #pragma once
-// The plate's colour code: each placement's hue from its table row (pre-norm blue,
-// post-norm red, peri-norm teal, DeepNorm amber, mix purple), and red runs with a long
-// warmup green. Runs of a family differ by shade.
+// The colour rule of core/palette.h as Qt colours: a run's hue says its design, its shade
+// tells it from the other runs of that hue.
 #include <QColor>
 
-#include "config.h"
+#include "palette.h"
+#include "run_store.h"
+#include "lab_names.h"
 
 namespace normlab::ui {
 
-enum class RunFamily { PreNorm, PostNorm, PostNormLongWarmup, PeriNorm, DeepNorm, MixNorm };
-
-// A red run counts as "long warmup" when warming up for at least 10 % of its steps.
-RunFamily family_of(const TrainConfig& config);
-
-// The held-out (dark) colour of the `shade`-th run of a family; shades repeat after a few.
-QColor family_colour(RunFamily family, int shade);
+// The held-out (dark) colour of a hue's `shade`.
+QColor family_colour(Hue hue, int shade);
+// A run's held-out colour, and whether its lines are dashed (shades past the lightnesses).
+QColor run_colour(const lab::RunEntry& run);
+Qt::PenStyle run_pen_style(const lab::RunEntry& run);
 
 // The training-loss colour: the same hue, lighter.
 QColor training_colour(const QColor& heldout);

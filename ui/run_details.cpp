@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "format.h"
+#include "run_colors.h"
 #include "run_store.h"
 #include "run_text.h"
 
@@ -27,7 +28,7 @@ QString run_details_html(const RunEntry& run) {
   const TrainConfig& c = r.config;
   QString html = QStringLiteral("<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
                                 " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
-                     .arg(run.colour.name(), qstr(c.name).toHtmlEscaped(), qstr(to_string(r.status)));
+                     .arg(run_colour(run).name(), qstr(c.name).toHtmlEscaped(), qstr(to_string(r.status)));
   if (!r.message.empty()) {
     html += QStringLiteral("<p style='margin:0 0 6px 0; color:#8a1c1c'>%1</p>").arg(qstr(r.message).toHtmlEscaped());
   }

@@ -1,10 +1,10 @@
 #pragma once
 // Everything known about one run, as HTML for the panel beside the run table.
 #include <QString>
+#include "lab_names.h"
 
 namespace normlab::ui {
 
-struct RunEntry;
 
 QString run_details_html(const RunEntry& run);
 

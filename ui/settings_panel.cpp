@@ -403,10 +403,7 @@ void SettingsPanel::write_control(const ConfigField& field, QObject* control, co
 }
 
 void SettingsPanel::copy_device_and_data(TrainConfig& target) const {
-  const TrainConfig now = config();
-  for (const ConfigField& field : config_fields()) {
-    if (field.section == Section::DeviceAndData) copy_field(field, now, target);
-  }
+  copy_section(Section::DeviceAndData, config(), target);
 }
 
 TrainConfig SettingsPanel::config() const {

@@ -28,10 +28,9 @@
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
-#include "run_store.h"
+#include "lab.h"
 #include "run_text.h"
 #include "sweep_chart.h"
-#include "training_queue.h"
 
 namespace normlab::ui {
 
@@ -96,10 +95,9 @@ class SweepPlot : public QWidget {
   }
 };
 
-SweepView::SweepView(RunStore& store, TrainingQueue& queue, Hooks hooks, QWidget* parent)
+SweepView::SweepView(Lab& lab, Hooks hooks, QWidget* parent)
     : QWidget(parent),
-      store_(store),
-      queue_(queue),
+      lab_(lab),
       hooks_(std::move(hooks)),
       preset_(new QComboBox),
       setting_(new QComboBox),
@@ -112,7 +110,7 @@ SweepView::SweepView(RunStore& store, TrainingQueue& queue, Hooks hooks, QWidget
       export_(new QPushButton(tr("Export"))),
       plot_(new SweepPlot),
       point_title_(new QLabel),
-      curves_(new LossChart(store)),
+      curves_(new LossChart(lab.store())),
       curves_view_(new LossChartView(curves_)) {
   build_controls();
   curves_->set_only_runs(QSet<int>{});
@@ -136,16 +134,14 @@ SweepView::SweepView(RunStore& store, TrainingQueue& queue, Hooks hooks, QWidget
   refresh_timer_.setSingleShot(true);
   refresh_timer_.setInterval(kRefreshMs);
   connect(&refresh_timer_, &QTimer::timeout, this, &SweepView::refresh);
-  connect(&store_, &RunStore::run_added, this, &SweepView::schedule_refresh);
-  connect(&store_, &RunStore::run_removed, this, &SweepView::schedule_refresh);
-  connect(&store_, &RunStore::status_changed, this, &SweepView::schedule_refresh);
+  const RunStore& store = lab_.store();
+  connect(&store, &RunStore::run_added, this, &SweepView::schedule_refresh);
+  connect(&store, &RunStore::run_removed, this, &SweepView::schedule_refresh);
+  connect(&store, &RunStore::status_changed, this, &SweepView::schedule_refresh);
+  connect(&lab_, &Lab::sweep_changed, this, &SweepView::schedule_refresh);
   // The live estimate follows the running run.
-  connect(&queue_, &TrainingQueue::progress_changed, this, [this] {
+  connect(&lab_, &Lab::progress_changed, this, [this] {
     if (!refresh_timer_.isActive()) refresh_timer_.start(1000);
-  });
-  connect(&queue_, &TrainingQueue::measured, this, [this](const TrainConfig& config, double seconds_per_step) {
-    if (measured_ && measured_->second < 0) measured_ = {config, std::max(seconds_per_step, 0.0)};  // 0: failed
-    refresh();
   });
   restore_controls();
   refresh();
@@ -184,8 +180,8 @@ void SweepView::build_controls() {
   menu->addAction(tr("Chart as PNG\u2026"), this, [this] { export_dialog(QStringLiteral("png")); });
   menu->addAction(tr("Chart as SVG\u2026"), this, [this] { export_dialog(QStringLiteral("svg")); });
   export_->setMenu(menu);
-  connect(start_, &QPushButton::clicked, this, &SweepView::start_requested);
-  connect(stop_, &QPushButton::clicked, this, &SweepView::stop_requested);
+  connect(start_, &QPushButton::clicked, this, &SweepView::start);
+  connect(stop_, &QPushButton::clicked, this, &SweepView::stop);
 
   // Two rows, so the tab fits beside the settings on a 1280-pixel screen.
   auto* row = new QHBoxLayout;
@@ -269,7 +265,7 @@ void SweepView::choose_preset(std::optional<SweepPreset> preset) {
     preset_->setCurrentIndex(preset_->findData(preset ? int(*preset) : -1));
   }
   if (preset) {
-    const Scale scale = hooks_.on_gpu && hooks_.on_gpu() ? Scale::Full : Scale::Cpu;
+    const Scale scale = on_gpu() ? Scale::Full : Scale::Cpu;
     const Sweep chosen = sweep_preset(*preset, TrainConfig{}, scale);
     setting_->setCurrentIndex(setting_->findData(qstr(chosen.setting)));
     QStringList values;
@@ -307,7 +303,7 @@ void SweepView::set_seeds(int seeds) { seeds_->setValue(seeds); }
 Sweep SweepView::sweep() const {
   const TrainConfig next = hooks_.next_run ? hooks_.next_run() : TrainConfig{};
   const int preset = preset_->currentData().toInt();
-  const Scale scale = hooks_.on_gpu && hooks_.on_gpu() ? Scale::Full : Scale::Cpu;
+  const Scale scale = on_gpu() ? Scale::Full : Scale::Cpu;
   Sweep s;
   if (preset >= 0) {
     s = sweep_preset(SweepPreset(preset), next, scale);  // its rate and warmup over the next run's
@@ -334,38 +330,22 @@ void SweepView::schedule_refresh() {
   if (!refresh_timer_.isActive() || refresh_timer_.remainingTime() > kRefreshMs) refresh_timer_.start(kRefreshMs);
 }
 
-std::vector<int> SweepView::matching_ids() const {
-  std::vector<const RunRecord*> records;
-  for (const RunEntry& run : store_.runs()) records.push_back(&run.record);
-  std::vector<int> ids;
-  for (const SweepRun& run : runs_) {
-    const int found = find_run(run.config, records);
-    ids.push_back(found < 0 ? 0 : store_.runs()[std::size_t(found)].id);
-  }
-  return ids;
+bool SweepView::on_gpu() const {
+  return lab_.on_gpu() && (!hooks_.next_run || hooks_.next_run().device != "cpu");
 }
 
 void SweepView::refresh() {
   refresh_timer_.stop();
   sweep_.reset();
   problem_.clear();
-  runs_.clear();
-  results_.clear();
+  standing_ = {};
   try {
     sweep_ = sweep();
-    runs_ = expand(*sweep_);
+    standing_ = lab::stand(*sweep_, lab_.store());
   } catch (const UserError& e) {
     problem_ = qstr(e.what());
   }
-  ids_ = matching_ids();
-  for (std::size_t i = 0; i < runs_.size(); ++i) {
-    const RunEntry* run = store_.find(ids_[i]);
-    if (run && progress_of(run->record.status) != RunProgress::Pending) results_.push_back(summarise(runs_[i], run->record));
-  }
-  if (const std::vector<TrainConfig> missing = runs_to_train(); !missing.empty() && estimate(missing).first < 0) {
-    measure_if_needed(missing.front());
-  }
-  plot_->chart.results = results_;
+  plot_->chart.results = standing_.results;
   plot_->chart.setting = sweep_ ? sweep_->setting : "layers";
   plot_->chart.title = sweep_ ? sweep_chart_title(*sweep_) : std::string();
   plot_->chart.selected = shown_point_;
@@ -373,8 +353,9 @@ void SweepView::refresh() {
 
   if (shown_point_) {
     QList<int> ids;
-    for (std::size_t i = 0; i < runs_.size(); ++i) {
-      if (ids_[i] && runs_[i].placement == shown_point_->first && runs_[i].x == shown_point_->second) ids << ids_[i];
+    for (std::size_t i = 0; i < standing_.runs.size(); ++i) {
+      const SweepRun& run = standing_.runs[i];
+      if (standing_.ids[i] && run.placement == shown_point_->first && run.x == shown_point_->second) ids << standing_.ids[i];
     }
     shown_runs_ = ids;
     curves_->set_only_runs(QSet<int>(ids.begin(), ids.end()));
@@ -382,110 +363,73 @@ void SweepView::refresh() {
   update_controls();
 }
 
-std::vector<TrainConfig> SweepView::runs_to_train() const {
-  std::vector<TrainConfig> configs;
-  for (std::size_t i = 0; i < runs_.size(); ++i) {
-    const RunEntry* run = store_.find(ids_[i]);
-    if (!run || progress_of(run->record.status) == RunProgress::CutShort) configs.push_back(runs_[i].config);
+void SweepView::start() {
+  refresh();
+  if (!sweep_) {
+    if (hooks_.report) hooks_.report(tr("Sweep not started"), problem_);
+    return;
   }
-  return configs;
+  lab_.start_sweep(*sweep_);
+  refresh();
 }
 
-QList<int> SweepView::runs_in_progress() const {
-  QList<int> ids;
-  for (const int id : ids_) {
-    const RunEntry* run = store_.find(id);
-    if (run && progress_of(run->record.status) == RunProgress::Pending && !ids.contains(id)) ids << id;
-  }
-  return ids;
+void SweepView::stop() {
+  lab_.stop_sweep();
+  refresh();
 }
 
-std::pair<double, QString> SweepView::estimate(const std::vector<TrainConfig>& runs) const {
-  // The running run measures this machine best, once it has a few steps; else the
-  // latest run that finished on the same kind of device.
-  const std::string device = hooks_.on_gpu && hooks_.on_gpu() ? "cuda" : "cpu";
-  const RunEntry* reference = nullptr;
-  double seconds = -1;
-  if (const RunEntry* running = store_.find(queue_.running_id());
-      running && running->record.steps.size() >= 10 && running->record.steps.back().wall_s > 0) {
-    const StepMetrics& last = running->record.steps.back();
-    reference = running;
-    seconds = last.wall_s * running->record.config.steps / last.step;
-  } else {
-    for (auto it = store_.runs().rbegin(); it != store_.runs().rend(); ++it) {
-      const RunRecord& r = it->record;
-      if (r.status == RunStatus::Done && !r.steps.empty() && r.environment.device == device &&
-          r.steps.back().step == r.config.steps) {
-        reference = &*it;
-        seconds = r.steps.back().wall_s;
-        break;
-      }
-    }
+namespace {
+
+// "from “pre-norm lr 1e-3”, 45 s for 600 steps": what an estimate rests on.
+QString basis_text(const lab::Estimate& e) {
+  using Basis = lab::Estimate::Basis;
+  switch (e.basis) {
+    case Basis::ThisSession: return SweepView::tr("from this session's training speed");
+    case Basis::FinishedRun:
+      return SweepView::tr("from \u201c%1\u201d, %2 for %3 steps")
+          .arg(qstr(e.reference), qstr(duration_text(e.reference_seconds)))
+          .arg(e.reference_steps);
+    case Basis::TimedSteps:
+      return SweepView::tr("from %1 ms per step, timed here on a %2-layer model")
+          .arg(QString::number(e.ms_per_step, 'f', 0))
+          .arg(e.timed_layers);
+    case Basis::None: break;
   }
-  if (reference && seconds > 0) {
-    double total = 0;
-    for (const TrainConfig& run : runs) total += estimated_seconds(run, reference->record.config, seconds);
-    return {total, tr("from \u201c%1\u201d, %2 for %3 steps")
-                       .arg(qstr(reference->record.config.name), qstr(duration_text(seconds)))
-                       .arg(reference->record.config.steps)};
-  }
-  if (measured_ && measured_->second > 0) {
-    const auto& [config, per_step] = *measured_;
-    double total = 0;
-    for (const TrainConfig& run : runs) total += per_step * run_flops(run) / step_flops(config);
-    return {total, tr("from %1 ms per step, timed here on a %2-layer model")
-                       .arg(QString::number(per_step * 1000, 'f', 0))
-                       .arg(config.model.layers)};
-  }
-  return {-1, {}};
+  return {};
 }
 
-void SweepView::measure_if_needed(const TrainConfig& config) {
-  const bool same_device = measured_ && measured_->first.device == config.device && measured_->first.threads == config.threads;
-  if (same_device || queue_.busy()) return;
-  measured_ = {config, -1};
-  queue_.measure(config);
-}
+}  // namespace
 
 QString SweepView::cost_text() const {
   if (!problem_.isEmpty()) return problem_;
-  const std::vector<TrainConfig> missing = runs_to_train();
-  const QList<int> in_progress = runs_in_progress();
-  const int ended_with_result = int(runs_.size() - missing.size()) - int(in_progress.size());
-  QString text = tr("%n run(s): ", nullptr, int(runs_.size())) + tr("%1 done").arg(ended_with_result);
-  if (!in_progress.isEmpty()) text += tr(", %1 queued or training").arg(in_progress.size());
-  if (!missing.empty()) text += tr(", %1 to train").arg(missing.size());
-  // What is left: every missing run, and the unfinished part of those under way.
-  std::vector<TrainConfig> left = missing;
-  double done_fraction = 0;
-  for (const int id : in_progress) {
-    const RunRecord& r = store_.find(id)->record;
-    left.push_back(r.config);
-    if (!r.steps.empty()) done_fraction += double(r.steps.back().step) / r.config.steps * run_flops(r.config);
+  const std::size_t missing = standing_.to_train.size(), in_progress = standing_.pending.size();
+  QString text = tr("%n run(s): ", nullptr, int(standing_.runs.size())) + tr("%1 done").arg(standing_.ended_with_result());
+  if (in_progress > 0) text += tr(", %1 queued or training").arg(in_progress);
+  if (missing > 0) text += tr(", %1 to train").arg(missing);
+  if (missing == 0 && in_progress == 0) return text;
+  const lab::SweepTime time = lab_.sweep_time(standing_, isVisible());
+  if (time.total.seconds < 0) {
+    return text + (time.total.timing ? tr(" \u00b7 timing a few steps to estimate the time\u2026")
+                                     : tr(" \u00b7 time: known after the first run's first steps"));
   }
-  if (left.empty()) return text;
-  const auto [seconds, source] = estimate(left);
-  if (seconds < 0) {
-    return text + (measured_ && measured_->second == 0 ? tr(" \u00b7 time: known after the first run's first steps")
-                                                       : tr(" \u00b7 timing a few steps to estimate the time\u2026"));
-  }
-  double total_flops = 0;
-  for (const TrainConfig& c : left) total_flops += run_flops(c);
-  const double remaining = seconds * (1 - done_fraction / total_flops);
-  return text + (in_progress.isEmpty() ? tr(" \u00b7 about %1 (%2)") : tr(" \u00b7 about %1 left (%2)"))
-                    .arg(qstr(duration_text(remaining)), source);
+  const QString ahead = time.ahead_seconds > 0
+                            ? tr(", %1 of it for other runs queued first").arg(qstr(duration_text(time.ahead_seconds)))
+                            : QString();
+  return text + (in_progress == 0 ? tr(" \u00b7 about %1%2 (%3)") : tr(" \u00b7 about %1 left%2 (%3)"))
+                    .arg(qstr(duration_text(time.total.seconds)), ahead, basis_text(time.total));
 }
 
 void SweepView::update_controls() {
   const bool ok = problem_.isEmpty();
   cost_->setText(cost_text());
   cost_->setStyleSheet(ok ? QString() : QStringLiteral("color: #b3261e;"));
-  start_->setEnabled(ok && (!runs_to_train().empty() || std::any_of(ids_.begin(), ids_.end(), [this](int id) {
-                              const RunEntry* run = store_.find(id);
-                              return run && run->record.status == RunStatus::Queued && !queue_.is_queued(id);
-                            })));
-  stop_->setEnabled(!runs_in_progress().isEmpty());
-  export_->setEnabled(!results_.empty());
+  const bool writable = !lab_.read_only();
+  start_->setEnabled(ok && writable &&
+                     (!standing_.to_train.empty() ||
+                      std::any_of(standing_.pending.begin(), standing_.pending.end(),
+                                  [this](int id) { return !lab_.queue().is_queued(id); })));
+  stop_->setEnabled(lab_.sweep_in_progress());
+  export_->setEnabled(!standing_.results.empty());
   if (sweep_) {
     const TrainConfig& b = sweep_->base;
     const bool preset = preset_->currentData().toInt() >= 0;
@@ -507,7 +451,7 @@ void SweepView::update_controls() {
 
 QString SweepView::point_label(double x) const {
   std::string value;
-  for (const SweepRun& run : runs_) {
+  for (const SweepRun& run : standing_.runs) {
     if (run.x == x) value = run.value;  // as the user typed it: "3e-4", not 0.0003
   }
   const std::string setting = sweep_ ? sweep_->setting : "";
@@ -528,12 +472,12 @@ void SweepView::show_point(NormPlacement placement, double x) {
 }
 
 void SweepView::export_csv(const QString& path) const {
-  write_file_atomically(path.toStdString(), summary_csv(sweep_ ? sweep_->setting : "value", results_));
+  write_file_atomically(path.toStdString(), summary_csv(sweep_ ? sweep_->setting : "value", standing_.results));
 }
 
 void SweepView::export_json(const QString& path) const {
   if (!sweep_) throw UserError(problem_.toStdString());
-  write_file_atomically(path.toStdString(), sweep_json_text(*sweep_, results_));
+  write_file_atomically(path.toStdString(), sweep_json_text(*sweep_, standing_.results));
 }
 
 void SweepView::export_picture(const QString& path, QSize pixels) const {

@@ -13,7 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "sweep.h"
+#include "sweep_standing.h"
+#include "lab_names.h"
 
 class QCheckBox;
 class QComboBox;
@@ -26,19 +27,16 @@ namespace normlab::ui {
 
 class LossChart;
 class LossChartView;
-class RunStore;
 class SweepPlot;
-class TrainingQueue;
 
 class SweepView : public QWidget {
   Q_OBJECT
  public:
   struct Hooks {
     std::function<TrainConfig()> next_run;  // the settings panel's config: what a sweep keeps fixed
-    std::function<bool()> on_gpu;           // the preset's values depend on it
     std::function<void(const QString& title, const QString& text)> report;
   };
-  SweepView(RunStore& store, TrainingQueue& queue, Hooks hooks, QWidget* parent = nullptr);
+  SweepView(Lab& lab, Hooks hooks, QWidget* parent = nullptr);
 
   // What the controls describe; UserError saying why when they describe no sweep.
   Sweep sweep() const;
@@ -50,12 +48,15 @@ class SweepView : public QWidget {
 
   // Recomputes from the store and the settings now; normally a timer does it.
   void refresh();
+  // The Start and Stop buttons: the lab trains what the sweep lacks, or stops what it started.
+  void start();
+  void stop();
   // Every run of the sweep that ended (done, diverged, or cut short), in sweep order.
-  const std::vector<SweepResult>& results() const { return results_; }
+  const std::vector<SweepResult>& results() const { return standing_.results; }
   // The runs Start would queue: never trained, or cut short or failed before.
-  std::vector<TrainConfig> runs_to_train() const;
+  const std::vector<TrainConfig>& runs_to_train() const { return standing_.to_train; }
   // The store's runs of the sweep still queued or training.
-  QList<int> runs_in_progress() const;
+  const std::vector<int>& runs_in_progress() const { return standing_.pending; }
   QString cost_text() const;
   QString problem() const { return problem_; }
 
@@ -71,8 +72,6 @@ class SweepView : public QWidget {
   void export_picture(const QString& path, QSize pixels) const;  // PNG or SVG by the suffix
 
  signals:
-  void start_requested();
-  void stop_requested();
   void runs_shown(const QList<int>& run_ids);  // a point was chosen
 
  private:
@@ -82,16 +81,10 @@ class SweepView : public QWidget {
   void save_controls() const;
   void restore_controls();
   void export_dialog(const QString& suffix);
-  // The run the store has for each of the sweep's runs, or 0.
-  std::vector<int> matching_ids() const;
-  // Seconds to train `runs` from the best measurement at hand, with its source; < 0: none.
-  std::pair<double, QString> estimate(const std::vector<TrainConfig>& runs) const;
-  // With nothing measured on this device yet, times a few steps of `config` (once).
-  void measure_if_needed(const TrainConfig& config);
+  bool on_gpu() const;  // the preset's values depend on it
   QString point_label(double x) const;  // "16 layers", "lr 3e-4", "warmup 100"
 
-  RunStore& store_;
-  TrainingQueue& queue_;
+  Lab& lab_;
   Hooks hooks_;
   QComboBox* preset_;
   QComboBox* setting_;
@@ -112,13 +105,9 @@ class SweepView : public QWidget {
   // From the last refresh.
   std::optional<Sweep> sweep_;
   QString problem_;
-  std::vector<SweepRun> runs_;
-  std::vector<int> ids_;                   // per run: its store id, or 0
-  std::vector<SweepResult> results_;
+  lab::SweepStanding standing_;
   std::optional<std::pair<NormPlacement, double>> shown_point_;
   QList<int> shown_runs_;
-  // A few steps timed on the worker: (config, seconds per step); negative while asked, 0 if it failed.
-  std::optional<std::pair<TrainConfig, double>> measured_;
 };
 
 }  // namespace normlab::ui

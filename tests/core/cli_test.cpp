@@ -186,6 +186,16 @@ TEST_F(CliTest, SweepWritesEveryRunAndASummary) {
   ASSERT_EQ(run("sweep --vary layers --values 2,3 --placements pre --threads 2 " + tiny), 0) << out_ << err_;
   EXPECT_THAT(out_, HasSubstr("[1/2]  pre-norm lr 1e-3 warmup 2 layers 2: done before with the same settings"));
   EXPECT_THAT(out_, HasSubstr("[2/2]  pre-norm lr 1e-3 warmup 2 layers 3 on CPU"));
+
+  // A run that diverged answers its point too, by the rule the window follows (core's
+  // `answers`): training it again would diverge again. It used to be retrained here.
+  const fs::path deep = temp_ / "runs" / "deepnorm_lr_1e-3_warmup_2_layers_1.json";
+  RunRecord diverged = read_json(deep);
+  diverged.status = RunStatus::Diverged;
+  write_json(diverged, deep);
+  ASSERT_EQ(run("sweep --vary layers --values 1 --placements deepnorm --threads 1 " + tiny), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("[1/1]  deepnorm lr 1e-3 warmup 2 layers 1: diverged before with the same settings"));
+  EXPECT_EQ(read_json(deep).status, RunStatus::Diverged) << "not trained again";
 }
 
 // The course experiment over seeds: every run once per seed, each with its own files, and

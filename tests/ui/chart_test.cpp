@@ -7,14 +7,17 @@
 #include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "chart_export.h"
+#include "format.h"
 #include "loss_chart.h"
 #include "run_colors.h"
 #include "run_store.h"
 #include "smoothing.h"
 #include "test_support.h"
+#include "lab_names.h"
 
 namespace normlab::ui {
 namespace {
@@ -28,67 +31,52 @@ TEST(DebiasedEma, FirstValueIsKeptAndAConstantStaysConstant) {
   EXPECT_DOUBLE_EQ(off.add(7.0), 7.0);
 }
 
-TEST(RunColours, FollowThePlate) {
-  TrainConfig pre, post, long_warmup;
-  pre.model.norm = NormPlacement::Pre;
-  post.model.norm = NormPlacement::Post;
-  long_warmup.model.norm = NormPlacement::Post;
-  long_warmup.warmup_steps = 1000;
-  long_warmup.steps = 3000;
-  EXPECT_EQ(family_of(pre), RunFamily::PreNorm);
-  EXPECT_EQ(family_of(post), RunFamily::PostNorm);
-  EXPECT_EQ(family_of(long_warmup), RunFamily::PostNormLongWarmup);
-  TrainConfig short_run = post;
-  short_run.steps = 100;  // the course's 30-step warmup is short even in a short run
-  EXPECT_EQ(family_of(short_run), RunFamily::PostNorm);
-  short_run.warmup_steps = 50;
-  EXPECT_EQ(family_of(short_run), RunFamily::PostNormLongWarmup);
-  const QColor blue = family_colour(RunFamily::PreNorm, 0), red = family_colour(RunFamily::PostNorm, 0),
-               green = family_colour(RunFamily::PostNormLongWarmup, 0);
+TEST(RunColours, QtColoursAreThePalettes) {
+  const QColor blue = family_colour(Hue::Blue, 0), red = family_colour(Hue::Red, 0), green = family_colour(Hue::Green, 0);
   EXPECT_GT(blue.blue(), blue.red());
   EXPECT_GT(red.red(), red.blue());
   EXPECT_GT(green.green(), green.red());
   EXPECT_GT(training_colour(blue).lightness(), blue.lightness());
+  EXPECT_EQ(family_colour(Hue::Teal, 5).rgb() & 0xffffff, hue_colour(Hue::Teal, 5));
 }
 
-TEST(RunColours, LaterDesignsHaveFamiliesOfTheirOwn) {
-  const std::vector<std::pair<NormPlacement, RunFamily>> designs = {
-      {NormPlacement::Peri, RunFamily::PeriNorm}, {NormPlacement::DeepNorm, RunFamily::DeepNorm},
-      {NormPlacement::Mix, RunFamily::MixNorm}};
-  std::set<QRgb> seen;
-  for (const RunFamily family : {RunFamily::PreNorm, RunFamily::PostNorm, RunFamily::PostNormLongWarmup}) {
-    for (int shade = 0; shade < 4; ++shade) seen.insert(family_colour(family, shade).rgb());
-  }
-  for (const auto& [placement, family] : designs) {
-    TrainConfig c;
-    c.model.norm = placement;
-    c.warmup_steps = c.steps / 2;  // a long warmup makes only post-norm green
-    EXPECT_EQ(family_of(c), family) << to_string(placement);
-    for (int shade = 0; shade < 3; ++shade) {
-      EXPECT_TRUE(seen.insert(family_colour(family, shade).rgb()).second)
-          << to_string(placement) << " shade " << shade << " is another family's colour";
+// Defect: among 13 runs a post-norm run was orange, a pre-norm one purple, another
+// post-norm one magenta (the old shades changed hue), and a 2-layer sweep run wore the
+// blue of the 8-layer pre-norm seed group. Every run's colour must keep its placement's
+// hue, and every curve of one hue must look different from the others of that hue.
+TEST(RunStore, ColoursSayThePlacementAndCurvesOfOneHueStayApart) {
+  RunStore store;
+  std::vector<int> ids;
+  auto add = [&](NormPlacement norm, double lr, int warmup, int layers = 8, std::uint64_t seed = 1337) {
+    RunRecord run = test::synthetic_run(norm, lr, warmup, 600);
+    run.config.model.layers = layers;
+    run.config.seed = seed;
+    ids.push_back(store.add(run, {}));
+    return ids.back();
+  };
+  for (std::uint64_t seed : {1337, 1338, 1339}) add(NormPlacement::Pre, 6e-3, 30, 8, seed);  // one group
+  const int two_layers = add(NormPlacement::Pre, 1e-3, 30, 2);
+  for (double lr : {3e-4, 1e-3, 3e-3, 6e-3, 1e-2}) add(NormPlacement::Post, lr, 30);
+  for (double lr : {1e-3, 3e-3}) add(NormPlacement::Pre, lr, 30, 4);
+  add(NormPlacement::Post, 1e-3, 200);
+  add(NormPlacement::Peri, 1e-3, 30);
+  ASSERT_EQ(store.runs().size(), 13u);
+
+  std::map<Hue, std::set<std::pair<QRgb, Qt::PenStyle>>> looks;  // per hue, one look per seed group
+  for (const RunEntry& run : store.runs()) {
+    const Hue hue = family_of(run.record.config);
+    const QColor colour = run_colour(run);
+    EXPECT_NEAR(colour.hslHueF() * 360, family_colour(hue, 0).hslHueF() * 360, 3.0)
+        << run.record.config.name << " is drawn in another hue";
+    if (run.record.config.seed == 1337) {
+      EXPECT_TRUE(looks[hue].insert({colour.rgb(), run_pen_style(run)}).second)
+          << run.record.config.name << " looks like another curve of its hue";
     }
   }
-  const QColor teal = family_colour(RunFamily::PeriNorm, 0), amber = family_colour(RunFamily::DeepNorm, 0),
-               purple = family_colour(RunFamily::MixNorm, 0);
-  EXPECT_GT(teal.green(), teal.red());
-  EXPECT_GT(amber.red(), amber.blue());
-  EXPECT_GT(amber.green(), amber.blue());
-  EXPECT_GT(purple.blue(), purple.green());
-  EXPECT_GT(purple.red(), purple.green());
-}
-
-TEST(RunStore, RunsOfOneFamilyGetDifferentShades) {
-  RunStore store;
-  const int a = store.add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 1000), {});
-  const int b = store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 1000), {});
-  const int c = store.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 1000), {});
-  EXPECT_NE(store.find(a)->colour, store.find(b)->colour);
-  EXPECT_EQ(store.find(c)->colour, family_colour(RunFamily::PostNorm, 0));
-  store.remove(a);  // its shade is free again
-  EXPECT_EQ(store.find(store.add(test::synthetic_run(NormPlacement::Pre, 2e-3, 30, 1000), {}))->colour,
-            family_colour(RunFamily::PreNorm, 0));
-  EXPECT_EQ(store.unique_name("pre-norm lr 6e-3 warmup 30"), "pre-norm lr 6e-3 warmup 30 (2)");
+  EXPECT_EQ(run_colour(*store.find(ids[1])), run_colour(*store.find(ids[0]))) << "a seed group is one curve";
+  EXPECT_NE(run_colour(*store.find(two_layers)), run_colour(*store.find(ids[0])));
+  EXPECT_EQ(store.unique_name(qstr(store.runs()[0].record.config.name)),
+            qstr(store.runs()[0].record.config.name) + " (2)");
 }
 
 class LossChartTest : public ::testing::Test {

@@ -13,6 +13,7 @@
 
 #include "run_store.h"
 #include "test_support.h"
+#include "lab_names.h"
 
 namespace normlab::ui {
 namespace {

@@ -21,7 +21,8 @@
 #include "run_store.h"
 #include "settings_panel.h"
 #include "test_support.h"
-#include "training_queue.h"
+#include "lab.h"
+#include "lab_names.h"
 
 namespace normlab::ui {
 namespace {
@@ -84,7 +85,7 @@ TEST_F(MainWindowTest, CourseExperimentOverSeedsQueuesEveryRunPerSeed) {
   window_->settings_panel().set_course_seeds(3);
   EXPECT_EQ(window_->course_action()->text(), QStringLiteral("Course experiment (5 runs \u00d7 3)"));
   ASSERT_TRUE(test::wait_until([&] { return window_->course_action()->isEnabled(); }, 30000));
-  window_->queue().shutdown();  // only the queue's contents matter here
+  window_->lab().queue().shutdown();  // only the queue's contents matter here
   window_->start_course_experiment();
   ASSERT_EQ(window_->store().runs().size(), 15u);
   const auto& runs = window_->store().runs();
@@ -128,7 +129,7 @@ TEST_F(MainWindowTest, StopLeavesTheRunStoppedWithItsPointsKept) {
   test::wait_until([] { return false; }, 300);  // nothing may arrive after the stop
   EXPECT_EQ(int(record(id).steps.size()), kept);
   EXPECT_EQ(window_->chart().plotted_points(id), kept);
-  EXPECT_FALSE(window_->queue().busy());
+  EXPECT_FALSE(window_->lab().queue().busy());
   EXPECT_FALSE(window_->stop_action()->isEnabled());
   EXPECT_EQ(read_json(window_->store().find(id)->file.toStdString()).status, RunStatus::Stopped);
 }
@@ -292,6 +293,27 @@ TEST_F(MainWindowTest, DamagedSavedRunsAreMovedAsideAndReportedOnce) {
   EXPECT_TRUE(again.isEmpty()) << again.join('\n').toStdString();
 }
 
+// Defect: a second NormLab started meanwhile wrote into the first one's runs folder.
+// It shows that folder's runs, says who owns it, and trains, imports or removes nothing.
+TEST_F(MainWindowTest, ASecondWindowOnTheSameFolderOnlyShowsItsRuns) {
+  const int id = window_->lab().queue_run(test::tiny_config(corpus_, 1'000'000));
+  ASSERT_TRUE(test::wait_until([&] { return !record(id).steps.empty(); }, kTrainTimeoutMs));
+  QStringList errors;
+  auto second = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
+  ASSERT_EQ(second->store().runs().size(), 1u);
+  EXPECT_TRUE(second->statusBar()->currentMessage().contains(QString::number(QCoreApplication::applicationPid())))
+      << second->statusBar()->currentMessage().toStdString();
+  second->settings_panel().set_config(test::tiny_config(corpus_, 5));
+  EXPECT_FALSE(second->start_action()->isEnabled());
+  EXPECT_FALSE(second->course_action()->isEnabled());
+  second->start_run();
+  EXPECT_EQ(second->store().runs().size(), 1u);
+  EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(), 1);
+  second->close();
+  window_->stop_run();
+}
+
 TEST_F(MainWindowTest, AStatusMessageReplacesTheStageTextInsteadOfOverlappingIt) {
   auto* stage = window_->statusBar()->findChild<QLabel*>(QStringLiteral("stageLabel"));
   ASSERT_TRUE(stage);
@@ -319,10 +341,10 @@ TEST_F(MainWindowTest, AStatusMessageReplacesTheStageTextInsteadOfOverlappingIt)
 
 TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   // Three runs queued behind one that trains for a long time, then the app ends.
-  const int running = window_->queue_run(test::tiny_config(corpus_, 1'000'000));
+  const int running = window_->lab().queue_run(test::tiny_config(corpus_, 1'000'000));
   QStringList queued_names;
   for (int steps : {20, 30, 40}) {
-    const int id = window_->queue_run(test::tiny_config(corpus_, steps));
+    const int id = window_->lab().queue_run(test::tiny_config(corpus_, steps));
     queued_names << QString::fromStdString(record(id).config.name);
     EXPECT_EQ(status(id), RunStatus::Queued);
   }
@@ -346,7 +368,7 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
       << next->statusBar()->currentMessage().toStdString();
   // Nothing starts on its own.
   test::wait_until([] { return false; }, 1000);
-  EXPECT_FALSE(next->queue().busy());
+  EXPECT_FALSE(next->lab().queue().busy());
   for (std::size_t i = 1; i < runs.size(); ++i) EXPECT_EQ(runs[i].record.status, RunStatus::Queued);
 
   // When the user says so, they train in that order.
@@ -362,8 +384,8 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   });
   resume->trigger();
   EXPECT_FALSE(resume->isEnabled());
-  EXPECT_EQ(next->queue().running_id(), runs[1].id);
-  ASSERT_TRUE(test::wait_until([&] { return !next->queue().busy(); }, kTrainTimeoutMs));
+  EXPECT_EQ(next->lab().queue().running_id(), runs[1].id);
+  ASSERT_TRUE(test::wait_until([&] { return !next->lab().queue().busy(); }, kTrainTimeoutMs));
   for (std::size_t i = 1; i < runs.size(); ++i) {
     EXPECT_EQ(runs[i].record.status, RunStatus::Done) << runs[i].record.message;
     EXPECT_EQ(read_json(runs[i].file.toStdString()).status, RunStatus::Done);
@@ -402,8 +424,8 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
 
 TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
   TrainConfig config = test::tiny_config(folder_.filePath(QStringLiteral("no-such-corpus.txt")));
-  const int id = window_->queue_run(config);
-  const QString dropped_file = window_->store().find(window_->queue_run(config))->file;  // dropped with it
+  const int id = window_->lab().queue_run(config);
+  const QString dropped_file = window_->store().find(window_->lab().queue_run(config))->file;  // dropped with it
   ASSERT_TRUE(QFile::exists(dropped_file));  // saved as queued
   ASSERT_TRUE(test::wait_until([&] { return !errors_.isEmpty(); }, 60'000));
   EXPECT_EQ(status(id), RunStatus::Failed);

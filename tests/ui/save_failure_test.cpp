@@ -16,9 +16,11 @@
 #include <functional>
 
 #include "faults_tried.h"
+#include "lab.h"
 #include "main_window.h"
 #include "run_store.h"
 #include "test_support.h"
+#include "lab_names.h"
 
 namespace normlab::ui {
 namespace {
@@ -56,7 +58,7 @@ class SaveFailureTest : public ::testing::Test {
 
   // A copy: the store's entries move when runs are added.
   RunEntry train(int steps) {
-    const int id = window_->queue_run(test::tiny_config(corpus_, steps));
+    const int id = window_->lab().queue_run(test::tiny_config(corpus_, steps));
     EXPECT_TRUE(test::wait_until([&] { return window_->store().find(id)->record.status != RunStatus::Running &&
                                               window_->store().find(id)->record.status != RunStatus::Queued; },
                                  kTrainTimeoutMs));

@@ -15,7 +15,7 @@
 #include "settings_panel.h"
 #include "sweep_view.h"
 #include "test_support.h"
-#include "training_queue.h"
+#include "lab.h"
 
 namespace normlab::ui {
 namespace {
@@ -95,8 +95,8 @@ TEST_F(SweepViewTest, ReusesEarlierRunsTrainsTheRestAndShowsAPointsCurves) {
   button(QStringLiteral("Start sweep"))->click();
   EXPECT_EQ(window_->store().runs().size(), 5u);
   EXPECT_TRUE(sweeps().runs_to_train().empty()) << "queued runs are not queued twice";
-  EXPECT_EQ(sweeps().runs_in_progress().size(), 3);
-  ASSERT_TRUE(test::wait_until([&] { return !window_->queue().busy(); }, kTrainTimeoutMs)) << "still training";
+  EXPECT_EQ(sweeps().runs_in_progress().size(), 3u);
+  ASSERT_TRUE(test::wait_until([&] { return !window_->lab().queue().busy(); }, kTrainTimeoutMs)) << "still training";
   sweeps().refresh();
   ASSERT_TRUE(errors_.isEmpty()) << errors_.join('\n').toStdString();
 
@@ -150,7 +150,7 @@ TEST_F(SweepViewTest, StopEndsTheRunningRunAndTakesTheRestOutOfTheQueue) {
   ASSERT_TRUE(test::wait_until([&] { return window_->store().find(first)->record.steps.size() >= 3; }, kTrainTimeoutMs));
   ASSERT_TRUE(button(QStringLiteral("Stop sweep"))->isEnabled());
   button(QStringLiteral("Stop sweep"))->click();
-  ASSERT_TRUE(test::wait_until([&] { return !window_->queue().busy(); }, 30000));
+  ASSERT_TRUE(test::wait_until([&] { return !window_->lab().queue().busy(); }, 30000));
   ASSERT_EQ(window_->store().runs().size(), 1u) << "the three waiting runs are gone";
   EXPECT_EQ(window_->store().runs().front().record.status, RunStatus::Stopped);
   EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(), 1);
@@ -169,7 +169,7 @@ TEST_F(SweepViewTest, SaysWhatIsWrongAndWillNotStart) {
   sweeps().set_placements({});
   EXPECT_TRUE(sweeps().problem().contains(QStringLiteral("placement"))) << sweeps().problem().toStdString();
   EXPECT_FALSE(button(QStringLiteral("Start sweep"))->isEnabled());
-  window_->start_sweep();
+  window_->sweep_view().start();
   EXPECT_TRUE(window_->store().runs().empty());
   ASSERT_EQ(errors_.size(), 1);
   EXPECT_TRUE(errors_.front().startsWith(QStringLiteral("Sweep not started")));

@@ -1,25 +1,8 @@
 #pragma once
-// What the UI tests and the UI benchmark share: a made-up corpus, a model small enough to
-// train in milliseconds a step, runs with plausible curves, and waiting on the event loop.
-#include <QString>
-#include <functional>
-#include <string>
+// The window's tests share the lab's test helpers (a made-up corpus, tiny runs, waiting
+// on the event loop) under the name they use.
+#include "../lab/test_support.h"
 
-#include "run_record.h"
-
-namespace normlab::ui::test {
-
-// About `bytes` of made-up English-like sentences (fixed seed): enough for a 256-token BPE.
-QString write_synthetic_corpus(const QString& folder, int bytes = 60000);
-
-// Two layers of width 32 on 4 sequences of 16 tokens: a step takes milliseconds on a CPU.
-TrainConfig tiny_config(const QString& corpus, int steps = 30);
-
-// A run as training would record it, without training: pre-norm and long-warmup post-norm
-// curves fall towards ~4.5 nats, short-warmup post-norm stays at the baseline.
-RunRecord synthetic_run(NormPlacement norm, double lr, int warmup, int steps, int eval_interval = 100);
-
-// Runs the event loop until `done()` or `timeout_ms`; returns done().
-bool wait_until(const std::function<bool()>& done, int timeout_ms);
-
-}  // namespace normlab::ui::test
+namespace normlab::ui {
+namespace test = lab::test;
+}  // namespace normlab::ui

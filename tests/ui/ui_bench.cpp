@@ -28,7 +28,8 @@
 #include "run_store.h"
 #include "settings_panel.h"
 #include "test_support.h"
-#include "training_queue.h"
+#include "lab.h"
+#include "lab_names.h"
 
 using namespace normlab;
 using namespace normlab::ui;
@@ -236,7 +237,7 @@ void event_loop_latency(int seconds, bool course_model, bool inside_tab, const Q
   }
   config.steps = 1'000'000;
   window.settings_panel().set_config(config);
-  const int id = window.queue_run(window.settings_panel().config());
+  const int id = window.lab().queue_run(window.settings_panel().config());
   const RunRecord& run = window.store().find(id)->record;
   std::printf("Event loop while training (%s)%s, %s shown: a 10 ms timer for %d s once steps arrive\n",
               course_model ? "the course's CPU-scale model on the default corpus" : "4 layers x 64 on a synthetic corpus",

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <random>
 
-namespace normlab::ui::test {
+namespace normlab::lab::test {
 
 QString write_synthetic_corpus(const QString& folder, int bytes) {
   const std::string text = normlab::test::synthetic_corpus(std::size_t(bytes));
@@ -77,4 +77,4 @@ bool wait_until(const std::function<bool()>& done, int timeout_ms) {
   return true;
 }
 
-}  // namespace normlab::ui::test
+}  // namespace normlab::lab::test

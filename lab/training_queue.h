@@ -1,6 +1,7 @@
 #pragma once
 // Trains the store's queued runs one after another on a worker thread, applies what
-// the worker reports to the store, and estimates how long is left.
+// the worker reports to the store, and estimates how long is left. It never adds or
+// removes runs: the lab does, with their files.
 #include <QList>
 #include <QObject>
 #include <QThread>
@@ -8,7 +9,7 @@
 #include "run_record.h"
 #include "run_text.h"
 
-namespace normlab::ui {
+namespace normlab::lab {
 
 class RunStore;
 class TrainWorker;
@@ -40,8 +41,8 @@ class TrainingQueue : public QObject {
   bool is_queued(int run_id) const { return run_id == running_id_ || pending_.contains(run_id); }
   // Stops the running run after its current step; its points stay. The queue goes on.
   void stop_current();
-  // Stops the running run and removes every queued run from the store.
-  void stop_all();
+  // Stops the running run and empties the queue; returns the runs taken out of it.
+  QList<int> stop_all();
   // Cancels, then waits for the worker thread to end. Nothing runs afterwards.
   void shutdown();
   void probe_device();
@@ -50,15 +51,19 @@ class TrainingQueue : public QObject {
 
   int running_id() const { return running_id_; }
   bool busy() const { return running_id_ != 0; }
+  const QList<int>& pending() const { return pending_; }  // in the order they will train
   QueueProgress progress() const;
+  // Wall time per unit of run_flops, measured on the running or last run; 0 before any.
+  double seconds_per_flop() const { return seconds_per_flop_; }
 
  signals:
   void device_found(const normlab::Environment& found);
   void measured(const normlab::TrainConfig& config, double seconds_per_step);
   void progress_changed();
   void busy_changed(bool busy);
-  // A run could not train; the runs queued after it were removed (`dropped` of them).
-  void run_failed(int run_id, const QString& message, int dropped);
+  // A run could not train; the runs queued after it were taken out of the queue too
+  // (`dropped`), as they most likely share its cause (a corpus, a device).
+  void run_failed(int run_id, const QString& message, const QList<int>& dropped);
   void save_failed(int run_id, const QString& message);
 
  private:
@@ -83,4 +88,4 @@ class TrainingQueue : public QObject {
   bool shut_down_ = false;
 };
 
-}  // namespace normlab::ui
+}  // namespace normlab::lab

@@ -4,9 +4,10 @@
 #include <utility>
 
 #include "bench.h"
+#include "run_archive.h"
 #include "trainer.h"
 
-namespace normlab::ui {
+namespace normlab::lab {
 
 namespace {
 // Longest a step waits before it is sent: well under one chart refresh.
@@ -49,7 +50,7 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
   auto save = [&](const RunRecord& run) {
     if (save_path.isEmpty()) return;
     try {
-      write_json(run, save_path.toStdString());
+      RunArchive::write(run, save_path);
     } catch (const std::exception& error) {
       if (save_ok) emit save_failed(run_id, QString::fromStdString(error.what()));
       save_ok = false;  // one warning per run is enough
@@ -88,4 +89,4 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
   }
 }
 
-}  // namespace normlab::ui
+}  // namespace normlab::lab

@@ -2,11 +2,12 @@
 
 #include <utility>
 
+#include "run_archive.h"
 #include "run_store.h"
 #include "sweep.h"
 #include "train_worker.h"
 
-namespace normlab::ui {
+namespace normlab::lab {
 
 TrainingQueue::TrainingQueue(RunStore& store, QObject* parent)
     : QObject(parent), store_(store), worker_(new TrainWorker) {
@@ -62,12 +63,11 @@ void TrainingQueue::stop_current() {
   if (busy()) worker_->cancel_flag() = true;
 }
 
-void TrainingQueue::stop_all() {
-  const QList<int> dropped = pending_;
-  pending_.clear();
-  for (int id : dropped) store_.remove(id);
+QList<int> TrainingQueue::stop_all() {
+  const QList<int> dropped = std::exchange(pending_, {});
   stop_current();
   emit progress_changed();
+  return dropped;
 }
 
 void TrainingQueue::shutdown() {
@@ -132,14 +132,12 @@ void TrainingQueue::on_failed(int run_id, const QString& message) {
   // Its file still says queued (or running): it must not come back so.
   if (const RunEntry* run = store_.find(run_id); run && !run->file.isEmpty()) {
     try {
-      write_json(run->record, run->file.toStdString());
+      RunArchive::write(run->record, run->file);
     } catch (const std::exception& error) {
       emit save_failed(run_id, QString::fromStdString(error.what()));
     }
   }
-  // The runs behind it most likely share its cause (a corpus, a device); drop them.
-  const int dropped = int(pending_.size());
-  for (int id : std::exchange(pending_, {})) store_.remove(id);
+  const QList<int> dropped = std::exchange(pending_, {});
   run_ended();
   emit run_failed(run_id, message, dropped);
 }
@@ -181,4 +179,4 @@ QueueProgress TrainingQueue::progress() const {
   return p;
 }
 
-}  // namespace normlab::ui
+}  // namespace normlab::lab

@@ -8,7 +8,7 @@
 
 #include "run_record.h"
 
-namespace normlab::ui {
+namespace normlab::lab {
 
 class TrainWorker : public QObject {
   Q_OBJECT
@@ -42,4 +42,4 @@ class TrainWorker : public QObject {
   std::atomic<bool> cancel_{false};
 };
 
-}  // namespace normlab::ui
+}  // namespace normlab::lab

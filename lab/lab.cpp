@@ -1,0 +1,318 @@
+#include "lab.h"
+
+#include <algorithm>
+
+#include "config_fields.h"
+#include "cuda_backend.h"
+#include "qstring.h"
+#include "seeds.h"
+#include "trainer.h"
+
+namespace normlab::lab {
+
+Lab::Lab(const QString& runs_folder, QObject* parent)
+    : QObject(parent),
+      archive_(std::make_unique<RunArchive>(runs_folder)),
+      store_(new RunStore(this)),
+      queue_(new TrainingQueue(*store_, this)) {
+  connect(queue_, &TrainingQueue::progress_changed, this, &Lab::progress_changed);
+  connect(queue_, &TrainingQueue::busy_changed, this, &Lab::busy_changed);
+  connect(queue_, &TrainingQueue::save_failed, this, &Lab::save_failed);
+  connect(queue_, &TrainingQueue::device_found, this, &Lab::on_device);
+  connect(queue_, &TrainingQueue::measured, this, &Lab::on_measured);
+  connect(queue_, &TrainingQueue::run_failed, this, [this](int id, const QString& message, const QList<int>& dropped) {
+    for (const int gone : dropped) remove_run(gone);
+    emit run_failed(id, message, int(dropped.size()));
+  });
+  // A sweep's run that ended, or was removed, no longer belongs to a sweep in progress.
+  connect(store_, &RunStore::status_changed, this, [this](int id) {
+    if (sweep_runs_.contains(id)) emit sweep_changed();
+  });
+}
+
+Lab::~Lab() { shutdown(); }
+
+void Lab::shutdown() {
+  queue_->shutdown();
+  archive_->release();
+}
+
+RunArchive::Restored Lab::restore() {
+  RunArchive::Restored restored = archive_->restore();
+  for (const auto& [record, file] : restored.runs) store_->add(record, file);
+  return restored;
+}
+
+void Lab::probe_device() {
+  if (device_known()) return;
+  if (!nvidia_driver_present()) {
+    on_device(describe_device("auto"));
+    return;
+  }
+  queue_->probe_device();
+}
+
+void Lab::on_device(const Environment& found) {
+  device_ = found;
+  emit device_found(found);
+  for (const TrainConfig& config : std::exchange(waiting_starts_, {})) start_run(config);
+  if (auto course = std::exchange(waiting_course_, std::nullopt)) start_course_experiment(course->first, course->second);
+}
+
+TrainConfig Lab::fit_to_device(TrainConfig config) const {
+  const TrainConfig full;
+  const bool default_schedule = config.steps == full.steps && config.batch_size == full.batch_size &&
+                                config.model.context == full.model.context && config.eval_interval == full.eval_interval;
+  return default_schedule ? scaled(std::move(config), course_scale()) : config;
+}
+
+int Lab::queue_run(TrainConfig config) {
+  if (read_only()) {
+    emit note(tr("Nothing can train here: %1 owns the runs folder").arg(archive_->owner()));
+    return 0;
+  }
+  if (config.name.empty()) config.name = default_run_name(config);
+  config.name = store_->unique_name(qstr(config.name)).toStdString();
+  RunRecord record;
+  record.config = config;
+  record.status = RunStatus::Queued;
+  const QString file = archive_->new_path(qstr(config.name));
+  try {
+    RunArchive::write(record, file);  // so a run still queued when NormLab ends comes back
+  } catch (const std::exception&) {
+    // The worker reports a folder that refuses writes when it saves the run (once per run).
+  }
+  const int id = store_->add(record, file);
+  queue_->enqueue(id);
+  return id;
+}
+
+void Lab::start_run(const TrainConfig& config) {
+  if (!device_known()) {  // its size may depend on the device; the look-up answers soon
+    waiting_starts_.push_back(config);
+    emit note(tr("Looking for a GPU first; the run starts as soon as the device is known"));
+    return;
+  }
+  const int id = queue_run(fit_to_device(config));
+  if (id && queue_->running_id() != id) {
+    emit note(tr("Queued \u201c%1\u201d").arg(qstr(store_->find(id)->record.config.name)));
+  }
+}
+
+Lab::Started Lab::train_missing(const std::vector<TrainConfig>& configs, QSet<int>* owned) {
+  Started started;
+  for (const TrainConfig& config : configs) {
+    const std::vector<const RunRecord*> records = store_->records();
+    const int found = find_run(config, records);
+    const RunEntry* run = found < 0 ? nullptr : &store_->runs()[std::size_t(found)];
+    switch (run ? progress_of(run->record.status) : RunProgress::CutShort) {
+      case RunProgress::Result: ++started.reused; break;
+      case RunProgress::Pending:
+        // Left queued by an earlier session: it joins the queue now. One queued or training
+        // already is someone else's (a run by hand, say) and is left alone.
+        if (!queue_->is_queued(run->id)) {
+          queue_->enqueue(run->id);
+          if (owned) owned->insert(run->id);
+        }
+        ++started.waiting;
+        break;
+      case RunProgress::CutShort:
+        if (const int id = queue_run(config)) {
+          if (owned) owned->insert(id);
+          ++started.queued;
+        }
+        break;
+    }
+  }
+  return started;
+}
+
+void Lab::start_course_experiment(const TrainConfig& base, int seeds) {
+  if (!device_known()) {
+    waiting_course_ = {base, seeds};
+    return;
+  }
+  TrainConfig course;
+  copy_section(Section::DeviceAndData, base, course);
+  course.seed = base.seed;
+  const Started s = train_missing(repeat_over_seeds(workshop_runs(scaled(course, course_scale())), seeds), nullptr);
+  QString text = tr("Course experiment: %n run(s) queued", nullptr, s.queued + s.waiting);
+  if (s.reused > 0) text += tr("; %n already trained with the same settings, reused", nullptr, s.reused);
+  emit note(text);
+}
+
+void Lab::stop_run() { queue_->stop_current(); }
+
+void Lab::stop_all() {
+  for (const int id : queue_->stop_all()) remove_run(id);
+}
+
+bool Lab::has_unqueued_runs() const {
+  return std::any_of(store_->runs().begin(), store_->runs().end(), [this](const RunEntry& run) {
+    return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id);
+  });
+}
+
+void Lab::start_queued_runs() {
+  if (read_only()) return;
+  for (const RunEntry& run : store_->runs()) {
+    if (run.record.status == RunStatus::Queued && !queue_->is_queued(run.id)) queue_->enqueue(run.id);
+  }
+}
+
+Lab::Imported Lab::import_runs(const QStringList& files) {
+  Imported imported;
+  std::vector<RunRecord> records;
+  for (const QString& file : files) {
+    try {
+      records.push_back(read_json(file.toStdString()));
+    } catch (const std::exception& error) {
+      imported.problems << QString::fromStdString(error.what());
+    }
+  }
+  if (!imported.problems.isEmpty()) return imported;
+  for (RunRecord& record : records) {
+    record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
+    mark_interrupted(record, "the file was saved while the run trained; it ends there");
+    QString file;
+    if (read_only()) {
+      imported.unsaved << tr("%1 owns the runs folder").arg(archive_->owner());
+    } else {
+      file = archive_->new_path(qstr(record.config.name));
+      try {
+        RunArchive::write(record, file);  // a copy, so it comes back next time
+      } catch (const std::exception& error) {
+        imported.unsaved << QString::fromStdString(error.what());
+        file.clear();
+      }
+    }
+    store_->add(record, file);
+    ++imported.added;
+  }
+  return imported;
+}
+
+bool Lab::removable(int id) const { return store_->find(id) && id != queue_->running_id() && !read_only(); }
+
+void Lab::remove_run(int id) {
+  const RunEntry* run = store_->find(id);
+  if (!run) return;
+  queue_->dequeue(id);
+  archive_->remove(run->file);
+  const bool in_sweep = sweep_runs_.remove(id);
+  store_->remove(id);
+  if (in_sweep) emit sweep_changed();
+}
+
+void Lab::remove_runs(const QList<int>& ids) {
+  for (const int id : ids) {
+    if (removable(id)) remove_run(id);
+  }
+}
+
+void Lab::start_sweep(const Sweep& sweep) {
+  std::vector<TrainConfig> configs;
+  for (const SweepRun& run : expand(sweep)) configs.push_back(run.config);
+  const Started s = train_missing(configs, &sweep_runs_);
+  emit note(tr("Sweep: %n run(s) queued", nullptr, s.queued + s.waiting));
+  emit sweep_changed();
+}
+
+bool Lab::sweep_in_progress() const {
+  return std::any_of(sweep_runs_.begin(), sweep_runs_.end(), [this](int id) { return queue_->is_queued(id); });
+}
+
+void Lab::stop_sweep() {
+  for (const int id : std::exchange(sweep_runs_, {})) {
+    if (id == queue_->running_id()) queue_->stop_current();
+    else if (queue_->is_queued(id)) remove_run(id);  // never started: nothing of it to keep
+  }
+  emit note(tr("Sweep stopped; its finished runs stay"));
+  emit sweep_changed();
+}
+
+double Lab::seconds_per_flop(Estimate& basis) const {
+  if (queue_->seconds_per_flop() > 0) {
+    basis.basis = Estimate::Basis::ThisSession;
+    return queue_->seconds_per_flop();
+  }
+  const std::string device = on_gpu() ? "cuda" : "cpu";
+  for (auto it = store_->runs().rbegin(); it != store_->runs().rend(); ++it) {
+    const RunRecord& r = it->record;
+    if (r.status == RunStatus::Done && !r.steps.empty() && r.environment.device == device &&
+        r.steps.back().step == r.config.steps && r.steps.back().wall_s > 0) {
+      basis.basis = Estimate::Basis::FinishedRun;
+      basis.reference = r.config.name;
+      basis.reference_seconds = r.steps.back().wall_s;
+      basis.reference_steps = r.config.steps;
+      return r.steps.back().wall_s / run_flops(r.config);
+    }
+  }
+  if (timed_ && timed_->second > 0) {
+    const auto& [config, per_step] = *timed_;
+    basis.basis = Estimate::Basis::TimedSteps;
+    basis.ms_per_step = per_step * 1000;
+    basis.timed_layers = config.model.layers;
+    return per_step / step_flops(config);
+  }
+  return 0;
+}
+
+Estimate Lab::estimate(const std::vector<TrainConfig>& runs, bool may_time) const {
+  Estimate e;
+  const double per_flop = seconds_per_flop(e);
+  if (per_flop > 0) {
+    e.seconds = 0;
+    for (const TrainConfig& run : runs) e.seconds += run_flops(run) * per_flop;
+  } else if (may_time && !runs.empty() && !queue_->busy()) {
+    // Nothing to go by: time a few steps on the worker (about a second), once per device.
+    const TrainConfig& first = runs.front();
+    const bool asked = timed_ && timed_->first.device == first.device && timed_->first.threads == first.threads;
+    if (!asked) {
+      timed_ = {first, -1};
+      queue_->measure(first);
+    }
+    e.timing = timed_->second < 0;
+  }
+  return e;
+}
+
+void Lab::on_measured(const TrainConfig& config, double seconds_per_step) {
+  if (timed_ && timed_->second < 0) timed_ = {config, std::max(seconds_per_step, 0.0)};  // 0: it failed
+  emit sweep_changed();
+}
+
+SweepTime Lab::sweep_time(const SweepStanding& standing, bool may_time) const {
+  // The queue in training order; the sweep ends with its last run in it, or, when some of
+  // its runs are not queued yet, after the whole queue and those runs.
+  std::vector<int> order;
+  if (queue_->busy()) order.push_back(queue_->running_id());
+  order.insert(order.end(), queue_->pending().begin(), queue_->pending().end());
+  const auto is_sweeps = [&](int id) {
+    return std::find(standing.pending.begin(), standing.pending.end(), id) != standing.pending.end();
+  };
+  std::vector<TrainConfig> unqueued = standing.to_train;
+  for (const int id : standing.pending) {
+    if (!queue_->is_queued(id)) unqueued.push_back(store_->find(id)->record.config);
+  }
+  auto last = order.end();
+  if (unqueued.empty()) {
+    const auto found = std::find_if(order.rbegin(), order.rend(), is_sweeps);
+    last = found == order.rend() ? order.begin() : found.base();
+  }
+  SweepTime time;
+  time.total = estimate(unqueued, may_time);
+  if (time.total.seconds < 0 || last == order.begin()) return time;
+  Estimate basis;
+  const double per_flop = seconds_per_flop(basis);
+  for (auto it = order.begin(); it != last; ++it) {
+    const RunRecord& r = store_->find(*it)->record;
+    const double done = r.steps.empty() ? 0 : double(r.steps.back().step) / r.config.steps;
+    const double seconds = (1 - done) * run_flops(r.config) * per_flop;
+    time.total.seconds += seconds;
+    if (!is_sweeps(*it)) time.ahead_seconds += seconds;
+  }
+  return time;
+}
+
+}  // namespace normlab::lab

@@ -1,0 +1,146 @@
+#pragma once
+// The lab: what the window's buttons and menus do, without a widget. It owns the run
+// store, the archive of run files and the training queue; it starts single runs, the
+// course experiment and sweeps, stops them, and says how long they will take. Every
+// widget shows its state and turns clicks into calls on it; the tests drive it headless.
+#include <QList>
+#include <QObject>
+#include <QSet>
+#include <QString>
+#include <QStringList>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "presets.h"
+#include "run_archive.h"
+#include "run_record.h"
+#include "run_store.h"
+#include "sweep_standing.h"
+#include "training_queue.h"
+
+namespace normlab::lab {
+
+// How long something should take, and what the figure rests on.
+struct Estimate {
+  enum class Basis { None, ThisSession, FinishedRun, TimedSteps };
+  double seconds = -1;  // negative: not known
+  Basis basis = Basis::None;
+  std::string reference;         // FinishedRun: that run's name
+  double reference_seconds = 0;  // FinishedRun: how long it took
+  int reference_steps = 0;
+  double ms_per_step = 0;        // TimedSteps: on a model of `timed_layers` layers
+  int timed_layers = 0;
+  bool timing = false;           // None: a few steps are being timed now
+};
+
+// A sweep's time left: its own runs and the other runs queued before its last one.
+struct SweepTime {
+  Estimate total;
+  double ahead_seconds = 0;  // of total, other runs that train first
+};
+
+class Lab : public QObject {
+  Q_OBJECT
+ public:
+  explicit Lab(const QString& runs_folder, QObject* parent = nullptr);
+  ~Lab() override;  // shuts down
+  // Stops the running run (saved as stopped), ends the worker and gives the runs folder up.
+  void shutdown();
+
+  RunStore& store() { return *store_; }
+  const RunStore& store() const { return *store_; }
+  TrainingQueue& queue() { return *queue_; }
+  const TrainingQueue& queue() const { return *queue_; }
+  const RunArchive& archive() const { return *archive_; }
+  // Another NormLab owns the runs folder: its runs are shown, nothing is trained or changed.
+  bool read_only() const { return !archive_->writable(); }
+
+  // The folder's runs into the store, in the order they were made; what could not be read.
+  RunArchive::Restored restore();
+
+  // What "auto" means here. Without an NVIDIA driver the answer is immediate; with one the
+  // worker looks (loading the CUDA libraries can take a while) and device_found follows.
+  void probe_device();
+  bool device_known() const { return device_.has_value(); }
+  bool on_gpu() const { return device_ && device_->device == "cuda"; }
+  const Environment* device() const { return device_ ? &*device_ : nullptr; }
+  // The course's scale on this device: full on a GPU, the CPU scale otherwise.
+  Scale course_scale() const { return on_gpu() ? Scale::Full : Scale::Cpu; }
+  // `config` at this device's scale when its schedule is still the full-scale default a
+  // CPU cannot train in minutes; otherwise as it is.
+  TrainConfig fit_to_device(TrainConfig config) const;
+
+  // Adds the run (named uniquely, saved as queued) and queues it; its id, or 0 if refused.
+  int queue_run(TrainConfig config);
+  // A run from the settings: queued once the device is known, fitted to it.
+  void start_run(const TrainConfig& config);
+  // The course's five runs, `seeds` times, at the device's scale, on `base`'s device,
+  // data and seed; runs the store already has an answer for are reused, not retrained.
+  void start_course_experiment(const TrainConfig& base, int seeds);
+  void stop_run();  // after its current step; its points stay
+  void stop_all();  // and the queued runs are removed
+  // Queues the runs left queued but not waiting (from an earlier session, or imported).
+  void start_queued_runs();
+  bool has_unqueued_runs() const;
+
+  struct Imported {
+    int added = 0;
+    QStringList problems;  // nothing was added when any file had one
+    QStringList unsaved;   // added, but no copy could be kept in the runs folder
+  };
+  // All or nothing: one bad file and none is added.
+  Imported import_runs(const QStringList& files);
+  bool removable(int id) const;  // known, and not training now
+  void remove_runs(const QList<int>& ids);  // with their files in the runs folder
+
+  // The sweep's runs that are missing or were cut short join the queue, with those still
+  // queued from an earlier session; those it has answers for count at once.
+  void start_sweep(const Sweep& sweep);
+  // Stops the running run the sweep started and takes its waiting runs out; only runs
+  // started by start_sweep are touched.
+  void stop_sweep();
+  bool sweep_in_progress() const;
+  // With `may_time`, a few steps are timed on the worker when nothing else tells the speed
+  // (only for a view someone looks at: the worker is then busy for a moment).
+  SweepTime sweep_time(const SweepStanding& standing, bool may_time) const;
+  // Time for runs to train here, from this session's speed, the latest finished run on
+  // this device, or a few steps timed on the worker.
+  Estimate estimate(const std::vector<TrainConfig>& runs, bool may_time = false) const;
+
+ signals:
+  void device_found(const normlab::Environment& found);
+  void progress_changed();
+  void busy_changed(bool busy);
+  void sweep_changed();
+  // Something to tell the user in passing (the window's status bar).
+  void note(const QString& text);
+  // A run could not train; `dropped` queued runs behind it were removed with it.
+  void run_failed(int run_id, const QString& message, int dropped);
+  void save_failed(int run_id, const QString& message);
+
+ private:
+  struct Started {
+    int queued = 0, reused = 0, waiting = 0;
+  };
+  // Queues each config the store has no answer for; one already queued or training is
+  // left to finish. `owned` collects the ids that joined the queue here.
+  Started train_missing(const std::vector<TrainConfig>& configs, QSet<int>* owned);
+  void on_device(const Environment& found);
+  void remove_run(int id);
+  void on_measured(const TrainConfig& config, double seconds_per_step);
+  double seconds_per_flop(Estimate& basis) const;
+
+  std::unique_ptr<RunArchive> archive_;
+  RunStore* store_;
+  TrainingQueue* queue_;
+  std::optional<Environment> device_;
+  std::vector<TrainConfig> waiting_starts_;                 // Start pressed before the device was known
+  std::optional<std::pair<TrainConfig, int>> waiting_course_;  // the course likewise: base and seeds
+  QSet<int> sweep_runs_;  // runs start_sweep queued
+  // A few steps timed on the worker: (config, seconds per step); negative while asked, 0 if it failed.
+  mutable std::optional<std::pair<TrainConfig, double>> timed_;
+};
+
+}  // namespace normlab::lab

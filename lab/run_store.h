@@ -1,0 +1,64 @@
+#pragma once
+// Every run the lab knows: trained here, queued, restored or imported. Data only: the
+// window's run table and charts read it and follow its signals; the lab and its queue
+// change it. Files are the archive's business, colours the window's (from `shade`).
+#include <QObject>
+#include <QString>
+#include <vector>
+
+#include "run_record.h"
+
+namespace normlab::lab {
+
+struct RunEntry {
+  int id = 0;            // unique for the session, never reused
+  RunRecord record;      // record.config.name is the run's name
+  int shade = 0;         // which look of its hue it is drawn in (core/palette.h)
+  bool visible = true;
+  QString file;          // the app's own copy in its runs folder; empty if none
+};
+
+class RunStore : public QObject {
+  Q_OBJECT
+ public:
+  explicit RunStore(QObject* parent = nullptr);
+
+  // Adds a run at the end, in its seed group's shade or the least used of its hue; returns its id.
+  int add(RunRecord record, const QString& file);
+  void remove(int id);
+
+  const std::vector<RunEntry>& runs() const { return runs_; }
+  const RunEntry* find(int id) const;
+  int row_of(int id) const;  // -1 if unknown
+  int id_at(int row) const;  // 0 if none
+  // `wanted`, or "wanted (2)", "wanted (3)"… so that names, and so file names, stay distinct.
+  QString unique_name(const QString& wanted) const;
+  // The records, in the store's order, for the Qt-free sweep and seed code.
+  std::vector<const RunRecord*> records() const;
+
+  void set_visible(int id, bool visible);
+  // Updates from the trainer, in the order they happen.
+  void mark_started(int id, const RunRecord& header);  // environment, counts and baseline
+  void append_steps(int id, const std::vector<StepMetrics>& steps);
+  void append_eval(int id, const EvalMetrics& eval);
+  void append_points(int id, const std::vector<SeriesPoint>& points);  // any named series
+  void finish(int id, const RunRecord& run);                           // the trainer's final record
+  void set_status(int id, RunStatus status, const QString& message = {});
+
+ signals:
+  void run_about_to_be_added(int row);
+  void run_added(int id);
+  void run_about_to_be_removed(int row);
+  void run_removed(int id);
+  void points_changed(int id);      // new steps or evaluations, or the record replaced
+  void appearance_changed(int id);  // shown or hidden
+  void status_changed(int id);
+
+ private:
+  RunEntry* entry(int id);
+
+  std::vector<RunEntry> runs_;
+  int next_id_ = 1;
+};
+
+}  // namespace normlab::lab

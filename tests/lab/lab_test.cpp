@@ -1,0 +1,333 @@
+// The lab without a widget: queueing, stopping, restoring after a kill, the folder's lock,
+// the course experiment and sweeps, all under a QCoreApplication.
+#include "lab.h"
+
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "config_fields.h"
+#include "cuda_backend.h"
+#include "qstring.h"
+#include "seeds.h"
+#include "test_support.h"
+#include "trainer.h"
+
+namespace normlab::lab {
+namespace {
+
+constexpr int kTrainTimeoutMs = 180'000;  // tokenizer training included, on a busy machine
+
+class LabTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(folder_.isValid());
+    corpus_ = test::write_synthetic_corpus(folder_.path());
+  }
+  QString runs() const { return folder_.filePath(QStringLiteral("runs")); }
+  TrainConfig tiny(int steps) const {
+    TrainConfig c = test::tiny_config(corpus_, steps);
+    c.threads = 1;
+    return c;
+  }
+  // A run as if trained and finished here before.
+  static RunRecord finished(TrainConfig config, RunStatus status = RunStatus::Done) {
+    RunRecord run;
+    config.name = default_run_name(config);
+    run.config = config;
+    run.status = status;
+    run.baseline_loss = 5;
+    run.environment.device = "cpu";
+    for (int step = 1; step <= config.steps; ++step) run.steps.push_back({step, 0.01 * step, 1e-3, 4.0, 1000});
+    run.evals.push_back({config.steps, 0.01 * config.steps, 4.2});
+    return run;
+  }
+  static bool idle(Lab& lab) { return test::wait_until([&] { return !lab.queue().busy(); }, kTrainTimeoutMs); }
+
+  QTemporaryDir folder_;
+  QString corpus_;
+};
+
+TEST_F(LabTest, TrainsQueuedRunsInOrderAndSavesEachToItsFile) {
+  Lab lab(runs());
+  lab.probe_device();
+  ASSERT_TRUE(test::wait_until([&] { return lab.device_known(); }, 60000));
+  const int first = lab.queue_run(tiny(12)), second = lab.queue_run(tiny(12));
+  ASSERT_TRUE(first && second);
+  EXPECT_NE(lab.store().find(first)->record.config.name, lab.store().find(second)->record.config.name);
+  EXPECT_EQ(lab.queue().running_id(), first);
+  EXPECT_EQ(lab.store().find(second)->record.status, RunStatus::Queued);
+  ASSERT_TRUE(idle(lab));
+  for (const int id : {first, second}) {
+    const RunEntry& run = *lab.store().find(id);
+    EXPECT_EQ(run.record.status, RunStatus::Done);
+    EXPECT_EQ(read_json(run.file.toStdString()).steps.size(), 12u) << "the file holds the whole run";
+  }
+  EXPECT_EQ(lab.queue().progress().run_id, 0);
+}
+
+// The window's numbers are the engine's: a run the lab trains equals normlab::train's.
+TEST_F(LabTest, ARunItTrainsEqualsTheEnginesToTheLastDigit) {
+  const TrainConfig config = tiny(15);
+  const RunRecord direct = normlab::train(config, {});
+  Lab lab(runs());
+  const int id = lab.queue_run(config);
+  ASSERT_TRUE(idle(lab));
+  const RunRecord& through = lab.store().find(id)->record;
+  ASSERT_EQ(through.steps.size(), direct.steps.size());
+  for (std::size_t i = 0; i < direct.steps.size(); ++i) EXPECT_EQ(through.steps[i].train_loss, direct.steps[i].train_loss) << i;
+  ASSERT_EQ(through.evals.size(), direct.evals.size());
+  for (std::size_t i = 0; i < direct.evals.size(); ++i) EXPECT_EQ(through.evals[i].val_loss, direct.evals[i].val_loss) << i;
+}
+
+TEST_F(LabTest, StopAllKeepsTheRunningRunsPointsAndRemovesTheQueuedWithTheirFiles) {
+  Lab lab(runs());
+  const int running = lab.queue_run(tiny(1'000'000));
+  const int waiting = lab.queue_run(tiny(10));
+  const QString waiting_file = lab.store().find(waiting)->file;
+  ASSERT_TRUE(QFile::exists(waiting_file)) << "a queued run is saved at once";
+  ASSERT_TRUE(test::wait_until([&] { return lab.store().find(running)->record.steps.size() >= 3; }, kTrainTimeoutMs));
+  lab.stop_all();
+  ASSERT_TRUE(idle(lab));
+  EXPECT_EQ(lab.store().find(running)->record.status, RunStatus::Stopped);
+  EXPECT_FALSE(lab.store().find(waiting));
+  EXPECT_FALSE(QFile::exists(waiting_file));
+  EXPECT_EQ(read_json(lab.store().find(running)->file.toStdString()).status, RunStatus::Stopped);
+}
+
+// A real NormLab process killed with SIGKILL while it trains: the next lab on its folder
+// takes the folder over and brings every run back, the killed one as interrupted.
+TEST_F(LabTest, RestoresEveryRunAfterItsProcessIsKilled) {
+  QProcess child;
+  child.setProcessChannelMode(QProcess::ForwardedChannels);
+  child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--train-until-killed"), runs(), corpus_});
+  ASSERT_TRUE(child.waitForStarted());
+  // Wait for the first run's file to hold steps, saved as it trained.
+  QString training;
+  ASSERT_TRUE(test::wait_until([&] {
+    for (const QString& name : QDir(runs()).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+      try {
+        const RunRecord run = read_json(QDir(runs()).filePath(name).toStdString());
+        if (run.status == RunStatus::Running && !run.steps.empty()) training = name;
+      } catch (const std::exception&) {
+      }
+    }
+    return !training.isEmpty();
+  }, kTrainTimeoutMs));
+  {
+    Lab meanwhile(runs());
+    EXPECT_TRUE(meanwhile.read_only()) << "never two writers of one runs folder";
+    EXPECT_TRUE(meanwhile.archive().owner().contains(QString::number(child.processId())))
+        << meanwhile.archive().owner().toStdString();
+    EXPECT_EQ(meanwhile.queue_run(tiny(5)), 0);
+  }
+  child.kill();
+  ASSERT_TRUE(child.waitForFinished());
+
+  Lab next(runs());
+  ASSERT_FALSE(next.read_only()) << "the killed owner's lock is stale";
+  const RunArchive::Restored restored = next.restore();
+  EXPECT_TRUE(restored.damaged.isEmpty() && restored.unmovable.isEmpty());
+  ASSERT_EQ(next.store().runs().size(), 3u);
+  const RunEntry& killed = next.store().runs()[0];
+  EXPECT_TRUE(killed.file.endsWith(training));
+  EXPECT_EQ(killed.record.status, RunStatus::Interrupted);
+  EXPECT_FALSE(killed.record.steps.empty());
+  EXPECT_EQ(next.store().runs()[1].record.status, RunStatus::Queued);
+  EXPECT_EQ(next.store().runs()[2].record.status, RunStatus::Queued);
+  EXPECT_TRUE(next.has_unqueued_runs());
+  EXPECT_FALSE(next.queue().busy()) << "nothing starts by itself";
+}
+
+TEST_F(LabTest, ASecondLabOnTheFolderOnlyReadsIt) {
+  auto first = std::make_unique<Lab>(runs());
+  const int id = first->queue_run(tiny(1'000'000));
+  Lab second(runs());
+  ASSERT_TRUE(second.read_only());
+  EXPECT_TRUE(second.archive().owner().contains(QString::number(QCoreApplication::applicationPid())));
+  second.restore();
+  ASSERT_EQ(second.store().runs().size(), 1u);
+  EXPECT_NE(second.store().runs()[0].record.status, RunStatus::Interrupted) << "the owner still trains it";
+  EXPECT_EQ(second.queue_run(tiny(5)), 0);
+  EXPECT_FALSE(second.removable(second.store().runs()[0].id));
+  second.remove_runs({second.store().runs()[0].id});
+  EXPECT_TRUE(QFile::exists(first->store().find(id)->file)) << "a reader deletes nothing";
+  first.reset();  // its session ends: the folder is free
+  Lab third(runs());
+  EXPECT_FALSE(third.read_only());
+}
+
+// Defect: Start pressed while the device was still being looked for queued a full-size
+// run (3000 x 32 x 128) on a CPU; it must wait for the device and take its scale.
+TEST_F(LabTest, StartBeforeTheDeviceIsKnownWaitsAndTakesTheDevicesScale) {
+  Lab lab(runs());
+  int notes = 0;
+  QObject::connect(&lab, &Lab::note, [&] { ++notes; });
+  TrainConfig defaults;  // the panel's full-scale schedule, untouched
+  defaults.corpus_path = corpus_.toStdString();
+  lab.start_run(defaults);
+  EXPECT_TRUE(lab.store().runs().empty()) << "nothing queued before the device is known";
+  EXPECT_EQ(notes, 1) << "and says why";
+  lab.probe_device();
+  ASSERT_TRUE(test::wait_until([&] { return lab.device_known(); }, 60000));
+  ASSERT_EQ(lab.store().runs().size(), 1u);
+  const TrainConfig queued = lab.store().runs()[0].record.config;
+  const TrainConfig expected = scaled(TrainConfig{}, lab.course_scale());
+  EXPECT_EQ(queued.steps, expected.steps);
+  EXPECT_EQ(queued.batch_size, expected.batch_size);
+  EXPECT_EQ(queued.model.context, expected.model.context);
+  lab.stop_all();
+  // A schedule the user chose is kept as it is.
+  const int mine = lab.queue_run(tiny(7));
+  EXPECT_EQ(lab.store().find(mine)->record.config.steps, 7);
+  lab.stop_all();
+}
+
+// Without a driver there is nothing to look for: the answer is immediate, with no CUDA
+// library loaded (it took 13 to 110 s in the window on this machine).
+TEST_F(LabTest, WithoutAnNvidiaDriverTheDeviceIsKnownAtOnce) {
+  Lab lab(runs());
+  lab.probe_device();
+  if (nvidia_driver_present()) {  // the worker looks; the answer follows
+    ASSERT_TRUE(test::wait_until([&] { return lab.device_known(); }, 120000));
+  } else {
+    EXPECT_TRUE(lab.device_known());
+    EXPECT_FALSE(lab.on_gpu());
+    EXPECT_EQ(lab.course_scale(), Scale::Cpu);
+  }
+}
+
+// Defect: the course experiment queued again runs that had finished with the same settings
+// (same seed), doubling them, where a sweep would reuse them.
+TEST_F(LabTest, TheCourseExperimentReusesRunsThatAnsweredIt) {
+  Lab lab(runs());
+  lab.probe_device();
+  ASSERT_TRUE(test::wait_until([&] { return lab.device_known(); }, 60000));
+  TrainConfig base;
+  base.corpus_path = corpus_.toStdString();
+  base.device = "cpu";
+  TrainConfig course;
+  copy_section(Section::DeviceAndData, base, course);
+  const std::vector<TrainConfig> runs = workshop_runs(scaled(course, lab.course_scale()));
+  ASSERT_EQ(runs.size(), 5u);
+  for (std::size_t i = 0; i < 4; ++i) {  // four of five answered before: one done, one diverged…
+    RunRecord run = finished(runs[i], i == 1 ? RunStatus::Diverged : RunStatus::Done);
+    run.config.threads = 2;  // …even with another thread count: the same experiment
+    lab.store().add(run, {});
+  }
+  lab.store().add(finished(runs[4], RunStatus::Stopped), {});  // cut short: trains again
+  lab.start_course_experiment(base, 1);
+  ASSERT_EQ(lab.store().runs().size(), 6u);
+  EXPECT_TRUE(same_experiment(lab.store().runs().back().record.config, runs[4]));
+  EXPECT_TRUE(lab.queue().is_queued(lab.store().runs().back().id));
+  lab.start_course_experiment(base, 1);  // pressed again meanwhile
+  EXPECT_EQ(lab.store().runs().size(), 6u) << "a run already queued is not queued twice";
+  lab.start_course_experiment(base, 2);  // a second seed: five new runs
+  EXPECT_EQ(lab.store().runs().size(), 11u);
+  lab.stop_all();
+}
+
+TEST_F(LabTest, ASweepStandsOnTheRunsThatAnswerItsPoints) {
+  Lab lab(runs());
+  Sweep sweep;
+  sweep.base = tiny(12);
+  sweep.setting = "peak_lr";
+  sweep.values = {"1e-3", "3e-3"};
+  sweep.placements = {NormPlacement::Pre, NormPlacement::Post};
+  const std::vector<SweepRun> points = expand(sweep);
+  ASSERT_EQ(points.size(), 4u);
+  lab.store().add(finished(points[0].config), {});
+  lab.store().add(finished(points[1].config, RunStatus::Diverged), {});  // a result: diverging again teaches nothing
+  lab.store().add(finished(points[2].config, RunStatus::Interrupted), {});
+  const SweepStanding s = stand(sweep, lab.store());
+  EXPECT_EQ(s.results.size(), 3u) << "the interrupted run is drawn until it trains again";
+  ASSERT_EQ(s.to_train.size(), 2u);
+  EXPECT_TRUE(same_experiment(s.to_train[0], points[2].config));
+  EXPECT_TRUE(same_experiment(s.to_train[1], points[3].config));
+  EXPECT_TRUE(s.pending.empty());
+  EXPECT_EQ(s.ended_with_result(), 2);
+  // The command line decides the same way (core's rule).
+  EXPECT_TRUE(answers(lab.store().runs()[1].record, points[1].config));
+  EXPECT_FALSE(answers(lab.store().runs()[2].record, points[2].config));
+}
+
+// Defect: "Stop sweep" was enabled when a run started by hand matched a sweep point, and
+// stopped that run. It acts only on the runs a started sweep queued.
+TEST_F(LabTest, StopSweepTouchesOnlyTheRunsTheSweepQueued) {
+  Lab lab(runs());
+  Sweep sweep;
+  sweep.base = tiny(1'000'000);
+  sweep.setting = "peak_lr";
+  sweep.values = {"1e-3", "3e-3"};
+  sweep.placements = {NormPlacement::Pre};
+  const int by_hand = lab.queue_run(expand(sweep)[0].config);
+  const auto trains_on = [&] {
+    const std::size_t steps = lab.store().find(by_hand)->record.steps.size();
+    return test::wait_until([&] { return lab.store().find(by_hand)->record.steps.size() >= steps + 3; }, kTrainTimeoutMs) &&
+           lab.store().find(by_hand)->record.status == RunStatus::Running;
+  };
+  EXPECT_FALSE(lab.sweep_in_progress()) << "no sweep was started";
+  lab.stop_sweep();
+  EXPECT_TRUE(trains_on()) << "stopping a sweep never started stops nothing";
+
+  lab.start_sweep(sweep);
+  ASSERT_EQ(lab.store().runs().size(), 2u) << "the run by hand answers its point";
+  const int swept = lab.store().runs().back().id;
+  EXPECT_TRUE(lab.sweep_in_progress());
+  lab.stop_sweep();
+  EXPECT_FALSE(lab.store().find(swept)) << "the sweep's waiting run is gone";
+  EXPECT_TRUE(trains_on()) << "the run by hand trains on";
+  EXPECT_FALSE(lab.sweep_in_progress());
+  lab.stop_all();
+}
+
+// Defect: queued behind other runs, the sweep's countdown ignored them ("about 25 s left"
+// with about 48 s of runs ahead).
+TEST_F(LabTest, ASweepsTimeLeftCountsTheRunsQueuedBeforeIt) {
+  Lab lab(runs());
+  lab.store().add(finished(tiny(100)), {});  // what speed estimates rest on
+  const int ahead = lab.queue_run(tiny(1'000'000));
+  Sweep sweep;
+  sweep.base = tiny(1000);
+  sweep.setting = "layers";
+  sweep.values = {"1", "2"};
+  sweep.placements = {NormPlacement::Post};
+  const std::vector<TrainConfig> own = stand(sweep, lab.store()).to_train;
+  lab.start_sweep(sweep);
+  const SweepStanding s = stand(sweep, lab.store());
+  ASSERT_EQ(s.pending.size(), 2u);
+  const SweepTime time = lab.sweep_time(s, false);
+  const double own_seconds = lab.estimate(own).seconds;
+  ASSERT_GT(own_seconds, 0);
+  EXPECT_GT(time.ahead_seconds, 0) << "the long run before the sweep's";
+  EXPECT_NEAR(time.total.seconds, time.ahead_seconds + own_seconds, 1e-6 * time.total.seconds);
+  EXPECT_TRUE(lab.queue().is_queued(ahead));
+  lab.stop_all();
+}
+
+TEST_F(LabTest, ImportIsAllOrNothingAndKeepsACopy) {
+  Lab lab(runs());
+  const QString good = folder_.filePath(QStringLiteral("good.json")), bad = folder_.filePath(QStringLiteral("bad.json"));
+  write_json(finished(tiny(5)), good.toStdString());
+  QFile file(bad);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write("{ not json");
+  file.close();
+  const Lab::Imported refused = lab.import_runs({good, bad});
+  EXPECT_EQ(refused.added, 0);
+  EXPECT_EQ(refused.problems.size(), 1);
+  EXPECT_TRUE(lab.store().runs().empty());
+  const Lab::Imported imported = lab.import_runs({good, good});
+  EXPECT_EQ(imported.added, 2);
+  ASSERT_EQ(lab.store().runs().size(), 2u);
+  EXPECT_NE(lab.store().runs()[0].record.config.name, lab.store().runs()[1].record.config.name);
+  EXPECT_TRUE(QFile::exists(lab.store().runs()[1].file));
+  lab.remove_runs({lab.store().runs()[1].id});
+  EXPECT_EQ(QDir(runs()).entryList({QStringLiteral("*.json")}).size(), 1) << "removed with its file";
+}
+
+}  // namespace
+}  // namespace normlab::lab

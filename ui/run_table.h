@@ -1,0 +1,30 @@
+#pragma once
+// The run table: the lab's run store as rows, with a tick to show a run on the chart.
+#include <QAbstractTableModel>
+
+#include "lab_names.h"
+
+namespace normlab::ui {
+
+class RunTableModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { NameColumn, SetupColumn, StatusColumn, ProgressColumn, HeldOutColumn, ColumnCount };
+  static constexpr int RunIdRole = Qt::UserRole + 1;
+
+  explicit RunTableModel(RunStore& store, QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+  Qt::ItemFlags flags(const QModelIndex& index) const override;
+  bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+
+ private:
+  void row_changed(int id);
+
+  RunStore& store_;
+};
+
+}  // namespace normlab::ui
