@@ -397,7 +397,7 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   ASSERT_TRUE(window_->export_runs_csv(ids, csv));
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-  EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 200);
+  EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // steps 0 (evaluated) to 200
 }
 
 TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
