@@ -81,10 +81,13 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   connect(&refresh_timer_, &QTimer::timeout, this, &LossChart::refresh);
   connect(&store, &RunStore::run_added, this, &LossChart::add_curves);
   connect(&store, &RunStore::run_removed, this, &LossChart::remove_curves);
-  connect(&store, &RunStore::points_changed, this, [this](int id) {
-    dirty_.insert(id);
-    schedule_refresh();
-  });
+  // A status can change which runs a seed group's mean is over (see runs_in_mean).
+  for (auto signal : {&RunStore::points_changed, &RunStore::status_changed}) {
+    connect(&store, signal, this, [this](int id) {
+      dirty_.insert(id);
+      schedule_refresh();
+    });
+  }
   connect(&store, &RunStore::appearance_changed, this, [this] {
     styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
     schedule_refresh();
@@ -382,7 +385,9 @@ const RunRecord& LossChart::drawn_record(const RunEntry& run) const {
 QString LossChart::drawn_name(const RunEntry& run) const {
   const auto group = groups_.find(run.id);
   if (group == groups_.end()) return qstr(run.record.config.name);
-  return tr("%1 \u00b7 mean of %2 seeds").arg(qstr(seed_group_name(run.record.config))).arg(group->second->members.size());
+  const QString name = qstr(seed_group_name(run.record.config));
+  const int seeds = group->second->spread.runs;
+  return seeds > 0 ? tr("%1 \u00b7 mean of %n seed(s)", nullptr, seeds).arg(name) : tr("%1 \u00b7 no seed trained yet").arg(name);
 }
 
 void LossChart::set_group_seeds(bool on) {
@@ -459,7 +464,9 @@ void LossChart::update_group_points(SeedGroup& group) {
     records.push_back(&run->record);
     live = live || run->record.status == RunStatus::Running;
   }
+  const int seeds_before = group.spread.runs;
   group.spread = seed_spread(records);
+  if (group.spread.runs != seeds_before) styles_dirty_ = true;  // the name counts them
   Curves& c = *curves_.at(group.members.front());
   c.restart(smoothing_);  // the mean moves wherever a member adds a point
   update_points(c, group.spread.mean);

@@ -260,6 +260,40 @@ TEST_F(LossChartTest, SeedsAreDrawnAsTheirMeanWithABand) {
   EXPECT_EQ(chart_.seed_group_of(seeds[0]), QList<int>({seeds[0], seeds[2]}));
 }
 
+// A group's name counts the seeds its mean is over: a second copy of a seed counts once,
+// and a queued seed joins (live) once it has points.
+TEST_F(LossChartTest, SeedGroupCountsTheSeedsItsMeanIsOver) {
+  const RunRecord base = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50);
+  auto add_seed = [&](std::uint64_t seed, double shift) {
+    RunRecord run = base;
+    run.config.seed = seed;
+    for (EvalMetrics& e : run.evals) e.val_loss += shift;
+    return store_.add(run, {});
+  };
+  add_seed(1337, 0);
+  add_seed(1337, 1.0);  // the same seed again
+  add_seed(1338, 0.2);
+  RunRecord waiting = base;
+  waiting.config.seed = 1339;
+  waiting.status = RunStatus::Queued;
+  waiting.steps.clear();
+  waiting.evals.clear();
+  const int queued = store_.add(waiting, {});
+  chart_.refresh();
+  ASSERT_EQ(chart_.seed_group_of(queued).size(), 4) << "every copy is drawn as the group";
+  std::vector<Readout> values = chart_.readout(600);
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_TRUE(values[0].name.endsWith(QStringLiteral("mean of 2 seeds"))) << values[0].name.toStdString();
+  EXPECT_NEAR(values[0].heldout, base.evals.back().val_loss + 0.1, 1e-9) << "seeds 1337 and 1338, each once";
+
+  store_.mark_started(queued, base);
+  store_.append_eval(queued, base.evals.front());
+  chart_.refresh();
+  values = chart_.readout(600);
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_TRUE(values[0].name.endsWith(QStringLiteral("mean of 3 seeds"))) << values[0].name.toStdString();
+}
+
 TEST_F(LossChartTest, LongRunsAreThinnedToThePixelsButPicturesKeepEveryPoint) {
   const int id = store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 3000, 100), {});
   chart_.refresh();
