@@ -262,7 +262,7 @@ void MainWindow::build_status_bar() {
   // shown before the window was.
   connect(statusBar(), &QStatusBar::messageChanged, stage_label_,
           [this](const QString& message) { stage_label_->setVisible(message.isEmpty()); });
-  rate_label_->setToolTip(tr("Training tokens per second, smoothed"));
+  rate_label_->setToolTip(tr("Training tokens per second over the last few seconds"));
   lr_label_->setToolTip(tr("Learning rate of the latest step"));
   run_progress_->setToolTip(tr("The running run: steps done and time left"));
   queue_progress_->setToolTip(tr("Every queued run: time left, estimated from the current speed"));
