@@ -112,6 +112,11 @@ QLineSeries* LossChart::take_series() {
     return series;
   }
   auto* series = new QLineSeries;
+  attach(series);
+  return series;
+}
+
+void LossChart::attach(QAbstractSeries* series) {
   const QList<QGraphicsItem*> before = childItems();
   addSeries(series);
   series->attachAxis(axis_x_);
@@ -119,7 +124,12 @@ QLineSeries* LossChart::take_series() {
   for (QGraphicsItem* item : childItems()) {
     if (!before.contains(item)) items_[series] = item;
   }
-  return series;
+}
+
+QList<QGraphicsItem*> LossChart::series_items() const {
+  QList<QGraphicsItem*> items;
+  for (const auto& [series, item] : items_) items << item;
+  return items;
 }
 
 // A training curve has thousands of points. While the view stands still its item keeps
@@ -445,9 +455,7 @@ void LossChart::update_groups() {
       spare_bands_.pop_back();
     } else {  // kept for reuse, never taken off the chart (see take_series)
       group->band = new QAreaSeries(new QLineSeries(this), new QLineSeries(this));
-      addSeries(group->band);
-      group->band->attachAxis(axis_x_);
-      group->band->attachAxis(axis_y_);
+      attach(group->band);
     }
     for (const int id : members) group_leader_[id] = leader;
     groups_[leader] = std::move(group);

@@ -90,6 +90,9 @@ class LossChart : public QChart {
   // On screen, training curves are one-pixel lines and every series is cached as pixels,
   // for speed. A picture wants true line widths, which scale with it, and vectors.
   void set_picture_mode(bool on);
+  // The items that draw the series (curves, seed bands, baselines): what the plot area
+  // clips, for pictures whose painter cannot clip (SVG).
+  QList<QGraphicsItem*> series_items() const;
 
   // Takes over another chart's log scale, smoothing, highlight and shown range (for export).
   void copy_view_from(const LossChart& other);
@@ -120,6 +123,7 @@ class LossChart : public QChart {
   void add_curves(int run_id);
   void remove_curves(int run_id);
   QLineSeries* take_series();
+  void attach(QAbstractSeries* series);  // to the chart and both axes, its item remembered
   void update_item_caches();
   void give_back(QLineSeries* series);
   void update_points(Curves& curves, const RunRecord& record);
@@ -143,7 +147,7 @@ class LossChart : public QChart {
   std::map<int, std::unique_ptr<Curves>> curves_;
   std::vector<std::unique_ptr<Baseline>> baselines_;
   std::vector<QLineSeries*> spare_;  // on the chart, hidden, waiting for reuse
-  std::map<QLineSeries*, QGraphicsItem*> items_;  // the item Qt Charts draws each series with
+  std::map<QAbstractSeries*, QGraphicsItem*> items_;  // the item Qt Charts draws each series with
   QSet<int> dirty_;
   QSet<int> highlighted_;
   std::optional<QSet<int>> only_runs_;
