@@ -46,7 +46,7 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   // Beside the plot, one run a line: names stay whole and never cover a curve.
   legend()->setAlignment(Qt::AlignRight);
   legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
-  legend()->setFont(sized_font(9.5));
+  legend()->setFont(sized_font(9));  // as the axes: the course's names fit beside the plot in a 1024-pixel window
   legend()->setLabelColor(kTextColour);
 
   for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(axis_x_), static_cast<QAbstractAxis*>(axis_y_)}) {
@@ -330,7 +330,10 @@ void LossChart::apply_styles() {
     // One legend entry per run: its held-out curve stands for it.
     for (QLegendMarker* marker : legend()->markers(c.raw)) marker->setVisible(false);
     for (QLegendMarker* marker : legend()->markers(c.train)) marker->setVisible(false);
-    for (QLegendMarker* marker : legend()->markers(c.heldout)) marker->setVisible(drawn(run));
+    for (QLegendMarker* marker : legend()->markers(c.heldout)) {
+      marker->setVisible(drawn(run));
+      marker->setLabel(legend_label(run));
+    }
   }
   for (const auto& b : baselines_) {
     for (QLegendMarker* marker : legend()->markers(b->series)) marker->setVisible(true);
@@ -392,12 +395,25 @@ const RunRecord& LossChart::drawn_record(const RunEntry& run) const {
   return group == groups_.end() ? run.record : group->second->spread.mean;
 }
 
-QString LossChart::drawn_name(const RunEntry& run) const {
+std::pair<QString, QString> LossChart::name_and_seeds(const RunEntry& run) const {
   const auto group = groups_.find(run.id);
-  if (group == groups_.end()) return qstr(run.record.config.name);
-  const QString name = qstr(seed_group_name(run.record.config));
+  if (group == groups_.end()) return {qstr(run.record.config.name), {}};
   const int seeds = group->second->spread.runs;
-  return seeds > 0 ? tr("%1 \u00b7 mean of %n seed(s)", nullptr, seeds).arg(name) : tr("%1 \u00b7 no seed trained yet").arg(name);
+  return {qstr(seed_group_name(run.record.config)),
+          seeds > 0 ? tr("mean of %n seed(s)", nullptr, seeds) : tr("no seed trained yet")};
+}
+
+QString LossChart::drawn_name(const RunEntry& run) const {
+  const auto [name, seeds] = name_and_seeds(run);
+  return seeds.isEmpty() ? name : name + QStringLiteral(" \u00b7 ") + seeds;
+}
+
+// A group's seeds on a line of their own keep the legend as narrow as the names: it gets
+// at most 0.4 of the chart's width, and Qt Charts cuts a wider label at its end, where
+// names differ ("warmup 30", "warmup 200").
+QString LossChart::legend_label(const RunEntry& run) const {
+  const auto [name, seeds] = name_and_seeds(run);
+  return seeds.isEmpty() ? name.toHtmlEscaped() : name.toHtmlEscaped() + QStringLiteral("<br>") + seeds;
 }
 
 void LossChart::set_group_seeds(bool on) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "run_record.h"
@@ -117,7 +118,9 @@ class LossChart : public QChart {
   bool shows(const RunEntry& run) const;  // chosen to be seen, alone or in its seed group
   bool drawn(const RunEntry& run) const;  // has curves of its own on the chart: shown, and no group's follower
   const RunRecord& drawn_record(const RunEntry& run) const;  // a group's mean for its first member
+  std::pair<QString, QString> name_and_seeds(const RunEntry& run) const;  // a group's second: "mean of 3 seeds"
   QString drawn_name(const RunEntry& run) const;             // "… · mean of 3 seeds" for a group
+  QString legend_label(const RunEntry& run) const;           // HTML; a group's seeds on a second line
   void update_groups();
   void update_group_points(SeedGroup& group);
   void add_curves(int run_id);
