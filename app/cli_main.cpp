@@ -158,7 +158,7 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, co
     std::fflush(stdout);
   };
   callbacks.on_step = [&](const StepMetrics& s) {
-    token_rate.add(s.tokens_per_s);
+    token_rate.add(s.wall_s, double(config.batch_size) * config.model.context);
     const bool last = s.step == config.steps;
     if (tty ? (s.wall_s - last_print < 0.25 && !last) : (s.step % config.eval_interval != 0 && !last)) return;
     last_print = s.wall_s;

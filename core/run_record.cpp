@@ -420,21 +420,30 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     };
     for (const auto& run : runs) {
       const std::string name = csv_quoted(run.config.name);
+      auto step = run.steps.begin();
       auto eval = run.evals.begin();
       std::map<std::string, std::size_t> next;  // per series: the first point not yet passed
-      for (const auto& s : run.steps) {
-        while (eval != run.evals.end() && eval->step < s.step) ++eval;
-        csv << name << ',' << s.step << ',' << s.wall_s << ',' << s.lr;
-        cell(s.train_loss);
-        cell(eval != run.evals.end() && eval->step == s.step ? eval->val_loss : std::nan(""));
+      // A row per step that trained or evaluated, in step order: the evaluation before the
+      // first update (step 0) has a row of its own, its training cells empty.
+      while (step != run.steps.end() || eval != run.evals.end()) {
+        constexpr int kNone = std::numeric_limits<int>::max();
+        const int row = std::min(step != run.steps.end() ? step->step : kNone, eval != run.evals.end() ? eval->step : kNone);
+        const bool trained = step != run.steps.end() && step->step == row;
+        const bool evaluated = eval != run.evals.end() && eval->step == row;
+        csv << name << ',' << row << ',' << (trained ? step->wall_s : eval->wall_s) << ',';
+        if (trained) csv << step->lr;
+        cell(trained ? step->train_loss : std::nan(""));
+        cell(evaluated ? eval->val_loss : std::nan(""));
         for (const auto& [series_name, layer] : extra) {
           const Series* series = run.find_series(series_name);
           std::size_t& i = next[series_name];
-          while (series && i < series->steps.size() && series->steps[i] < s.step) ++i;
-          const bool here = series && i < series->steps.size() && series->steps[i] == s.step;
+          while (series && i < series->steps.size() && series->steps[i] < row) ++i;
+          const bool here = series && i < series->steps.size() && series->steps[i] == row;
           cell(here ? series->at(i, std::max(layer, 0)) : std::nan(""));
         }
         csv << '\n';
+        if (trained) ++step;
+        if (evaluated) ++eval;
       }
     }
   });

@@ -38,10 +38,23 @@ std::string first_free_name(const std::function<std::string(int n)>& name,
   return candidate;
 }
 
-double TokenRate::add(double tokens_per_s) {
-  constexpr double kKeep = 0.95;  // weight of the history: about the last 20 steps count
-  rate_ = rate_ == 0 ? tokens_per_s : kKeep * rate_ + (1 - kKeep) * tokens_per_s;
+double TokenRate::add(double wall_s, double tokens) {
+  samples_.push_back({wall_s, tokens});
+  tokens_ += tokens;
+  // The window starts at the latest step that ended at least window_s_ ago.
+  while (samples_.size() > 2 && samples_[1].wall_s <= wall_s - window_s_) {
+    samples_.pop_front();
+    tokens_ -= samples_.front().tokens;
+  }
+  const double seconds = wall_s - samples_.front().wall_s;
+  if (seconds > 0) rate_ = tokens_ / seconds;
   return rate_;
+}
+
+void TokenRate::reset() {
+  samples_ = {{0, 0}};
+  tokens_ = 0;
+  rate_ = 0;
 }
 
 }  // namespace normlab

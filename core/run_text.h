@@ -1,5 +1,6 @@
 #pragma once
 // How a run is named and described in text: one form for the command line and the window.
+#include <deque>
 #include <functional>
 #include <string>
 
@@ -20,15 +21,25 @@ std::string duration_text(double seconds);
 std::string first_free_name(const std::function<std::string(int n)>& name,
                             const std::function<bool(const std::string&)>& taken);
 
-// Training speed as shown while a run trains: smoothed, so it is steady enough to read
-// yet follows a real change within a few dozen steps.
+// Training speed as shown while a run trains: the tokens of the last few seconds of wall
+// time over those seconds. A step's own rate is a moment's, and leaves out evaluations:
+// under load it read several times what the run made, which is what this says.
 class TokenRate {
  public:
-  double add(double tokens_per_s);  // returns the smoothed rate
+  explicit TokenRate(double window_s = 5) : window_s_(window_s) {}
+  // A step that ended `wall_s` seconds after training started, having trained `tokens`;
+  // returns the rate.
+  double add(double wall_s, double tokens);
   double value() const { return rate_; }
-  void reset() { rate_ = 0; }
+  void reset();  // a new run starts
 
  private:
+  struct Sample {
+    double wall_s, tokens;
+  };
+  double window_s_;
+  std::deque<Sample> samples_{{0, 0}};  // the first is where the window starts: at first, training's start
+  double tokens_ = 0;                   // of the samples after the first
   double rate_ = 0;
 };
 

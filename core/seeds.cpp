@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config_fields.h"
+#include "sweep.h"
 
 namespace normlab {
 
@@ -90,18 +91,38 @@ void spread_over(const std::vector<const RunRecord*>& group, Points points, Valu
 
 }  // namespace
 
+std::vector<const RunRecord*> runs_in_mean(const std::vector<const RunRecord*>& group) {
+  auto with_points_once_per_seed = [&group](bool cut_short) {
+    std::vector<const RunRecord*> picked;
+    for (const RunRecord* run : group) {
+      const bool has_points = !run->steps.empty() || !run->evals.empty();
+      const bool seed_taken = std::any_of(picked.begin(), picked.end(), [run](const RunRecord* p) {
+        return p->config.seed == run->config.seed;
+      });
+      if (has_points && !seed_taken && (progress_of(run->status) == RunProgress::CutShort) == cut_short) {
+        picked.push_back(run);
+      }
+    }
+    return picked;
+  };
+  std::vector<const RunRecord*> picked = with_points_once_per_seed(false);
+  return picked.empty() ? with_points_once_per_seed(true) : picked;
+}
+
 SeedSpread seed_spread(const std::vector<const RunRecord*>& group) {
   SeedSpread s;
   if (group.empty()) return s;
-  s.runs = int(group.size());
-  s.mean.config = group.front()->config;
-  s.mean.environment = group.front()->environment;
-  s.mean.parameters = group.front()->parameters;
-  s.mean.baseline_loss = group.front()->baseline_loss;
-  s.mean.status = group.front()->status;
-  spread_over(group, [](const RunRecord& r) -> const std::vector<StepMetrics>& { return r.steps; },
+  const std::vector<const RunRecord*> members = runs_in_mean(group);
+  const RunRecord& first = members.empty() ? *group.front() : *members.front();
+  s.runs = int(members.size());
+  s.mean.config = first.config;
+  s.mean.environment = first.environment;
+  s.mean.parameters = first.parameters;
+  s.mean.baseline_loss = first.baseline_loss;
+  s.mean.status = first.status;
+  spread_over(members, [](const RunRecord& r) -> const std::vector<StepMetrics>& { return r.steps; },
               [](auto& p) -> auto& { return p.train_loss; }, s.mean.steps);
-  spread_over(group, [](const RunRecord& r) -> const std::vector<EvalMetrics>& { return r.evals; },
+  spread_over(members, [](const RunRecord& r) -> const std::vector<EvalMetrics>& { return r.evals; },
               [](auto& p) -> auto& { return p.val_loss; }, s.mean.evals, &s.low, &s.high);
   return s;
 }

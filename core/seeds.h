@@ -29,12 +29,19 @@ bool differ_only_in_seed(const TrainConfig& a, const TrainConfig& b);
 // a run with no such partner is a group of its own.
 std::vector<std::vector<std::size_t>> seed_groups(const std::vector<const RunRecord*>& runs);
 
+// The runs of a group its mean is over, one per seed, in group order: runs with a recorded
+// point that are training (they join live) or ran to their end (done, or diverged: a
+// seed's real outcome). A seed run twice counts once, by its first such run. Runs cut
+// short (stopped, interrupted, failed) would make the mean jump where they end, so they
+// join only when no run of the group is training or ended; queued runs have no points.
+std::vector<const RunRecord*> runs_in_mean(const std::vector<const RunRecord*>& group);
+
 // A group's curves together: at each recorded step (or evaluation) the mean of the runs
-// that have a finite value there, and the lowest and highest of them.
+// in its mean (runs_in_mean) that have a finite value there, and the lowest and highest.
 struct SeedSpread {
-  RunRecord mean;                  // the first run's settings and baseline; its points are the means
+  RunRecord mean;  // the settings and baseline of the first run in the mean (else of the group's first); its points are the means
   std::vector<EvalMetrics> low, high;  // held-out range, one per evaluation of `mean`
-  int runs = 0;
+  int runs = 0;                        // the seeds the mean is over
 };
 SeedSpread seed_spread(const std::vector<const RunRecord*>& group);
 

@@ -107,12 +107,10 @@ void TrainingQueue::on_started(int run_id, const RunRecord& header) {
 
 void TrainingQueue::on_steps(int run_id, const std::vector<StepMetrics>& steps) {
   if (run_id != running_id_ || steps.empty()) return;
-  for (const auto& s : steps) {
-    token_rate_.add(s.tokens_per_s);
-  }
   if (const RunEntry* run = store_.find(run_id)) {
     const StepMetrics& last = steps.back();
     const TrainConfig& c = run->record.config;
+    for (const auto& s : steps) token_rate_.add(s.wall_s, double(c.batch_size) * c.model.context);
     seconds_per_flop_ = last.wall_s / (run_flops(c) * last.step / c.steps);
   }
   stage_.clear();

@@ -67,7 +67,7 @@ class InsidePlot : public QWidget {
   InsidePlot(const RunStore& store, std::function<void(QString)> on_hover)
       : store_(store), on_hover_(std::move(on_hover)) {
     setMouseTracking(true);
-    setMinimumSize(640, 420);
+    setMinimumSize(600, 420);  // beside the settings in a 1024-pixel-wide window
   }
 
   std::string statistic;

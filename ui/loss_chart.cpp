@@ -46,7 +46,7 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   // Beside the plot, one run a line: names stay whole and never cover a curve.
   legend()->setAlignment(Qt::AlignRight);
   legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
-  legend()->setFont(sized_font(9.5));
+  legend()->setFont(sized_font(9));  // as the axes: the course's names fit beside the plot in a 1024-pixel window
   legend()->setLabelColor(kTextColour);
 
   for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(axis_x_), static_cast<QAbstractAxis*>(axis_y_)}) {
@@ -81,10 +81,13 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   connect(&refresh_timer_, &QTimer::timeout, this, &LossChart::refresh);
   connect(&store, &RunStore::run_added, this, &LossChart::add_curves);
   connect(&store, &RunStore::run_removed, this, &LossChart::remove_curves);
-  connect(&store, &RunStore::points_changed, this, [this](int id) {
-    dirty_.insert(id);
-    schedule_refresh();
-  });
+  // A status can change which runs a seed group's mean is over (see runs_in_mean).
+  for (auto signal : {&RunStore::points_changed, &RunStore::status_changed}) {
+    connect(&store, signal, this, [this](int id) {
+      dirty_.insert(id);
+      schedule_refresh();
+    });
+  }
   connect(&store, &RunStore::appearance_changed, this, [this] {
     styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
     schedule_refresh();
@@ -109,6 +112,11 @@ QLineSeries* LossChart::take_series() {
     return series;
   }
   auto* series = new QLineSeries;
+  attach(series);
+  return series;
+}
+
+void LossChart::attach(QAbstractSeries* series) {
   const QList<QGraphicsItem*> before = childItems();
   addSeries(series);
   series->attachAxis(axis_x_);
@@ -116,7 +124,12 @@ QLineSeries* LossChart::take_series() {
   for (QGraphicsItem* item : childItems()) {
     if (!before.contains(item)) items_[series] = item;
   }
-  return series;
+}
+
+QList<QGraphicsItem*> LossChart::series_items() const {
+  QList<QGraphicsItem*> items;
+  for (const auto& [series, item] : items_) items << item;
+  return items;
 }
 
 // A training curve has thousands of points. While the view stands still its item keeps
@@ -320,7 +333,10 @@ void LossChart::apply_styles() {
     // One legend entry per run: its held-out curve stands for it.
     for (QLegendMarker* marker : legend()->markers(c.raw)) marker->setVisible(false);
     for (QLegendMarker* marker : legend()->markers(c.train)) marker->setVisible(false);
-    for (QLegendMarker* marker : legend()->markers(c.heldout)) marker->setVisible(drawn(run));
+    for (QLegendMarker* marker : legend()->markers(c.heldout)) {
+      marker->setVisible(drawn(run));
+      marker->setLabel(legend_label(run));
+    }
   }
   for (const auto& b : baselines_) {
     for (QLegendMarker* marker : legend()->markers(b->series)) marker->setVisible(true);
@@ -382,10 +398,25 @@ const RunRecord& LossChart::drawn_record(const RunEntry& run) const {
   return group == groups_.end() ? run.record : group->second->spread.mean;
 }
 
-QString LossChart::drawn_name(const RunEntry& run) const {
+std::pair<QString, QString> LossChart::name_and_seeds(const RunEntry& run) const {
   const auto group = groups_.find(run.id);
-  if (group == groups_.end()) return qstr(run.record.config.name);
-  return tr("%1 \u00b7 mean of %2 seeds").arg(qstr(seed_group_name(run.record.config))).arg(group->second->members.size());
+  if (group == groups_.end()) return {qstr(run.record.config.name), {}};
+  const int seeds = group->second->spread.runs;
+  return {qstr(seed_group_name(run.record.config)),
+          seeds > 0 ? tr("mean of %n seed(s)", nullptr, seeds) : tr("no seed trained yet")};
+}
+
+QString LossChart::drawn_name(const RunEntry& run) const {
+  const auto [name, seeds] = name_and_seeds(run);
+  return seeds.isEmpty() ? name : name + QStringLiteral(" \u00b7 ") + seeds;
+}
+
+// A group's seeds on a line of their own keep the legend as narrow as the names: it gets
+// at most 0.4 of the chart's width, and Qt Charts cuts a wider label at its end, where
+// names differ ("warmup 30", "warmup 200").
+QString LossChart::legend_label(const RunEntry& run) const {
+  const auto [name, seeds] = name_and_seeds(run);
+  return seeds.isEmpty() ? name.toHtmlEscaped() : name.toHtmlEscaped() + QStringLiteral("<br>") + seeds;
 }
 
 void LossChart::set_group_seeds(bool on) {
@@ -443,9 +474,7 @@ void LossChart::update_groups() {
       spare_bands_.pop_back();
     } else {  // kept for reuse, never taken off the chart (see take_series)
       group->band = new QAreaSeries(new QLineSeries(this), new QLineSeries(this));
-      addSeries(group->band);
-      group->band->attachAxis(axis_x_);
-      group->band->attachAxis(axis_y_);
+      attach(group->band);
     }
     for (const int id : members) group_leader_[id] = leader;
     groups_[leader] = std::move(group);
@@ -462,7 +491,9 @@ void LossChart::update_group_points(SeedGroup& group) {
     records.push_back(&run->record);
     live = live || run->record.status == RunStatus::Running;
   }
+  const int seeds_before = group.spread.runs;
   group.spread = seed_spread(records);
+  if (group.spread.runs != seeds_before) styles_dirty_ = true;  // the name counts them
   Curves& c = *curves_.at(group.members.front());
   c.restart(smoothing_);  // the mean moves wherever a member adds a point
   update_points(c, group.spread.mean);

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "run_record.h"
@@ -89,6 +90,9 @@ class LossChart : public QChart {
   // On screen, training curves are one-pixel lines and every series is cached as pixels,
   // for speed. A picture wants true line widths, which scale with it, and vectors.
   void set_picture_mode(bool on);
+  // The items that draw the series (curves, seed bands, baselines): what the plot area
+  // clips, for pictures whose painter cannot clip (SVG).
+  QList<QGraphicsItem*> series_items() const;
 
   // Takes over another chart's log scale, smoothing, highlight and shown range (for export).
   void copy_view_from(const LossChart& other);
@@ -113,12 +117,15 @@ class LossChart : public QChart {
   bool shows(const RunEntry& run) const;  // chosen to be seen, alone or in its seed group
   bool drawn(const RunEntry& run) const;  // has curves of its own on the chart: shown, and no group's follower
   const RunRecord& drawn_record(const RunEntry& run) const;  // a group's mean for its first member
+  std::pair<QString, QString> name_and_seeds(const RunEntry& run) const;  // a group's second: "mean of 3 seeds"
   QString drawn_name(const RunEntry& run) const;             // "… · mean of 3 seeds" for a group
+  QString legend_label(const RunEntry& run) const;           // HTML; a group's seeds on a second line
   void update_groups();
   void update_group_points(SeedGroup& group);
   void add_curves(int run_id);
   void remove_curves(int run_id);
   QLineSeries* take_series();
+  void attach(QAbstractSeries* series);  // to the chart and both axes, its item remembered
   void update_item_caches();
   void give_back(QLineSeries* series);
   void update_points(Curves& curves, const RunRecord& record);
@@ -142,7 +149,7 @@ class LossChart : public QChart {
   std::map<int, std::unique_ptr<Curves>> curves_;
   std::vector<std::unique_ptr<Baseline>> baselines_;
   std::vector<QLineSeries*> spare_;  // on the chart, hidden, waiting for reuse
-  std::map<QLineSeries*, QGraphicsItem*> items_;  // the item Qt Charts draws each series with
+  std::map<QAbstractSeries*, QGraphicsItem*> items_;  // the item Qt Charts draws each series with
   QSet<int> dirty_;
   QSet<int> highlighted_;
   std::optional<QSet<int>> only_runs_;

@@ -12,6 +12,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QSlider>
 #include <QSplitter>
@@ -132,7 +133,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     if (!details_timer_->isActive() && selected_runs().contains(id)) details_timer_->start();
   });
 
-  resize(1400, 900);
+  // Room for the course's five curves side by side, but no more than the screen has: a
+  // window larger than a 1280 x 800 screen hid its right edge and status bar.
+  const QSize frame(16, 40);  // title bar and borders, unknown until the window is shown
+  resize(QSize(1400, 900).boundedTo(screen()->availableGeometry().size() - frame));
   restore_session();
   update_course_action();
   update_details();

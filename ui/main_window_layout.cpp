@@ -21,7 +21,10 @@
 #include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <utility>
 
+#include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
@@ -30,6 +33,41 @@
 #include "settings_panel.h"
 
 namespace normlab::ui {
+
+namespace {
+
+// A line of phrases, as many of them as its width holds, each whole (the tooltip has them all).
+class PhrasesThatFit : public QLabel {
+ public:
+  explicit PhrasesThatFit(QStringList phrases) : phrases_(std::move(phrases)) { setText(phrases_.join(kSeparator)); }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override {
+    QLabel::resizeEvent(event);
+    QStringList shown = phrases_;
+    while (!shown.isEmpty() && fontMetrics().horizontalAdvance(shown.join(kSeparator)) > width()) shown.removeLast();
+    setText(shown.join(kSeparator));
+  }
+
+ private:
+  static constexpr QStringView kSeparator = u" \u00b7 ";
+  QStringList phrases_;
+};
+
+// Room for the widest status, "interrupted", and for a running run's, which is bold.
+int status_column_width(const QTableView& table) {
+  QFont bold = table.font();
+  bold.setBold(true);
+  const QFontMetrics metrics(bold);
+  int widest = 0;
+  for (int status = int(RunStatus::Queued); status <= int(RunStatus::Interrupted); ++status) {
+    widest = std::max(widest, metrics.horizontalAdvance(qstr(to_string(RunStatus(status)))));
+  }
+  // The margins an item view leaves either side of a cell's text.
+  return widest + 2 * (table.style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, &table) + 1);
+}
+
+}  // namespace
 
 void MainWindow::build_actions() {
   QStyle* s = style();
@@ -166,7 +204,10 @@ QWidget* MainWindow::build_chart_tab() {
   bar->addSpacing(8);
   auto* smoothing_label = new QLabel(tr("Smoothing"));
   smoothing_->setRange(0, 99);
-  smoothing_->setFixedWidth(160);
+  smoothing_->setObjectName(QStringLiteral("smoothingSlider"));
+  smoothing_value_->setObjectName(QStringLiteral("smoothingValue"));
+  smoothing_->setMinimumWidth(70);  // shorter in a small window, where a fixed 160 ran over its value
+  smoothing_->setMaximumWidth(160);
   smoothing_->setToolTip(tr("Exponential moving average of the training loss; the raw curve stays faintly behind"));
   smoothing_value_->setMinimumWidth(34);
   connect(smoothing_, &QSlider::valueChanged, this, [this](int value) {
@@ -174,7 +215,7 @@ QWidget* MainWindow::build_chart_tab() {
     smoothing_value_->setText(value == 0 ? tr("off") : QString::number(value / 100.0, 'f', 2));
   });
   bar->addWidget(smoothing_label);
-  bar->addWidget(smoothing_);
+  bar->addWidget(smoothing_, 1);
   bar->addWidget(smoothing_value_);
   bar->addSpacing(8);
   for (QAction* action : {fit_action_, export_image_action_}) {
@@ -183,10 +224,11 @@ QWidget* MainWindow::build_chart_tab() {
     button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->addWidget(button);
   }
-  auto* hint = new QLabel(tr("drag: zoom \u00b7 right-drag: pan \u00b7 double-click: fit"));
+  auto* hint = new PhrasesThatFit({tr("drag: zoom"), tr("double-click: fit"), tr("right-drag: pan")});  // dropped from the end
+  hint->setObjectName(QStringLiteral("chartHint"));
   hint->setStyleSheet(QStringLiteral("color: #8a94a1;"));
   hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a narrow window cuts the hint, not the chart
+  hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a narrow window shortens the hint, not the chart
   hint->setToolTip(tr("Drag to zoom into a box, right- or middle-drag to pan, wheel to zoom around the pointer, double-click to fit the data again"));
   bar->addWidget(hint, 1);  // takes the room left, right-aligned
   layout->addLayout(bar);
@@ -206,6 +248,7 @@ QDockWidget* MainWindow::add_dock(const QString& title, const QString& name, QWi
 }
 
 void MainWindow::build_run_dock() {
+  run_table_->setObjectName(QStringLiteral("runTable"));
   run_table_->setModel(run_model_);
   run_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   run_table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -222,7 +265,7 @@ void MainWindow::build_run_dock() {
   header->setStretchLastSection(false);
   header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   run_table_->setColumnWidth(RunTableModel::NameColumn, 250);
-  run_table_->setColumnWidth(RunTableModel::StatusColumn, 72);
+  run_table_->setColumnWidth(RunTableModel::StatusColumn, status_column_width(*run_table_));
   run_table_->setColumnWidth(RunTableModel::ProgressColumn, 84);
   run_table_->setColumnWidth(RunTableModel::HeldOutColumn, 70);
   run_table_->addAction(remove_action_);
@@ -262,7 +305,7 @@ void MainWindow::build_status_bar() {
   // shown before the window was.
   connect(statusBar(), &QStatusBar::messageChanged, stage_label_,
           [this](const QString& message) { stage_label_->setVisible(message.isEmpty()); });
-  rate_label_->setToolTip(tr("Training tokens per second, smoothed"));
+  rate_label_->setToolTip(tr("Training tokens per second over the last few seconds"));
   lr_label_->setToolTip(tr("Learning rate of the latest step"));
   run_progress_->setToolTip(tr("The running run: steps done and time left"));
   queue_progress_->setToolTip(tr("Every queued run: time left, estimated from the current speed"));

@@ -58,10 +58,11 @@ TEST_F(CliTest, TrainWritesRunFiles) {
   EXPECT_EQ(j["evals"]["step"], nlohmann::json({0, 5, 10, 12}));
 
   const auto csv = read_lines(temp_ / "runs" / "tiny__run.csv");
-  ASSERT_EQ(csv.size(), 13u);
+  ASSERT_EQ(csv.size(), 14u);  // the header, step 0's evaluation, 12 steps
   EXPECT_EQ(csv[0].rfind("run,step,wall_s,lr,train_loss,val_loss,grad_norm,attention_grad_norm[0],attention_grad_norm[1],", 0), 0u)
       << csv[0];
-  EXPECT_EQ(csv[12].rfind("\"tiny, run\",12,", 0), 0u) << csv[12];
+  EXPECT_EQ(csv[1].rfind("\"tiny, run\",0,", 0), 0u) << csv[1];
+  EXPECT_EQ(csv[13].rfind("\"tiny, run\",12,", 0), 0u) << csv[13];
 
   // Only the run files; no temp files left next to them.
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
@@ -140,8 +141,8 @@ TEST_F(CliTest, KilledRunKeepsItsPointsUpToTheLastSave) {
   // Lost: the training time between the last save and the kill (short by the step-0
   // evaluation and one poll, a few milliseconds, as training_started is seen after them).
   EXPECT_LT(killed_at - kept.steps.back().wall_s, kSaveIntervalSeconds + 1);
-  // The CSV was saved with it: a header and one row per step.
-  EXPECT_EQ(read_lines(temp_ / "runs" / "killed.csv").size(), kept.steps.size() + 1);
+  // The CSV was saved with it: a header, step 0's evaluation and one row per step.
+  EXPECT_EQ(read_lines(temp_ / "runs" / "killed.csv").size(), kept.steps.size() + 2);
   // Nothing half-written beside them.
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
 }
@@ -209,7 +210,7 @@ TEST_F(CliTest, WorkshopOverSeedsPrintsMeanAndRange) {
       << out_ << err_;
   EXPECT_THAT(out_, HasSubstr("[10/10]"));
   EXPECT_TRUE(fs::exists(temp_ / "runs" / "pre-norm_lr_6e-3_warmup_30_layers_1_seed_1338.json"));
-  EXPECT_EQ(read_lines(temp_ / "runs" / "workshop.csv").size(), 1u + 10u * 6u);
+  EXPECT_EQ(read_lines(temp_ / "runs" / "workshop.csv").size(), 1u + 10u * 7u);  // steps 0 (evaluated) to 6
   const auto at = out_.find("over seeds");
   ASSERT_NE(at, std::string::npos) << out_;
   const std::string summary = out_.substr(at);

@@ -230,20 +230,23 @@ TEST_F(RunRecordTest, CsvRows) {
   write_csv({a, b}, path);
 
   const auto lines = read_lines(path);
-  ASSERT_EQ(lines.size(), 1u + 5 + 2);
+  ASSERT_EQ(lines.size(), 1u + 6 + 3);
   EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss");
-  EXPECT_EQ(lines[1].rfind("\"post-norm lr 6e-3 warmup 30\",1,", 0), 0u) << lines[1];
-  EXPECT_EQ(lines[1].back(), ',');      // step 1: no evaluation
-  EXPECT_THAT(lines[2], ::testing::EndsWith(",6.5"));
-  EXPECT_EQ(lines[3].back(), ',');
-  EXPECT_THAT(lines[4], ::testing::EndsWith(",6.12345679"));
-  EXPECT_THAT(lines[5], ::testing::EndsWith(",,"));  // NaN train loss, no evaluation
-  EXPECT_EQ(lines[6].rfind("\"say \"\"hi\"\", twice\",1,", 0), 0u) << lines[6];
-  EXPECT_THAT(lines[7], ::testing::EndsWith(",6.25"));
+  // Step 0: the held-out loss before the first update, with no training columns.
+  EXPECT_EQ(lines[1], "\"post-norm lr 6e-3 warmup 30\",0,0,,,6.9");
+  EXPECT_EQ(lines[2].rfind("\"post-norm lr 6e-3 warmup 30\",1,", 0), 0u) << lines[2];
+  EXPECT_EQ(lines[2].back(), ',');      // step 1: no evaluation
+  EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5"));
+  EXPECT_EQ(lines[4].back(), ',');
+  EXPECT_THAT(lines[5], ::testing::EndsWith(",6.12345679"));
+  EXPECT_THAT(lines[6], ::testing::EndsWith(",,"));  // NaN train loss, no evaluation
+  EXPECT_EQ(lines[7], "\"say \"\"hi\"\", twice\",0,0,,,6.9");
+  EXPECT_EQ(lines[8].rfind("\"say \"\"hi\"\", twice\",1,", 0), 0u) << lines[8];
+  EXPECT_THAT(lines[9], ::testing::EndsWith(",6.25"));
   for (std::size_t i = 1; i < lines.size(); ++i) {
     // Six fields: the quoted name holds one comma in the second run.
     const auto commas = std::count(lines[i].begin(), lines[i].end(), ',');
-    EXPECT_EQ(commas, i <= 5 ? 5 : 6) << lines[i];
+    EXPECT_EQ(commas, i <= 6 ? 5 : 6) << lines[i];
   }
 }
 
@@ -356,13 +359,15 @@ TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   const fs::path path = temp_ / "runs.csv";
   write_csv({a, b}, path);
   const auto lines = read_lines(path);
-  ASSERT_EQ(lines.size(), 1u + 5 + 2);
+  ASSERT_EQ(lines.size(), 1u + 6 + 4);  // the second run: steps 0 (evaluated), 1, 2 and 4 (evaluated)
   EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1]");
-  EXPECT_THAT(lines[1], ::testing::EndsWith(",0.5,,"));            // step 1: grad_norm only
-  EXPECT_THAT(lines[2], ::testing::EndsWith(",6.5,,0.01,0.02"));   // step 2: evaluation and the grid
-  EXPECT_THAT(lines[3], ::testing::EndsWith(",,,,"));              // step 3: NaN grad_norm is empty
-  EXPECT_THAT(lines[4], ::testing::EndsWith(",0.03,0.04"));
-  EXPECT_THAT(lines[6], ::testing::EndsWith(",,,"));               // a run without series: empty cells
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",0,0,,,6.9,,,"));     // step 0: evaluation only
+  EXPECT_THAT(lines[2], ::testing::EndsWith(",0.5,,"));            // step 1: grad_norm only
+  EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5,,0.01,0.02"));   // step 2: evaluation and the grid
+  EXPECT_THAT(lines[4], ::testing::EndsWith(",,,,"));              // step 3: NaN grad_norm is empty
+  EXPECT_THAT(lines[5], ::testing::EndsWith(",0.03,0.04"));
+  EXPECT_THAT(lines[8], ::testing::EndsWith(",,,"));               // a run without series: empty cells
+  EXPECT_THAT(lines[10], ::testing::StartsWith("\"plain\",4,0.4,,,6.12345679"));  // evaluated past its last step
   for (const auto& line : lines) EXPECT_EQ(std::count(line.begin(), line.end(), ','), 8) << line;
 }
 

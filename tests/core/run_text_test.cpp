@@ -31,14 +31,21 @@ TEST(RunText, FirstFreeName) {
   EXPECT_EQ(first_free_name(named, [](const std::string&) { return false; }), "a");
 }
 
-TEST(RunText, TokenRateStartsAtTheFirstSampleThenSmooths) {
-  TokenRate rate;
-  EXPECT_EQ(rate.add(1000), 1000);
-  const double next = rate.add(2000);
-  EXPECT_GT(next, 1000);
-  EXPECT_LT(next, 1100);  // one fast step moves the readout a little
-  for (int i = 0; i < 200; ++i) rate.add(2000);
-  EXPECT_NEAR(rate.value(), 2000, 1);
+// The rate shown while a run trains: the tokens of the last few seconds of wall time over
+// those seconds, so a momentary fast step, or a slow evaluation, moves it only by its share.
+TEST(RunText, TokenRateIsTheTokensOfTheLastSecondsOverThem) {
+  TokenRate rate;  // over 5 s
+  EXPECT_EQ(rate.value(), 0);
+  EXPECT_DOUBLE_EQ(rate.add(0.5, 1000), 2000) << "from the start of training";
+  for (int second = 1; second <= 10; ++second) rate.add(second, 1000);  // a step a second
+  EXPECT_DOUBLE_EQ(rate.value(), 1000);
+  // 0.1 s after the last step: 10,000 tokens/s on its own; six steps since 5 s in the window.
+  EXPECT_NEAR(rate.add(10.1, 1000), 6000 / 5.1, 1e-9);
+  // After 10 s without a step (a busy machine), that one step over the 10 s.
+  EXPECT_NEAR(rate.add(20.1, 1000), 100, 1e-9);
+  rate.reset();  // the next run
+  EXPECT_EQ(rate.value(), 0);
+  EXPECT_DOUBLE_EQ(rate.add(2, 500), 250);
 }
 
 }  // namespace

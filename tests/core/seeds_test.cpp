@@ -69,5 +69,34 @@ TEST(Seeds, SpreadIsTheMeanAndRangeOfTheRunsThatGotThere) {
   EXPECT_DOUBLE_EQ(s.mean.baseline_loss, 7);
 }
 
+// Queued runs and runs not yet past their start have nothing to average; a seed run twice
+// counts once; runs cut short (stopped, interrupted, failed) would make the mean jump
+// where they end, so they join only a group with nothing else to show.
+TEST(Seeds, AMeanIsOverTheSeedsWithDataEachOnce) {
+  RunRecord done = run_with(1, {6, 5}, {8, 6}), copy = run_with(1, {9, 9}, {9, 9}), running = run_with(2, {8}, {8});
+  RunRecord queued = run_with(3, {}, {}), starting = run_with(4, {}, {}), interrupted = run_with(5, {7, 7}, {7, 7});
+  done.status = copy.status = RunStatus::Done;
+  running.status = starting.status = RunStatus::Running;
+  interrupted.status = RunStatus::Interrupted;
+  const std::vector<const RunRecord*> group{&done, &copy, &running, &queued, &starting, &interrupted};
+  EXPECT_EQ(runs_in_mean(group), (std::vector<const RunRecord*>{&done, &running}));
+  const SeedSpread s = seed_spread(group);
+  EXPECT_EQ(s.runs, 2);
+  ASSERT_EQ(s.mean.steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.mean.steps[0].train_loss, 7) << "the first copy of seed 1 and the running seed 2";
+  EXPECT_DOUBLE_EQ(s.mean.steps[1].train_loss, 5);
+  EXPECT_DOUBLE_EQ(s.high[0].val_loss, 8) << "neither the copy nor the interrupted run widens the range";
+
+  RunRecord rerun = run_with(5, {6, 6}, {6, 6});
+  rerun.status = RunStatus::Done;
+  EXPECT_EQ(runs_in_mean({&interrupted, &rerun}), (std::vector<const RunRecord*>{&rerun}))
+      << "a seed trained again stands for its interrupted first try";
+  RunRecord stopped = run_with(6, {5}, {5});
+  stopped.status = RunStatus::Stopped;
+  EXPECT_EQ(runs_in_mean({&queued, &interrupted, &stopped}), (std::vector<const RunRecord*>{&interrupted, &stopped}))
+      << "with nothing else to show, the runs cut short";
+  EXPECT_EQ(seed_spread({&queued, &starting}).runs, 0);
+}
+
 }  // namespace
 }  // namespace normlab::test

@@ -6,8 +6,15 @@
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
+#include <QRegularExpression>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QTransform>
+#include <QXmlStreamReader>
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "chart_export.h"
@@ -248,6 +255,40 @@ TEST_F(LossChartTest, SeedsAreDrawnAsTheirMeanWithABand) {
   EXPECT_EQ(chart_.seed_group_of(seeds[0]), QList<int>({seeds[0], seeds[2]}));
 }
 
+// A group's name counts the seeds its mean is over: a second copy of a seed counts once,
+// and a queued seed joins (live) once it has points.
+TEST_F(LossChartTest, SeedGroupCountsTheSeedsItsMeanIsOver) {
+  const RunRecord base = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50);
+  auto add_seed = [&](std::uint64_t seed, double shift) {
+    RunRecord run = base;
+    run.config.seed = seed;
+    for (EvalMetrics& e : run.evals) e.val_loss += shift;
+    return store_.add(run, {});
+  };
+  add_seed(1337, 0);
+  add_seed(1337, 1.0);  // the same seed again
+  add_seed(1338, 0.2);
+  RunRecord waiting = base;
+  waiting.config.seed = 1339;
+  waiting.status = RunStatus::Queued;
+  waiting.steps.clear();
+  waiting.evals.clear();
+  const int queued = store_.add(waiting, {});
+  chart_.refresh();
+  ASSERT_EQ(chart_.seed_group_of(queued).size(), 4) << "every copy is drawn as the group";
+  std::vector<Readout> values = chart_.readout(600);
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_TRUE(values[0].name.endsWith(QStringLiteral("mean of 2 seeds"))) << values[0].name.toStdString();
+  EXPECT_NEAR(values[0].heldout, base.evals.back().val_loss + 0.1, 1e-9) << "seeds 1337 and 1338, each once";
+
+  store_.mark_started(queued, base);
+  store_.append_eval(queued, base.evals.front());
+  chart_.refresh();
+  values = chart_.readout(600);
+  ASSERT_EQ(values.size(), 1u);
+  EXPECT_TRUE(values[0].name.endsWith(QStringLiteral("mean of 3 seeds"))) << values[0].name.toStdString();
+}
+
 TEST_F(LossChartTest, LongRunsAreThinnedToThePixelsButPicturesKeepEveryPoint) {
   const int id = store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 3000, 100), {});
   chart_.refresh();
@@ -266,6 +307,106 @@ TEST_F(LossChartTest, LongRunsAreThinnedToThePixelsButPicturesKeepEveryPoint) {
   EXPECT_LT(longest(), 3000);
   chart_.set_picture_mode(true);
   EXPECT_EQ(longest(), 3000);
+}
+
+// What an SVG draws, in the picture's coordinates: each shape's points (polylines, paths,
+// lines) and whether a clip path holds it, where each text starts, and the clip path's rectangle.
+struct SvgShapes {
+  std::vector<std::pair<QList<QPointF>, bool>> shapes;  // points, clipped
+  std::vector<std::pair<QString, QPointF>> texts;
+  std::optional<QRectF> clip;
+  QString clip_id;
+};
+
+SvgShapes shapes_in(const QByteArray& svg) {
+  SvgShapes out;
+  QXmlStreamReader xml(svg);
+  struct Group {
+    QTransform transform;
+    bool clipped = false;
+  };
+  std::vector<Group> groups{{}};
+  bool in_clip_path = false;
+  const QRegularExpression number(QStringLiteral("-?[0-9.]+(e-?[0-9]+)?"));
+  auto numbers_in = [&](const QString& text) {
+    QList<double> values;
+    for (auto it = number.globalMatch(text); it.hasNext();) values << it.next().captured().toDouble();
+    return values;
+  };
+  while (!xml.atEnd()) {
+    xml.readNext();
+    if (xml.isEndElement()) {
+      if (xml.name() == QLatin1String("clipPath")) in_clip_path = false;
+      if (xml.name() == QLatin1String("g") || xml.name() == QLatin1String("svg")) groups.pop_back();
+      continue;
+    }
+    if (!xml.isStartElement()) continue;
+    const QXmlStreamAttributes a = xml.attributes();
+    const QString name = xml.name().toString();
+    if (name == QLatin1String("g") || name == QLatin1String("svg")) {
+      Group g = groups.back();
+      if (a.hasAttribute(QStringLiteral("transform"))) {
+        const QList<double> m = numbers_in(a.value(QStringLiteral("transform")).toString());
+        if (m.size() == 6) g.transform = QTransform(m[0], m[1], m[2], m[3], m[4], m[5]) * g.transform;
+      }
+      g.clipped = g.clipped || a.hasAttribute(QStringLiteral("clip-path"));
+      groups.push_back(g);
+    } else if (name == QLatin1String("clipPath")) {
+      in_clip_path = true;
+      out.clip_id = a.value(QStringLiteral("id")).toString();
+    } else if (name == QLatin1String("rect") && in_clip_path) {
+      out.clip = QRectF(a.value(QStringLiteral("x")).toDouble(), a.value(QStringLiteral("y")).toDouble(),
+                        a.value(QStringLiteral("width")).toDouble(), a.value(QStringLiteral("height")).toDouble());
+    } else if (name == QLatin1String("polyline") || name == QLatin1String("path") || name == QLatin1String("line")) {
+      const QString text = name == QLatin1String("polyline") ? a.value(QStringLiteral("points")).toString()
+                           : name == QLatin1String("path")   ? a.value(QStringLiteral("d")).toString()
+                                                             : QStringLiteral("%1,%2 %3,%4").arg(
+                                                                   a.value(QStringLiteral("x1")), a.value(QStringLiteral("y1")),
+                                                                   a.value(QStringLiteral("x2")), a.value(QStringLiteral("y2")));
+      const QList<double> values = numbers_in(text);
+      QList<QPointF> points;
+      for (int i = 0; i + 1 < values.size(); i += 2) points << groups.back().transform.map(QPointF(values[i], values[i + 1]));
+      out.shapes.emplace_back(points, groups.back().clipped);
+    } else if (name == QLatin1String("text")) {
+      const QPointF at = groups.back().transform.map(
+          QPointF(a.value(QStringLiteral("x")).toDouble(), a.value(QStringLiteral("y")).toDouble()));
+      out.texts.emplace_back(xml.readElementText(), at);
+    }
+  }
+  EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+  return out;
+}
+
+// A training spike far above the range (outliers are left out of the fit) stays inside the
+// plot in an SVG, as on screen and in a PNG: the curves are clipped to the plot area.
+TEST_F(LossChartTest, SvgClipsTheCurvesToThePlotArea) {
+  RunRecord run = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50);
+  run.steps[19].train_loss = 400;
+  store_.add(run, {});
+  chart_.refresh();
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("spike.svg"));
+  export_svg(chart_, path, QSize(900, 560));
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  const QByteArray svg = file.readAll();
+  EXPECT_TRUE(QSvgRenderer(svg).isValid());
+  const SvgShapes drawn = shapes_in(svg);
+  ASSERT_TRUE(drawn.clip) << "no clip path";
+  EXPECT_TRUE(svg.contains("clip-path=\"url(#" + drawn.clip_id.toUtf8() + ")\""));
+  const auto title = std::find_if(drawn.texts.begin(), drawn.texts.end(),
+                                  [](const auto& text) { return text.first.startsWith(QStringLiteral("Loss per step")); });
+  ASSERT_NE(title, drawn.texts.end());
+  EXPECT_LT(title->second.y(), drawn.clip->top()) << "the title lies above the plot";
+  int outside = 0;
+  for (const auto& [points, clipped] : drawn.shapes) {
+    for (const QPointF& p : points) {
+      if (p.y() > drawn.clip->top() - 20) continue;
+      ++outside;
+      EXPECT_TRUE(clipped) << "a point at " << p.x() << ", " << p.y() << " above the plot, drawn unclipped";
+    }
+  }
+  EXPECT_GT(outside, 0) << "the spike runs above the plot, where the clip hides it";
 }
 
 TEST(ChartExport, ScaleKeepsTextReadable) {

@@ -6,19 +6,28 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QGraphicsTextItem>
 #include <QImage>
 #include <QLabel>
+#include <QLegend>
 #include <QLineSeries>
+#include <QScreen>
+#include <QSlider>
 #include <QStatusBar>
 #include <QSvgRenderer>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
+#include <functional>
 
 #include "inside_view.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
+#include "presets.h"
 #include "run_store.h"
+#include "run_table.h"
+#include "seeds.h"
 #include "settings_panel.h"
 #include "test_support.h"
 #include "lab.h"
@@ -69,14 +78,77 @@ class MainWindowTest : public ::testing::Test {
   std::unique_ptr<MainWindow> window_;
 };
 
-// A 1280 x 800 laptop screen holds the whole window: no tab or dock may demand more.
+// A 1280 x 800 laptop screen holds the whole window: no tab or dock may demand more. A
+// 1024 x 700 window still has room for everything, side by side.
 TEST_F(MainWindowTest, FitsOnA1280By800Screen) {
   const QSize least = window_->minimumSizeHint().expandedTo(window_->minimumSize());
-  EXPECT_LE(least.width(), 1280);
-  EXPECT_LE(least.height(), 800 - 60);  // a panel and the title bar take the rest
+  EXPECT_LE(least.width(), 1024);
+  EXPECT_LE(least.height(), 700);
   for (int i = 0; i < window_->views().count(); ++i) {
-    EXPECT_LE(window_->views().widget(i)->minimumSizeHint().width(), 1280 - 420)
+    EXPECT_LE(window_->views().widget(i)->minimumSizeHint().width(), 1024 - 390)
         << window_->views().tabText(i).toStdString() << " leaves too little room for the settings";
+  }
+}
+
+// The window opens no larger than its screen has room for, frame included; on a screen
+// too small for it, at its least size.
+TEST_F(MainWindowTest, OpensWithinTheScreen) {
+  const QSize room = window_->screen()->availableGeometry().size();
+  const QSize least = window_->minimumSizeHint();
+  if (room.width() < least.width()) EXPECT_EQ(window_->width(), least.width());
+  else EXPECT_LE(window_->frameGeometry().width(), room.width());
+  if (room.height() < least.height()) EXPECT_EQ(window_->height(), least.height());
+  else EXPECT_LE(window_->frameGeometry().height(), room.height());
+}
+
+// Laid out in a small window, the chart's controls, its legend and the run table still
+// show their texts whole.
+TEST_F(MainWindowTest, SmallWindowsKeepTextsWholeAndApart) {
+  for (int seed = 0; seed < 3; ++seed) {
+    for (TrainConfig config : workshop_runs(scaled(TrainConfig{}, Scale::Cpu))) {
+      config.seed += std::uint64_t(seed);
+      RunRecord run = test::synthetic_run(config.model.norm, config.peak_lr, config.warmup_steps, 600, 50);
+      run.config.seed = config.seed;
+      run.config.name = with_seed(config, 0, 3).name;
+      run.status = seed == 2 ? RunStatus::Interrupted : RunStatus::Done;  // the widest status
+      window_->store().add(run, {});
+    }
+  }
+  auto lay_out = [&](QSize size) {
+    window_->resize(size);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    QCoreApplication::processEvents();
+    window_->chart().refresh();
+    QCoreApplication::processEvents();
+    ASSERT_EQ(window_->size(), size);
+  };
+  auto whole = [](const QLabel* label) { return label->fontMetrics().horizontalAdvance(label->text()) <= label->width(); };
+  auto* hint = window_->findChild<QLabel*>(QStringLiteral("chartHint"));
+  auto* slider = window_->findChild<QSlider*>(QStringLiteral("smoothingSlider"));
+  auto* value = window_->findChild<QLabel*>(QStringLiteral("smoothingValue"));
+  auto* table = window_->findChild<QTableView*>(QStringLiteral("runTable"));
+  ASSERT_TRUE(hint && slider && value && table);
+
+  for (const QSize size : {QSize(1280, 740), QSize(1024, 700)}) {
+    SCOPED_TRACE(std::to_string(size.width()) + " x " + std::to_string(size.height()));
+    lay_out(size);
+    EXPECT_TRUE(!hint->isVisible() || whole(hint)) << "the hint is cut: " << hint->text().toStdString();
+    EXPECT_TRUE(whole(value));
+    EXPECT_FALSE(slider->geometry().intersects(value->geometry())) << "the slider runs over its value";
+    QStringList shown;  // the legend's texts as drawn
+    std::function<void(QGraphicsItem*)> collect = [&](QGraphicsItem* item) {
+      if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible() && !text->toPlainText().isEmpty()) {
+        shown << text->toPlainText();
+      }
+      for (QGraphicsItem* child : item->childItems()) collect(child);
+    };
+    collect(window_->chart().legend());
+    EXPECT_EQ(shown.size(), 6) << "five seed groups and the baseline";
+    EXPECT_EQ(QSet<QString>(shown.begin(), shown.end()).size(), shown.size()) << shown.join(" | ").toStdString();
+    for (const QString& text : shown) EXPECT_FALSE(text.endsWith(QStringLiteral("..."))) << "cut: " << text.toStdString() << " of " << shown.join(" | ").toStdString();
+    const QAbstractItemView* view = table;  // QTableView hides the widest-cell measure
+    EXPECT_LE(view->sizeHintForColumn(RunTableModel::StatusColumn), table->columnWidth(RunTableModel::StatusColumn))
+        << "\"interrupted\" is cut";
   }
 }
 
@@ -419,7 +491,7 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   ASSERT_TRUE(window_->export_runs_csv(ids, csv));
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-  EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 200);
+  EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // steps 0 (evaluated) to 200
 }
 
 TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
