@@ -175,6 +175,7 @@ void MainWindow::restore_session() {
     if (hidden.contains(QFileInfo(run.file).fileName())) store_->set_visible(run.id, false);
   }
   if (lab_->read_only()) {
+    setWindowTitle(windowTitle() + tr(" (read-only)"));
     statusBar()->showMessage(tr("Another NormLab (%1) owns %2: its runs are shown as last saved, and nothing "
                                 "can be trained or changed here")
                                  .arg(lab_->archive().owner(), lab_->archive().folder()));

@@ -376,6 +376,7 @@ TEST_F(MainWindowTest, ASecondWindowOnTheSameFolderOnlyShowsItsRuns) {
   ASSERT_EQ(second->store().runs().size(), 1u);
   EXPECT_TRUE(second->statusBar()->currentMessage().contains(QString::number(QCoreApplication::applicationPid())))
       << second->statusBar()->currentMessage().toStdString();
+  EXPECT_TRUE(second->windowTitle().endsWith(QStringLiteral("(read-only)")));
   second->settings_panel().set_config(test::tiny_config(corpus_, 5));
   EXPECT_FALSE(second->start_action()->isEnabled());
   EXPECT_FALSE(second->course_action()->isEnabled());
