@@ -89,6 +89,8 @@ class SweepView : public QWidget {
   // With nothing measured on this device yet, times a few steps of `config` (once).
   void measure_if_needed(const TrainConfig& config);
   QString point_label(double x) const;  // "16 layers", "lr 3e-4", "warmup 100"
+  Scale scale() const;                   // of the presets' values: the device's
+  void fill_values(const std::vector<std::string>& values);  // into the values box, as typed
 
   RunStore& store_;
   TrainingQueue& queue_;

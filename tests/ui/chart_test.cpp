@@ -3,6 +3,9 @@
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
+#include <QCoreApplication>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
@@ -13,6 +16,7 @@
 #include <QXmlStreamReader>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -319,6 +323,31 @@ TEST_F(LossChartTest, LongRunsAreThinnedToThePixelsButPicturesKeepEveryPoint) {
   EXPECT_LT(longest(), 3000);
   chart_.set_picture_mode(true);
   EXPECT_EQ(longest(), 3000);
+}
+
+// A chart as short as the one under the Sweeps tab's summary names its loss axis in
+// fewer words rather than cut them.
+TEST_F(LossChartTest, AShortChartKeepsItsAxisTitlesWhole) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  QGraphicsScene scene;
+  auto* chart = new LossChart(store_);
+  scene.addItem(chart);  // which owns it
+  for (const bool log : {false, true}) {
+    chart->set_log_scale(log);
+    chart->resize(600, 160);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    chart->refresh();
+    QStringList shown;
+    std::function<void(QGraphicsItem*)> collect = [&](QGraphicsItem* item) {
+      if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+      for (QGraphicsItem* child : item->childItems()) collect(child);
+    };
+    collect(chart);
+    for (const QAbstractAxis* axis : chart->axes()) {
+      EXPECT_TRUE(shown.contains(axis->titleText())) << axis->titleText().toStdString() << " is cut: " << shown.join(" | ").toStdString();
+    }
+    EXPECT_TRUE(chart->axes(Qt::Vertical).front()->titleText().contains(QStringLiteral("nats")));
+  }
 }
 
 // What an SVG draws, in the picture's coordinates: each shape's points (polylines, paths,
