@@ -8,10 +8,12 @@
 #include <QGraphicsTextItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
+#include <QLabel>
 #include <QLineSeries>
 #include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTransform>
 #include <QXmlStreamReader>
 #include <algorithm>
@@ -22,6 +24,7 @@
 
 #include "chart_export.h"
 #include "loss_chart.h"
+#include "loss_chart_view.h"
 #include "run_colors.h"
 #include "run_store.h"
 #include "smoothing.h"
@@ -348,6 +351,33 @@ TEST_F(LossChartTest, AShortChartKeepsItsAxisTitlesWhole) {
     }
     EXPECT_TRUE(chart->axes(Qt::Vertical).front()->titleText().contains(QStringLiteral("nats")));
   }
+}
+
+// The hover box says the step under the pointer, also after the view under a still
+// pointer changed: a double-click that fits the data again.
+TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
+  RunStore store;
+  store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  auto* chart = new LossChart(store);
+  LossChartView view(chart);  // which owns it
+  view.resize(900, 600);
+  view.show();
+  QCoreApplication::processEvents();
+  chart->set_view({100, 200, 4, 10});
+  const QPoint at = view.mapFromScene(chart->mapToScene(chart->plotArea().center()));
+  auto* readout = view.findChild<QLabel*>(QStringLiteral("chartReadout"));
+  ASSERT_NE(readout, nullptr);
+  auto step_under_pointer = [&] {
+    return QStringLiteral("step %1").arg(chart->readout(chart->value_at(chart->mapFromScene(view.mapToScene(at))).x()).front().step);
+  };
+  QTest::mouseMove(view.viewport(), at);
+  ASSERT_TRUE(readout->isVisible());
+  EXPECT_TRUE(readout->text().contains(QStringLiteral("step 150"))) << readout->text().toStdString();
+  QTest::mouseDClick(view.viewport(), Qt::LeftButton, {}, at);
+  ASSERT_TRUE(chart->follows_data());
+  EXPECT_NE(step_under_pointer(), QStringLiteral("step 150"));
+  EXPECT_TRUE(!readout->isVisible() || readout->text().contains(step_under_pointer() + QStringLiteral("<")))
+      << readout->text().toStdString() << " where the pointer is at " << step_under_pointer().toStdString();
 }
 
 // What an SVG draws, in the picture's coordinates: each shape's points (polylines, paths,
