@@ -251,4 +251,20 @@ Sweep sweep_preset(SweepPreset preset, const TrainConfig& base, Scale scale) {
   return sweep;
 }
 
+std::vector<std::string> starting_values(const std::string& setting, Scale scale) {
+  const std::string key = sweep_setting(setting).key;
+  const TrainConfig base = scaled(TrainConfig{}, scale);
+  for (const SweepPresetInfo& preset : kSweepPresets) {
+    Sweep sweep = sweep_preset(preset.value, base, scale);
+    if (sweep.setting == key) return sweep.values;
+  }
+  // The warmup, the one setting no preset varies: the shortest it takes (none to speak of).
+  std::vector<std::string> warmups{std::to_string(int(config_field(key).min))};
+  for (const TrainConfig& run : workshop_runs(base)) {
+    const std::string warmup = std::to_string(run.warmup_steps);
+    if (std::find(warmups.begin(), warmups.end(), warmup) == warmups.end()) warmups.push_back(warmup);
+  }
+  return warmups;
+}
+
 }  // namespace normlab

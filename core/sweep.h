@@ -146,5 +146,9 @@ static_assert(in_enum_order(kSweepPresets));
 SweepPreset parse_sweep_preset(const std::string& name);  // UserError listing the presets
 // `base` already at `scale`; the preset sets the varied setting, placements and what it fixes.
 Sweep sweep_preset(SweepPreset preset, const TrainConfig& base, Scale scale);
+// Values to start a sweep of `setting` (a key or flag of kSweepSettings) from, at a scale:
+// those of the preset that varies it; for the warmup, which none does, the shortest it
+// takes and each the course uses. UserError naming the choices for any other setting.
+std::vector<std::string> starting_values(const std::string& setting, Scale scale);
 
 }  // namespace normlab

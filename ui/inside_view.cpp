@@ -50,6 +50,21 @@ PlotLayout layout_for(QSize size) {
 
 QString value_text(double v) { return std::isfinite(v) ? QString::number(v, 'g', 3) : QStringLiteral("\u2014"); }
 
+// Why a panel's run (or no run) has no values of the statistic.
+QString why_no_values(const RunEntry* run) {
+  if (!run) return QObject::tr("No run to show.");
+  const RunRecord& r = run->record;
+  if (r.config.layer_stats_every == 0) {
+    return QObject::tr("Not recorded: \u201cInside the model\u201d was off for this run.");
+  }
+  if (r.status == RunStatus::Queued) return QObject::tr("Queued: its values come as it trains.");
+  if (r.steps.empty()) {
+    return r.status == RunStatus::Running ? QObject::tr("No values yet: they come with its first steps.")
+                                          : QObject::tr("None: the run ended before its first step.");
+  }
+  return QObject::tr("None in this run's file: it was recorded before NormLab kept this statistic.");
+}
+
 // The index of the last recorded step at or before `step` (the last one when step < 0).
 std::optional<std::size_t> index_at(const Series& s, int step) {
   if (s.steps.empty()) return std::nullopt;
@@ -144,7 +159,11 @@ class InsidePlot : public QWidget {
                run ? qstr(run->record.config.name) : QObject::tr("(no run)"));
     p.setPen(QColor(0xb0, 0xb7, 0xc0));
     p.drawRect(r.adjusted(0, 0, -1, -1));
-    if (!s || s->steps.empty()) return;
+    if (!s || s->steps.empty()) {
+      p.setPen(QColor(0x5f, 0x6b, 0x7a));
+      p.drawText(r.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, why_no_values(run));
+      return;
+    }
     const int rows = s->width();
     QImage image(r.width(), rows, QImage::Format_RGB32);
     for (int x = 0; x < r.width(); ++x) {

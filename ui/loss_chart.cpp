@@ -4,6 +4,7 @@
 #include <QCategoryAxis>
 #include <QElapsedTimer>
 #include <QFont>
+#include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPen>
@@ -63,7 +64,7 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   axis_x_->setTickType(QValueAxis::TicksDynamic);
   axis_x_->setTickAnchor(0);
   axis_x_->setMinorTickCount(0);
-  axis_y_->setTitleText(tr("loss (nats per token)"));
+  update_loss_title();
   axis_y_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   addAxis(axis_x_, Qt::AlignBottom);
   addAxis(axis_y_, Qt::AlignLeft);
@@ -95,6 +96,7 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   connect(this, &QChart::plotAreaChanged, this, [this] {
     update_thinning();
     place_baseline_labels();
+    update_loss_title();
   });
   for (const RunEntry& run : store.runs()) add_curves(run.id);
   refresh();
@@ -347,11 +349,25 @@ void LossChart::apply_styles() {
   update_item_caches();  // a series taken from the spares may have a new role
 }
 
+// In as many words as the plot's height holds: Qt Charts cuts a longer title to
+// "loss (nat...", as under the Sweeps tab's summary.
+void LossChart::update_loss_title() {
+  const QStringList titles = log_scale_ ? QStringList{tr("loss (nats per token, log scale)"), tr("loss (nats, log scale)"),
+                                                     tr("nats, log")}
+                                        : QStringList{tr("loss (nats per token)"), tr("loss (nats)"), tr("nats")};
+  const QFontMetricsF metrics(axis_y_->titleFont());
+  const auto fits = std::find_if(titles.begin(), titles.end(), [&](const QString& title) {
+    return metrics.horizontalAdvance(title) <= plotArea().height();
+  });
+  const QString title = fits == titles.end() ? titles.back() : *fits;
+  if (title != axis_y_->titleText()) axis_y_->setTitleText(title);
+}
+
 void LossChart::set_log_scale(bool on) {
   if (on == log_scale_) return;
   const ViewRange shown = view();
   log_scale_ = on;
-  axis_y_->setTitleText(on ? tr("loss (nats per token, log scale)") : tr("loss (nats per token)"));
+  update_loss_title();
   rebuild_all();
   refresh();
   if (!follows_data_) set_view(shown);

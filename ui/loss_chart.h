@@ -139,6 +139,7 @@ class LossChart : public QChart {
   void fit_to_data();
   void apply_view(const ViewRange& display);  // display space: log10 when log scale
   void update_loss_ticks();
+  void update_loss_title();
   double to_display(double nats) const;
   QPointF display_at(QPointF chart_pos) const;  // (step, y as plotted: log10 on a log scale)
   double from_display(double y) const;

@@ -54,6 +54,10 @@ LossChartView::LossChartView(LossChart* chart, QWidget* parent)
     connect(&chart->store(), signal, this, &LossChartView::update_empty_hint);
   }
   connect(chart, &LossChart::view_changed, this, &LossChartView::update_empty_hint);
+  // Under a still pointer the view moved (a fit, a zoom by wheel or keys): another step is there.
+  connect(chart, &LossChart::view_changed, this, [this] {
+    if (readout_->isVisible()) show_readout(last_pos_);
+  });
   update_empty_hint();
 }
 

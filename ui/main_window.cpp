@@ -115,7 +115,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(lab_, &Lab::run_failed, this, [this](int id, const QString& message, int dropped) {
     const RunEntry* run = store_->find(id);
     QString text = tr("\u201c%1\u201d could not train:\n%2").arg(run ? qstr(run->record.config.name) : QString(), message);
-    if (dropped > 0) text += tr("\n\nThe %n run(s) queued after it were removed.", nullptr, dropped);
+    if (dropped > 0) text += tr("\n\nThe %n run(s) queued after it (was|were) removed.", nullptr, dropped);
     report(tr("Run failed"), text);
   });
   connect(lab_, &Lab::save_failed, this, [this](int, const QString& message) {
@@ -183,7 +183,7 @@ void MainWindow::restore_session() {
     const auto waiting = std::count_if(restored.runs.begin(), restored.runs.end(),
                                        [](const auto& run) { return run.first.status == RunStatus::Queued; });
     QString text = tr("%n run(s) restored from %1", nullptr, int(restored.runs.size())).arg(lab_->archive().folder());
-    if (waiting > 0) text += tr("; %n still queued: Run > Start queued runs trains them", nullptr, int(waiting));
+    if (waiting > 0) text += tr("; %n still queued: Run > Start queued runs trains (it|them)", nullptr, int(waiting));
     statusBar()->showMessage(text, kStatusMessageMs * (waiting > 0 ? 4 : 1));
   }
   if (!restored.damaged.isEmpty() || !restored.unmovable.isEmpty()) {
@@ -196,7 +196,7 @@ void MainWindow::report_damaged(const QStringList& damaged, const QStringList& u
   const QString folder = lab_->archive().damaged_folder();
   QString text;
   if (!damaged.isEmpty()) {
-    text += tr("%n saved run(s) could not be read. They were moved to %1, so they are not read again; "
+    text += tr("%n saved run(s) could not be read. (It was|They were) moved to %1, so (it is|they are) not read again; "
                "nothing was deleted.\n\n%2",
                nullptr, int(damaged.size()))
                 .arg(folder, damaged.join(QStringLiteral("\n")));
@@ -395,7 +395,7 @@ void MainWindow::remove_runs(const QList<int>& run_ids) {
     if (lab_->removable(id)) removable << id;
   }
   if (removable.isEmpty()) return;
-  const QString question = tr("Remove %n run(s) from NormLab? Their saved data in the runs folder is deleted too; "
+  const QString question = tr("Remove %n run(s) from NormLab? (Its|Their) saved data in the runs folder is deleted too; "
                               "exported files are not touched.", nullptr, int(removable.size()));
   const bool yes = options_.confirm ? options_.confirm(tr("Remove runs"), question)
                                     : QMessageBox::question(this, tr("Remove runs"), question) == QMessageBox::Yes;

@@ -10,7 +10,8 @@ class EnglishPlurals : public QTranslator {
  public:
   using QTranslator::QTranslator;
   bool isEmpty() const override { return false; }
-  // "(s)" becomes "s", or nothing when n is 1; texts without a count are left alone.
+  // "(s)" becomes "s", or nothing when n is 1, and "(singular|plural)" the one that fits n:
+  // "(It was|They were) moved". Texts without a count are left alone.
   QString translate(const char* context, const char* source, const char* disambiguation = nullptr,
                     int n = -1) const override;
 };

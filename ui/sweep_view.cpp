@@ -39,6 +39,8 @@ namespace {
 constexpr int kRefreshMs = 200;    // results change when runs end, not with every step
 constexpr double kPointRadius = 12;  // pixels within which a click picks a point
 
+QString no_point_text() { return SweepView::tr("Click a point to see its runs' curves here."); }
+
 }  // namespace
 
 // The summary chart: the picture sweep_chart_svg draws, at the widget's size, with the
@@ -216,7 +218,8 @@ void SweepView::build_controls() {
   actions->addWidget(stop_);
   actions->addWidget(export_);
 
-  point_title_->setText(tr("Click a point to see its runs' curves here."));
+  point_title_->setObjectName(QStringLiteral("pointTitle"));
+  point_title_->setText(no_point_text());
   const QString choose = tr("Click a point of the sweep above to draw its runs here.");
   curves_view_->set_empty_texts(choose, choose);
   point_title_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
@@ -245,7 +248,9 @@ void SweepView::build_controls() {
     const int preset = preset_->currentData().toInt();
     choose_preset(preset < 0 ? std::nullopt : std::optional<SweepPreset>(SweepPreset(preset)));
   });
-  connect(setting_, &QComboBox::activated, this, [this] {
+  connect(setting_, &QComboBox::currentIndexChanged, this, [this] {
+    // Another setting's values would be refused: a rate is no number of layers.
+    fill_values(starting_values(setting_->currentData().toString().toStdString(), scale()));
     save_controls();
     refresh();
   });
@@ -265,22 +270,29 @@ void SweepView::choose_preset(std::optional<SweepPreset> preset) {
     preset_->setCurrentIndex(preset_->findData(preset ? int(*preset) : -1));
   }
   if (preset) {
-    const Scale scale = on_gpu() ? Scale::Full : Scale::Cpu;
-    const Sweep chosen = sweep_preset(*preset, TrainConfig{}, scale);
-    setting_->setCurrentIndex(setting_->findData(qstr(chosen.setting)));
-    QStringList values;
-    for (const std::string& value : chosen.values) values << qstr(value);
-    values_->setText(values.join(QStringLiteral(", ")));
+    const Sweep chosen = sweep_preset(*preset, TrainConfig{}, scale());
+    {
+      const QSignalBlocker block(setting_);  // the preset's values, not the setting's
+      setting_->setCurrentIndex(setting_->findData(qstr(chosen.setting)));
+    }
+    fill_values(chosen.values);
     set_placements(chosen.placements);  // refreshes
   }
   save_controls();
   refresh();
 }
 
-void SweepView::set_setting(const std::string& key) {
-  setting_->setCurrentIndex(setting_->findData(qstr(key)));
-  save_controls();
-  refresh();
+void SweepView::set_setting(const std::string& key) { setting_->setCurrentIndex(setting_->findData(qstr(key))); }
+
+Scale SweepView::scale() const {
+  const bool gpu = lab_.on_gpu() && (!hooks_.next_run || hooks_.next_run().device != "cpu");
+  return gpu ? Scale::Full : Scale::Cpu;
+}
+
+void SweepView::fill_values(const std::vector<std::string>& values) {
+  QStringList texts;
+  for (const std::string& value : values) texts << qstr(value);
+  values_->setText(texts.join(QStringLiteral(", ")));
 }
 
 void SweepView::set_values(const QString& comma_separated) {
@@ -303,10 +315,9 @@ void SweepView::set_seeds(int seeds) { seeds_->setValue(seeds); }
 Sweep SweepView::sweep() const {
   const TrainConfig next = hooks_.next_run ? hooks_.next_run() : TrainConfig{};
   const int preset = preset_->currentData().toInt();
-  const Scale scale = on_gpu() ? Scale::Full : Scale::Cpu;
   Sweep s;
   if (preset >= 0) {
-    s = sweep_preset(SweepPreset(preset), next, scale);  // its rate and warmup over the next run's
+    s = sweep_preset(SweepPreset(preset), next, scale());  // its rate and warmup over the next run's
   } else {
     s.base = next;
     s.name = config_field(setting_->currentData().toString().toStdString()).flag + "-sweep";
@@ -330,10 +341,6 @@ void SweepView::schedule_refresh() {
   if (!refresh_timer_.isActive() || refresh_timer_.remainingTime() > kRefreshMs) refresh_timer_.start(kRefreshMs);
 }
 
-bool SweepView::on_gpu() const {
-  return lab_.on_gpu() && (!hooks_.next_run || hooks_.next_run().device != "cpu");
-}
-
 void SweepView::refresh() {
   refresh_timer_.stop();
   sweep_.reset();
@@ -345,6 +352,16 @@ void SweepView::refresh() {
   } catch (const UserError& e) {
     problem_ = qstr(e.what());
   }
+  const auto shown = [this](const SweepRun& run) {
+    return run.placement == shown_point_->first && run.x == shown_point_->second;
+  };
+  if (shown_point_ && std::none_of(standing_.runs.begin(), standing_.runs.end(), shown)) {
+    // Its caption and curves would describe a point the sweep no longer has.
+    shown_point_.reset();
+    point_title_->setText(no_point_text());
+    shown_runs_.clear();
+    curves_->set_only_runs(QSet<int>{});
+  }
   plot_->chart.results = standing_.results;
   plot_->chart.setting = sweep_ ? sweep_->setting : "layers";
   plot_->chart.title = sweep_ ? sweep_chart_title(*sweep_) : std::string();
@@ -354,8 +371,7 @@ void SweepView::refresh() {
   if (shown_point_) {
     QList<int> ids;
     for (std::size_t i = 0; i < standing_.runs.size(); ++i) {
-      const SweepRun& run = standing_.runs[i];
-      if (standing_.ids[i] && run.placement == shown_point_->first && run.x == shown_point_->second) ids << standing_.ids[i];
+      if (standing_.ids[i] && shown(standing_.runs[i])) ids << standing_.ids[i];
     }
     shown_runs_ = ids;
     curves_->set_only_runs(QSet<int>(ids.begin(), ids.end()));

@@ -81,8 +81,9 @@ class SweepView : public QWidget {
   void save_controls() const;
   void restore_controls();
   void export_dialog(const QString& suffix);
-  bool on_gpu() const;  // the preset's values depend on it
   QString point_label(double x) const;  // "16 layers", "lr 3e-4", "warmup 100"
+  Scale scale() const;                   // of the presets' values: the device's
+  void fill_values(const std::vector<std::string>& values);  // into the values box, as typed
 
   Lab& lab_;
   Hooks hooks_;

@@ -187,6 +187,24 @@ TEST(Sweep, PresetsFollowTheIssue) {
   EXPECT_THAT(user_error([] { parse_sweep_preset("width"); }), HasSubstr("sweep preset must be 'depth' or 'learning-rate', not 'width'"));
 }
 
+// What a sweep of each setting starts from: the preset's values where one varies it; the
+// warmup from a single step through the course's short and long ones.
+TEST(Sweep, EachSettingHasValuesToStartFrom) {
+  for (const Scale scale : {Scale::Cpu, Scale::Full}) {
+    EXPECT_EQ(starting_values("layers", scale), sweep_preset(SweepPreset::Depth, scaled(TrainConfig{}, scale), scale).values);
+    EXPECT_EQ(starting_values("peak_lr", scale),
+              sweep_preset(SweepPreset::LearningRate, scaled(TrainConfig{}, scale), scale).values);
+  }
+  EXPECT_EQ(starting_values("warmup_steps", Scale::Cpu), (std::vector<std::string>{"1", "30", "200"}));
+  EXPECT_EQ(starting_values("warmup_steps", Scale::Full), (std::vector<std::string>{"1", "30", "1000"}));
+  for (const SweepSettingInfo& setting : kSweepSettings) {
+    Sweep sweep = sweep_preset(SweepPreset::Depth, scaled(TrainConfig{}, Scale::Cpu), Scale::Cpu);
+    sweep.setting = setting.key;
+    sweep.values = starting_values(setting.key, Scale::Cpu);
+    EXPECT_NO_THROW(expand(sweep)) << setting.key << ": every value is one the setting takes";
+  }
+}
+
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;

@@ -3,23 +3,30 @@
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
+#include <QCoreApplication>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
+#include <QLabel>
 #include <QLineSeries>
 #include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTransform>
 #include <QXmlStreamReader>
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <functional>
 #include <optional>
 #include <set>
 
 #include "chart_export.h"
 #include "format.h"
 #include "loss_chart.h"
+#include "loss_chart_view.h"
 #include "run_colors.h"
 #include "run_store.h"
 #include "smoothing.h"
@@ -307,6 +314,58 @@ TEST_F(LossChartTest, LongRunsAreThinnedToThePixelsButPicturesKeepEveryPoint) {
   EXPECT_LT(longest(), 3000);
   chart_.set_picture_mode(true);
   EXPECT_EQ(longest(), 3000);
+}
+
+// A chart as short as the one under the Sweeps tab's summary names its loss axis in
+// fewer words rather than cut them.
+TEST_F(LossChartTest, AShortChartKeepsItsAxisTitlesWhole) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  QGraphicsScene scene;
+  auto* chart = new LossChart(store_);
+  scene.addItem(chart);  // which owns it
+  for (const bool log : {false, true}) {
+    chart->set_log_scale(log);
+    chart->resize(600, 160);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    chart->refresh();
+    QStringList shown;
+    std::function<void(QGraphicsItem*)> collect = [&](QGraphicsItem* item) {
+      if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) shown << text->toPlainText();
+      for (QGraphicsItem* child : item->childItems()) collect(child);
+    };
+    collect(chart);
+    for (const QAbstractAxis* axis : chart->axes()) {
+      EXPECT_TRUE(shown.contains(axis->titleText())) << axis->titleText().toStdString() << " is cut: " << shown.join(" | ").toStdString();
+    }
+    EXPECT_TRUE(chart->axes(Qt::Vertical).front()->titleText().contains(QStringLiteral("nats")));
+  }
+}
+
+// The hover box says the step under the pointer, also after the view under a still
+// pointer changed: a double-click that fits the data again.
+TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
+  RunStore store;
+  store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  auto* chart = new LossChart(store);
+  LossChartView view(chart);  // which owns it
+  view.resize(900, 600);
+  view.show();
+  QCoreApplication::processEvents();
+  chart->set_view({100, 200, 4, 10});
+  const QPoint at = view.mapFromScene(chart->mapToScene(chart->plotArea().center()));
+  auto* readout = view.findChild<QLabel*>(QStringLiteral("chartReadout"));
+  ASSERT_NE(readout, nullptr);
+  auto step_under_pointer = [&] {
+    return QStringLiteral("step %1").arg(chart->readout(chart->value_at(chart->mapFromScene(view.mapToScene(at))).x()).front().step);
+  };
+  QTest::mouseMove(view.viewport(), at);
+  ASSERT_TRUE(readout->isVisible());
+  EXPECT_TRUE(readout->text().contains(QStringLiteral("step 150"))) << readout->text().toStdString();
+  QTest::mouseDClick(view.viewport(), Qt::LeftButton, {}, at);
+  ASSERT_TRUE(chart->follows_data());
+  EXPECT_NE(step_under_pointer(), QStringLiteral("step 150"));
+  EXPECT_TRUE(!readout->isVisible() || readout->text().contains(step_under_pointer() + QStringLiteral("<")))
+      << readout->text().toStdString() << " where the pointer is at " << step_under_pointer().toStdString();
 }
 
 // What an SVG draws, in the picture's coordinates: each shape's points (polylines, paths,

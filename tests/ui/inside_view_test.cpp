@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QImage>
 #include <QTemporaryDir>
+#include <QXmlStreamReader>
 #include <cmath>
 
 #include "run_store.h"
@@ -105,6 +106,41 @@ TEST_F(InsideViewTest, ExportsPngAndSvg) {
   EXPECT_TRUE(text.contains("<svg"));
   EXPECT_TRUE(text.contains("post-norm lr 6e-3 warmup 30"));
   EXPECT_FALSE(view_.export_image(dir.filePath("missing/folder/inside.png")));
+}
+
+// All the words a picture of the view says, its lines joined by spaces.
+QString words_in_svg(const InsideView& view, const QString& path) {
+  EXPECT_TRUE(view.export_image(path));
+  QFile file(path);
+  EXPECT_TRUE(file.open(QIODevice::ReadOnly));
+  QXmlStreamReader xml(&file);
+  QStringList lines;
+  while (!xml.atEnd()) {
+    if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text")) {
+      lines << xml.readElementText().trimmed();
+    }
+  }
+  return lines.join(QLatin1Char(' '));
+}
+
+// A panel whose run has no values of the statistic says why, beside one that has them.
+TEST_F(InsideViewTest, APanelWithoutValuesSaysWhy) {
+  RunRecord off = test::synthetic_run(NormPlacement::Post, 1e-3, 30, 40);
+  off.config.layer_stats_every = 0;
+  RunRecord waiting = test::synthetic_run(NormPlacement::Post, 2e-3, 30, 40);
+  waiting.status = RunStatus::Queued;
+  waiting.steps.clear();
+  waiting.evals.clear();
+  const int unrecorded = store_.add(off, {}), queued = store_.add(waiting, {});
+  QTemporaryDir dir;
+  const QString svg = dir.filePath(QStringLiteral("inside.svg"));
+  view_.show_runs(pre_, unrecorded);
+  EXPECT_TRUE(words_in_svg(view_, svg).contains(QStringLiteral("\u201cInside the model\u201d was off for this run")))
+      << words_in_svg(view_, svg).toStdString();
+  view_.show_runs(pre_, queued);
+  EXPECT_TRUE(words_in_svg(view_, svg).contains(QStringLiteral("Queued"))) << words_in_svg(view_, svg).toStdString();
+  view_.show_runs(pre_, post_);
+  EXPECT_FALSE(words_in_svg(view_, svg).contains(QStringLiteral("Queued")));
 }
 
 TEST_F(InsideViewTest, LivePointsRedrawAtMostOncePerFrame) {

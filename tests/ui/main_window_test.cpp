@@ -46,7 +46,10 @@ class MainWindowTest : public ::testing::Test {
     MainWindowOptions options;
     options.data_folder = folder_.filePath(QStringLiteral("runs"));
     options.report_error = [this](const QString& title, const QString& text) { errors_ << title + ": " + text; };
-    options.confirm = [](const QString&, const QString&) { return true; };
+    options.confirm = [this](const QString&, const QString& question) {
+      questions_ << question;
+      return true;
+    };
     window_ = std::make_unique<MainWindow>(options);
     window_->show();
   }
@@ -75,6 +78,7 @@ class MainWindowTest : public ::testing::Test {
   QTemporaryDir folder_;
   QString corpus_;
   QStringList errors_;
+  QStringList questions_;  // asked to confirm
   std::unique_ptr<MainWindow> window_;
 };
 
@@ -350,6 +354,8 @@ TEST_F(MainWindowTest, DamagedSavedRunsAreMovedAsideAndReportedOnce) {
   EXPECT_TRUE(errors.front().contains(QStringLiteral("b-cut.json"))) << errors.front().toStdString();
   EXPECT_TRUE(errors.front().contains(QStringLiteral("c-binary.json")));
   EXPECT_TRUE(errors.front().contains(runs.filePath(QStringLiteral("damaged"))));
+  EXPECT_TRUE(errors.front().contains(QStringLiteral("2 saved runs could not be read. They were moved")))
+      << errors.front().toStdString();
   // Moved, byte for byte; nothing deleted.
   EXPECT_FALSE(runs.exists(QStringLiteral("b-cut.json")));
   QFile moved(runs.filePath(QStringLiteral("damaged/c-binary.json")));
@@ -385,6 +391,19 @@ TEST_F(MainWindowTest, ASecondWindowOnTheSameFolderOnlyShowsItsRuns) {
   EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(), 1);
   second->close();
   window_->stop_run();
+}
+
+TEST_F(MainWindowTest, OneDamagedSavedRunIsToldOfInTheSingular) {
+  window_->close();
+  const QDir runs(folder_.filePath(QStringLiteral("runs")));
+  QFile file(runs.filePath(QStringLiteral("cut.json")));
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write("{\"schema\": \"normlab.run\"");
+  file.close();
+  QStringList errors;
+  auto next = next_session(runs.path(), errors);
+  ASSERT_EQ(errors.size(), 1);
+  EXPECT_TRUE(errors.front().contains(QStringLiteral("1 saved run could not be read. It was moved to"))) << errors.front().toStdString();
 }
 
 TEST_F(MainWindowTest, AStatusMessageReplacesTheStageTextInsteadOfOverlappingIt) {
@@ -473,9 +492,16 @@ TEST_F(MainWindowTest, RemovingARunDeletesItsSavedCopy) {
   const RunEntry& run = window_->store().runs().front();
   const QString kept = run.file;
   window_->remove_runs({run.id});
+  ASSERT_EQ(questions_.size(), 1);
+  EXPECT_TRUE(questions_.back().startsWith(QStringLiteral("Remove 1 run from NormLab? Its saved data")))
+      << questions_.back().toStdString();
   EXPECT_TRUE(window_->store().runs().empty());
   EXPECT_FALSE(QFile::exists(kept));
   EXPECT_TRUE(QFile::exists(good));
+  ASSERT_EQ(window_->import_runs({good, good}), 2);
+  window_->remove_runs({window_->store().runs()[0].id, window_->store().runs()[1].id});
+  EXPECT_TRUE(questions_.back().startsWith(QStringLiteral("Remove 2 runs from NormLab? Their saved data")))
+      << questions_.back().toStdString();
 }
 
 TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {

@@ -2,7 +2,9 @@
 // start it, click a point, export, stop.
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QImage>
 #include <QPushButton>
 #include <QTabWidget>
@@ -13,6 +15,7 @@
 #include "main_window.h"
 #include "run_store.h"
 #include "settings_panel.h"
+#include "sweep.h"
 #include "sweep_view.h"
 #include "test_support.h"
 #include "lab.h"
@@ -173,6 +176,49 @@ TEST_F(SweepViewTest, SaysWhatIsWrongAndWillNotStart) {
   EXPECT_TRUE(window_->store().runs().empty());
   ASSERT_EQ(errors_.size(), 1);
   EXPECT_TRUE(errors_.front().startsWith(QStringLiteral("Sweep not started")));
+}
+
+// Choosing another setting to vary puts that setting's values in the box: a learning
+// rate is no number of layers.
+TEST_F(SweepViewTest, AnotherSettingStartsFromItsOwnValues) {
+  sweeps().choose_preset(SweepPreset::LearningRate);
+  QComboBox* vary = nullptr;
+  for (QComboBox* box : sweeps().findChildren<QComboBox*>()) {
+    if (box->findData(QStringLiteral("warmup_steps")) >= 0) vary = box;
+  }
+  ASSERT_NE(vary, nullptr);
+  auto choose = [&](const char* key) {  // as a person picks it from the list
+    vary->setCurrentIndex(vary->findData(QString::fromLatin1(key)));
+    emit vary->activated(vary->currentIndex());
+  };
+  choose("layers");
+  ASSERT_TRUE(sweeps().problem().isEmpty()) << sweeps().problem().toStdString();
+  EXPECT_EQ(sweeps().sweep().values, starting_values("layers", Scale::Cpu));
+  choose("warmup_steps");
+  ASSERT_TRUE(sweeps().problem().isEmpty()) << sweeps().problem().toStdString();
+  EXPECT_EQ(sweeps().sweep().values, starting_values("warmup_steps", Scale::Cpu));
+  sweeps().set_values(QStringLiteral("10, 50"));
+  choose("warmup_steps");  // the same setting again: the values typed stay
+  EXPECT_EQ(sweeps().sweep().values, (std::vector<std::string>{"10", "50"}));
+}
+
+// The caption above the point's curves goes with the point: values without it clear both.
+TEST_F(SweepViewTest, ThePointShownGoesWhenTheSweepNoLongerHasIt) {
+  choose_tiny_sweep(12);
+  const int run = add_finished(NormPlacement::Pre, 2, RunStatus::Done, 1);
+  sweeps().refresh();
+  auto* caption = sweeps().findChild<QLabel*>(QStringLiteral("pointTitle"));
+  ASSERT_NE(caption, nullptr);
+  const QString waiting = caption->text();
+  sweeps().show_point(NormPlacement::Pre, 2);
+  EXPECT_TRUE(caption->text().startsWith(QStringLiteral("Pre-norm, 2 layers: 1 run"))) << caption->text().toStdString();
+  EXPECT_EQ(sweeps().shown_runs(), QList<int>{run});
+  sweeps().set_values(QStringLiteral("2, 4"));
+  EXPECT_EQ(sweeps().shown_runs(), QList<int>{run}) << "still a point of the sweep";
+  sweeps().set_values(QStringLiteral("1, 4"));
+  EXPECT_EQ(caption->text().toStdString(), waiting.toStdString());
+  EXPECT_TRUE(sweeps().shown_runs().isEmpty());
+  EXPECT_FALSE(sweeps().curves().draws_any_run()) << "its curves are gone too";
 }
 
 TEST_F(SweepViewTest, PresetsFillTheControlsAndTheChoiceComesBack) {
