@@ -356,8 +356,9 @@ void LossChart::update_loss_title() {
                                                      tr("nats, log")}
                                         : QStringList{tr("loss (nats per token)"), tr("loss (nats)"), tr("nats")};
   const QFontMetricsF metrics(axis_y_->titleFont());
+  const double room = plotArea().height();  // 0 until the chart is laid out: the full title till then
   const auto fits = std::find_if(titles.begin(), titles.end(), [&](const QString& title) {
-    return metrics.horizontalAdvance(title) <= plotArea().height();
+    return room <= 0 || metrics.horizontalAdvance(title) <= room;
   });
   const QString title = fits == titles.end() ? titles.back() : *fits;
   if (title != axis_y_->titleText()) axis_y_->setTitleText(title);
