@@ -373,8 +373,9 @@ int run_bench(const Options& options) {
   const TrainConfig config = build_config(options);
   const int warmup = options.bench_warmup;
   const BenchResult r = benchmark(config, warmup, options.bench_steps);
+  const CheckpointCost checkpoint = measure_checkpoint(config);
   if (options.json) {
-    std::fputs(to_json_text(r, config).c_str(), stdout);
+    std::fputs(to_json_text(r, checkpoint, config).c_str(), stdout);
     return 0;
   }
   std::printf("device     %s, %s (LibTorch %s)\n", r.environment.device_name.c_str(),
@@ -396,6 +397,13 @@ int run_bench(const Options& options) {
                 r.median_ms_per_recorded_step, 100 * extra, config.steps, r.recorded_steps_per_run,
                 100 * extra * r.recorded_steps_per_run / config.steps);
   }
+  // A checkpoint comes with a save, so at most as often as saves come.
+  const double every_s = std::max<double>(config.checkpoint_interval, kSaveIntervalSeconds);
+  const double checkpoint_ms = checkpoint.serialise_ms + checkpoint.write_ms;
+  std::printf("checkpoint %.1f MB at the run's last step in %.0f ms (%.0f to make, %.0f to write); one every %g s "
+              "costs %.2f %% of the run's time\n",
+              checkpoint.bytes / 1e6, checkpoint_ms, checkpoint.serialise_ms, checkpoint.write_ms, every_s,
+              100 * checkpoint_ms / 1e3 / every_s);
   return 0;
 }
 
