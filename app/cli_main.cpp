@@ -17,6 +17,7 @@
 
 #include "atomic_file.h"
 #include "bench.h"
+#include "checkpoint.h"
 #include "config.h"
 #include "config_fields.h"
 #include "cuda_backend.h"
@@ -42,6 +43,8 @@ constexpr const char* kFooter = R"(
 Examples:
   normlab-cli train --preset workshop --scale cpu   the course's five runs, CPU-sized
   normlab-cli train --norm post --lr 6e-3           one run
+  normlab-cli train --resume normlab-runs/post-norm_lr_6e-3_warmup_30.json
+                                                    go on with a killed or stopped run
   normlab-cli train --preset workshop --seeds 3     the five runs, each with 3 seeds: mean and range
   normlab-cli sweep --preset depth                   pre and post over 2 to 16 layers (CPU scale without a GPU)
   normlab-cli sweep --vary lr --values 1e-3,6e-3 --placements pre,peri --seeds 3
@@ -50,7 +53,11 @@ Examples:
 Each run writes DIR/<name>.json (the full record) and DIR/<name>.csv (one row per
 step), rewritten atomically at every evaluation and at least every %g seconds, so a
 killed run keeps its points up to then (the app shows it as interrupted).
-Ctrl-C stops the current run after its step and keeps what it has.)";
+Ctrl-C stops the current run after its step and keeps what it has.
+Beside them, DIR/<name>.ckpt holds the run's whole training state, written with a save
+every --checkpoint-interval seconds (default %d) and as a run stops; a run that is done
+drops it unless --final-checkpoint keep. train --resume DIR/<name>.json goes on from it,
+with the numbers the run would have had uninterrupted on the same device and threads.)";
 
 std::atomic<bool> g_cancel{false};
 
@@ -60,6 +67,7 @@ struct Options {
   std::string command;
   std::map<std::string, std::string> settings;
   std::string name, scale, preset, out = "normlab-runs";
+  std::string resume;                            // train: the run file of the run to go on with
   std::string vary;                              // sweep: the varied setting's flag
   std::vector<std::string> values, placements;   // sweep
   int seeds = 1;                                 // train and sweep
@@ -130,16 +138,20 @@ TrainConfig build_config(const Options& options) {
   return c;
 }
 
-void save(const RunRecord& run, const fs::path& out) {
-  const std::string stem = file_stem(run.config.name);
-  write_json(run, out / (stem + ".json"));
-  write_csv({run}, out / (stem + ".csv"));
+// DIR/<name>.json; its CSV and checkpoint go beside it.
+fs::path run_file(const fs::path& out, const std::string& name) { return out / (file_stem(name) + ".json"); }
+
+void save(const RunRecord& run, const fs::path& file) {
+  write_json(run, file);
+  write_csv({run}, fs::path(file).replace_extension(".csv"));
 }
 
-// Trains one run with a live progress line; files are refreshed whenever the trainer says.
-// With `layers_summary`, each evaluation also prints the latest per-layer statistics.
-RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, const std::string& label,
-                              bool layers_summary) {
+// Trains one run into `file` with a live progress line, or with `resuming` goes on with
+// the run from its checkpoint; files are refreshed whenever the trainer says. With
+// `layers_summary`, each evaluation also prints the latest per-layer statistics.
+RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, const std::string& label,
+                              bool layers_summary, bool resuming = false) {
+  const fs::path checkpoint = checkpoint_path(file);
   const bool tty = isatty(STDOUT_FILENO);
   double last_val = std::nan(""), last_print = -1;
   TokenRate token_rate;
@@ -150,11 +162,12 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, co
   };
   callbacks.on_start = [&](const RunRecord& run) {
     std::printf("%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
-                "unigram baseline %.3f nats\n",
+                "unigram baseline %.3f nats%s\n",
                 label.c_str(), run.config.name.c_str(), run.environment.device_name.c_str(),
                 run.environment.precision.c_str(),
                 static_cast<long long>(run.parameters), static_cast<long long>(run.train_tokens),
-                static_cast<long long>(run.heldout_tokens), run.baseline_loss);
+                static_cast<long long>(run.heldout_tokens), run.baseline_loss,
+                resuming ? ("; resumed after step " + std::to_string(run.steps.size())).c_str() : "");
     std::fflush(stdout);
   };
   callbacks.on_step = [&](const StepMetrics& s) {
@@ -175,15 +188,20 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& out, co
     std::printf("%s%s", tty && !summary.empty() ? "\n" : "", summary.c_str());
     std::fflush(stdout);
   };
-  callbacks.on_save_due = [&](const RunRecord& run) { save(run, out); };
-  RunRecord run = train(config, callbacks, &g_cancel);
+  callbacks.on_save_due = [&](const RunRecord& run) { save(run, file); };
+  callbacks.on_checkpoint_due = [&](const std::string& bytes) { write_file_atomically(checkpoint, bytes); };
+  RunRecord run = resuming ? resume(config, checkpoint, callbacks, &g_cancel) : train(config, callbacks, &g_cancel);
   if (tty) std::printf("\n");
-  save(run, out);
+  save(run, file);
+  std::error_code error;
+  if (!keeps_checkpoint(run)) fs::remove(checkpoint, error);
   std::printf("%s  %s: %s, final held-out %.3f nats (baseline %.3f); wrote %s.{json,csv}\n",
               label.c_str(), run.config.name.c_str(), to_string(run.status).c_str(),
-              run.final_val_loss(), run.baseline_loss,
-              (out / file_stem(run.config.name)).c_str());
+              run.final_val_loss(), run.baseline_loss, fs::path(file).replace_extension().c_str());
   if (!run.message.empty()) std::printf("%s  %s\n", label.c_str(), run.message.c_str());
+  if (run.status == RunStatus::Stopped && fs::exists(checkpoint, error)) {
+    std::printf("%s  go on with: normlab-cli train --resume '%s'\n", label.c_str(), file.c_str());
+  }
   return run;
 }
 
@@ -204,7 +222,19 @@ void print_seed_summary(const std::vector<RunRecord>& runs) {
   }
 }
 
+// Goes on with the run in options.resume from its checkpoint. The run file says what the
+// run is; settings given explicitly may change how it goes on (threads, checkpoints), and
+// the checkpoint refuses any that would change its result.
+int run_resume(const Options& options) {
+  const fs::path file = options.resume;
+  const TrainConfig config = with_given_settings(read_json(file).config, options);
+  validate(config);
+  train_with_progress(config, file, "[1/1]", options.layers_summary, /*resuming=*/true);
+  return g_cancel ? 130 : 0;
+}
+
 int run_train(const Options& options) {
+  if (!options.resume.empty()) return run_resume(options);
   const TrainConfig base = build_config(options);
   const fs::path out = options.out;
   std::vector<TrainConfig> configs{base};
@@ -227,7 +257,7 @@ int run_train(const Options& options) {
   std::vector<RunRecord> runs;
   for (std::size_t i = 0; i < configs.size() && !g_cancel; ++i) {
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(configs.size()) + "]";
-    runs.push_back(train_with_progress(configs[i], out, label, options.layers_summary));
+    runs.push_back(train_with_progress(configs[i], run_file(out, configs[i].name), label, options.layers_summary));
   }
   if (runs.size() > 1) {
     write_csv(runs, out / (options.preset.empty() ? "seeds.csv" : "workshop.csv"));  // every run, one table
@@ -246,7 +276,7 @@ int run_train(const Options& options) {
 // (core's `answers`, the window's rule too): a sweep stopped or extended later trains only
 // what it lacks.
 std::optional<RunRecord> answered_before(const TrainConfig& config, const fs::path& out, const std::string& label) {
-  const fs::path file = out / (file_stem(config.name) + ".json");
+  const fs::path file = run_file(out, config.name);
   if (std::error_code error; !fs::exists(file, error)) return std::nullopt;
   RunRecord run;
   try {
@@ -318,7 +348,7 @@ int run_sweep(const Options& options) {
   for (std::size_t i = 0; i < runs.size() && !g_cancel; ++i) {
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
     std::optional<RunRecord> run = answered_before(runs[i].config, out, label);
-    if (!run) run = train_with_progress(runs[i].config, out, label, options.layers_summary);
+    if (!run) run = train_with_progress(runs[i].config, run_file(out, runs[i].config.name), label, options.layers_summary);
     results.push_back(summarise(runs[i], *run));
     // Kept up to date, so a stopped sweep keeps its rows.
     write_summary_csv(sweep.setting, results, summary);
@@ -343,8 +373,9 @@ int run_bench(const Options& options) {
   const TrainConfig config = build_config(options);
   const int warmup = options.bench_warmup;
   const BenchResult r = benchmark(config, warmup, options.bench_steps);
+  const CheckpointCost checkpoint = measure_checkpoint(config);
   if (options.json) {
-    std::fputs(to_json_text(r, config).c_str(), stdout);
+    std::fputs(to_json_text(r, checkpoint, config).c_str(), stdout);
     return 0;
   }
   std::printf("device     %s, %s (LibTorch %s)\n", r.environment.device_name.c_str(),
@@ -366,6 +397,13 @@ int run_bench(const Options& options) {
                 r.median_ms_per_recorded_step, 100 * extra, config.steps, r.recorded_steps_per_run,
                 100 * extra * r.recorded_steps_per_run / config.steps);
   }
+  // A checkpoint comes with a save, so at most as often as saves come.
+  const double every_s = std::max<double>(config.checkpoint_interval, kSaveIntervalSeconds);
+  const double checkpoint_ms = checkpoint.serialise_ms + checkpoint.write_ms;
+  std::printf("checkpoint %.1f MB at the run's last step in %.0f ms (%.0f to make, %.0f to write); one every %g s "
+              "costs %.2f %% of the run's time\n",
+              checkpoint.bytes / 1e6, checkpoint_ms, checkpoint.serialise_ms, checkpoint.write_ms, every_s,
+              100 * checkpoint_ms / 1e3 / every_s);
   return 0;
 }
 
@@ -380,8 +418,8 @@ std::string one_line(std::string text) {
 int main(int argc, char** argv) {
   Options options;
   CLI::App app(kAbout, "normlab-cli");
-  char footer[1024];
-  std::snprintf(footer, sizeof footer, kFooter, kSaveIntervalSeconds);
+  char footer[2048];
+  std::snprintf(footer, sizeof footer, kFooter, kSaveIntervalSeconds, TrainConfig{}.checkpoint_interval);
   app.footer(footer);
   app.set_help_all_flag("--help-all", "Print the help of every command (the man page is made from it)");
   app.set_version_flag("--version", std::string("normlab-cli ") + NORMLAB_VERSION + " (LibTorch " + libtorch_version() + ")");
@@ -400,6 +438,15 @@ int main(int argc, char** argv) {
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
   train->add_flag("--layers-summary", options.layers_summary,
                   "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");
+  train->add_option("--resume", options.resume,
+                    "go on with the run in this run file from its checkpoint beside it (RUN.ckpt), as if it had "
+                    "never stopped; its settings come from the file")
+      ->type_name("RUN.json")
+      ->excludes("--preset")
+      ->excludes("--seeds")
+      ->excludes("--name")
+      ->excludes("--scale")
+      ->excludes("--out");
   add_config_options(*sweep, options);
   std::string preset_help = "a built-in sweep:";
   for (const auto& preset : kSweepPresets) preset_help += std::string(" ") + preset.name + " (" + preset.help + ");";

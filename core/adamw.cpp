@@ -17,6 +17,13 @@ void AdamWGroup::zero_grad() {
   for (auto& p : params_) p.mutable_grad().reset();
 }
 
+std::vector<torch::Tensor> AdamWGroup::state() const {
+  std::vector<torch::Tensor> tensors = exp_avg_;
+  tensors.insert(tensors.end(), exp_avg_sq_.begin(), exp_avg_sq_.end());
+  tensors.insert(tensors.end(), steps_.begin(), steps_.end());
+  return tensors;
+}
+
 void AdamWGroup::step(double lr) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> params, grads, exp_avg, exp_avg_sq, steps;

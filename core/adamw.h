@@ -20,6 +20,9 @@ class AdamWGroup {
   AdamWGroup(std::vector<torch::Tensor> params, AdamWSettings settings);
   void step(double lr);        // parameters without a gradient are left alone
   void zero_grad();            // drops the gradients, as set_to_none does
+  // The moments and step counts, one of each per parameter: the live tensors, so a
+  // checkpoint reads them and a resumed run copies its saved values into them.
+  std::vector<torch::Tensor> state() const;
 
  private:
   std::vector<torch::Tensor> params_, exp_avg_, exp_avg_sq_, steps_;

@@ -2,15 +2,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <random>
 
+#include "atomic_file.h"
+#include "corpus.h"
 #include "layer_stats.h"
 #include "learner.h"
+#include "paths.h"
 #include "trainer.h"
+#include "training_state.h"
 
 namespace normlab {
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -44,7 +52,53 @@ double measure_matmul_flops(torch::Device device) {
   return 2.0 * n * n * n / best;
 }
 
+// The record at the run's last step, with made-up numbers: every step, evaluation and
+// recorded statistic a checkpoint then carries.
+RunRecord record_at_end(const TrainConfig& config) {
+  RunRecord run;
+  run.config = config;
+  for (int step = 1; step <= config.steps; ++step) {
+    run.steps.push_back({step, 0.1 * step, config.peak_lr / 3, 5.0 + 1.0 / step, 1e4 + step});
+    if (step % config.eval_interval == 0) run.evals.push_back({step, 0.1 * step, 5.0 + 1.0 / step});
+    if (!records_layer_stats(config, step)) continue;
+    for (const StatisticInfo& statistic : layer_statistics()) {
+      const int layers = statistic.per_layer ? config.model.layers : 0;
+      run.add_point({statistic.name, layers, step, std::vector<double>(std::max(layers, 1), 1.0 / step)});
+    }
+  }
+  return run;
+}
+
 }  // namespace
+
+CheckpointCost measure_checkpoint(const TrainConfig& config, int repeats) {
+  validate(config);
+  Environment environment = describe_device(config.device, config.threads);
+  const torch::Device device = prepare_device(config, environment);
+  Learner learner(config, config.model.vocab, device);
+  std::mt19937_64 rng(config.seed);
+  torch::Tensor starts =
+      torch::zeros({std::min(kBatchChunkSteps, config.steps), config.batch_size}, torch::TensorOptions(device).dtype(torch::kInt64));
+  RunRecord run = record_at_end(config);
+  const TrainingState state{learner, rng, starts, run};
+  const fs::path file = cache_dir() / ("bench-" + std::to_string(::getpid()) + ".ckpt");
+  CheckpointCost cost;
+  std::vector<double> serialise, write;
+  for (int i = 0; i < repeats; ++i) {
+    const double start = now_s();
+    const std::string bytes = checkpoint_bytes(state, content_hash("data"));
+    const double made = now_s();
+    write_file_atomically(file, bytes);
+    write.push_back(1e3 * (now_s() - made));
+    serialise.push_back(1e3 * (made - start));
+    cost.bytes = bytes.size();
+  }
+  std::error_code ignored;
+  fs::remove(file, ignored);
+  cost.serialise_ms = median(serialise);
+  cost.write_ms = median(write);
+  return cost;
+}
 
 BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   validate(config);
@@ -108,7 +162,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   return result;
 }
 
-std::string to_json_text(const BenchResult& r, const TrainConfig& config) {
+std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint, const TrainConfig& config) {
   const nlohmann::json j = {{"device", r.environment.device_name},
                             {"precision", r.environment.precision},
                             {"libtorch", r.environment.libtorch_version},
@@ -123,7 +177,11 @@ std::string to_json_text(const BenchResult& r, const TrainConfig& config) {
                             {"layer_stats_every", config.layer_stats_every},
                             {"median_ms_per_recorded_step", r.median_ms_per_recorded_step},
                             {"recorded_steps_per_run", r.recorded_steps_per_run},
-                            {"run_steps", config.steps}};
+                            {"run_steps", config.steps},
+                            {"checkpoint_bytes", checkpoint.bytes},
+                            {"checkpoint_serialise_ms", checkpoint.serialise_ms},
+                            {"checkpoint_write_ms", checkpoint.write_ms},
+                            {"checkpoint_interval", config.checkpoint_interval}};
   return j.dump() + "\n";
 }
 

@@ -23,7 +23,17 @@ struct BenchResult {
 // Random tokens (speed does not depend on the text); `warmup` steps are not timed.
 BenchResult benchmark(const TrainConfig& config, int warmup, int steps);
 
-// The result as one JSON object (`normlab-cli bench --json`).
-std::string to_json_text(const BenchResult& result, const TrainConfig& config);
+// One checkpoint of a run of `config` (checkpoint.h) at its last step, when its record is
+// largest: made and written atomically `repeats` times into the cache folder, whose disk
+// is usually the runs' own. Medians.
+struct CheckpointCost {
+  std::size_t bytes = 0;
+  double serialise_ms = 0;  // the state and record into the file's bytes, checksum included
+  double write_ms = 0;      // write, fsync and rename
+};
+CheckpointCost measure_checkpoint(const TrainConfig& config, int repeats = 5);
+
+// The results as one JSON object (`normlab-cli bench --json`).
+std::string to_json_text(const BenchResult& result, const CheckpointCost& checkpoint, const TrainConfig& config);
 
 }  // namespace normlab

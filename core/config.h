@@ -112,6 +112,8 @@ struct TrainConfig {
   int eval_batches = 16;
   int layer_stats_every = 10;  // after the first 100 steps (see layer_stats.h); 0 = off
   std::string corpus_path;  // empty: the King James text from `bible`
+  int checkpoint_interval = 60;           // seconds between checkpoints (checkpoint.h); 0 = at every save
+  std::string final_checkpoint = "drop";  // drop | keep: whether a finished run keeps its final weights
 };
 
 // Throws UserError naming the first invalid field and why.

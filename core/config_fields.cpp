@@ -151,6 +151,26 @@ std::vector<ConfigField> make_fields() {
   whole("eval_batches", "eval-batches", "Evaluation batches", "evaluation batches", "held-out batches per evaluation", S::Hidden, 1,
         1000, [](TrainConfig& c) -> int& { return c.eval_batches; })
       .widget = W::None;
+
+  // Not in the settings panel yet (Hidden): a run keeps the values it was given.
+  auto& checkpoints = whole("checkpoint_interval", "checkpoint-interval", "Checkpoint every", "checkpoint interval",
+                            "seconds between checkpoints of the whole training state beside the run file (RUN.ckpt, "
+                            "for --resume), each written with a save; 0 = at every save",
+                            S::Hidden, 0, 86400, [](TrainConfig& c) -> int& { return c.checkpoint_interval; });
+  checkpoints.widget = W::None;
+  checkpoints.unit = " s";
+  checkpoints.zero_text = "every save";
+  checkpoints.since_version = 4;  // earlier runs wrote no checkpoints
+  checkpoints.shapes_result = false;
+
+  auto& final_checkpoint = add({"final_checkpoint", "final-checkpoint", "Final checkpoint", "final checkpoint",
+                                "when the run is done: drop its checkpoint, or keep it with the final weights and "
+                                "the optimiser's state",
+                                S::Hidden, W::None});
+  final_checkpoint.choices = {{"drop", "Drop"}, {"keep", "Keep"}};
+  final_checkpoint.since_version = 4;
+  final_checkpoint.shapes_result = false;
+  final_checkpoint.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.final_checkpoint; });
   return {f.begin(), f.end()};
 }
 
@@ -248,11 +268,13 @@ void copy_section(Section section, const TrainConfig& from, TrainConfig& to) {
   }
 }
 
-bool same_experiment(const TrainConfig& a, const TrainConfig& b) {
+const ConfigField* first_difference(const TrainConfig& a, const TrainConfig& b) {
   for (const ConfigField& field : config_fields()) {
-    if (field.shapes_result && field_text(field, a) != field_text(field, b)) return false;
+    if (field.shapes_result && field_text(field, a) != field_text(field, b)) return &field;
   }
-  return true;
+  return nullptr;
 }
+
+bool same_experiment(const TrainConfig& a, const TrainConfig& b) { return first_difference(a, b) == nullptr; }
 
 }  // namespace normlab

@@ -81,6 +81,9 @@ void copy_section(Section section, const TrainConfig& from, TrainConfig& to);
 // Whether every field that shapes the result reads the same in both: the same
 // experiment, whatever its name, device or thread count.
 bool same_experiment(const TrainConfig& a, const TrainConfig& b);
+// The first field that shapes the result and reads differently in the two; nullptr
+// when they are the same experiment.
+const ConfigField* first_difference(const TrainConfig& a, const TrainConfig& b);
 
 // Calls visit(value) with a reference to the field's member in `config`.
 template <typename Config, typename Visit>

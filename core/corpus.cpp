@@ -69,7 +69,7 @@ std::string wide_encoding(const std::string& text) {
 
 }  // namespace
 
-std::string content_hash(const std::string& bytes) {
+std::string content_hash(std::string_view bytes) {
   // FNV-1a, 64 bit, with the length: a cache key, not a security boundary.
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace normlab {
 
@@ -26,6 +27,6 @@ Corpus load_default_corpus();
 // Validates text that did not come from a file; `origin` names it in messages.
 void check_corpus_text(const std::string& text, const std::string& origin);
 
-std::string content_hash(const std::string& bytes);
+std::string content_hash(std::string_view bytes);
 
 }  // namespace normlab

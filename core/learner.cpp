@@ -91,6 +91,15 @@ Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device
       decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
       not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {}
 
+std::vector<torch::Tensor> Learner::state() const {
+  std::vector<torch::Tensor> tensors = model_->parameters();
+  for (const auto& buffer : model_->buffers()) tensors.push_back(buffer);
+  for (const AdamWGroup* group : {&decayed_, &not_decayed_}) {
+    for (const auto& tensor : group->state()) tensors.push_back(tensor);
+  }
+  return tensors;
+}
+
 torch::Tensor Learner::step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics) {
   decayed_.zero_grad();
   not_decayed_.zero_grad();

@@ -26,6 +26,11 @@ class Learner {
   // Mean loss over `batches`, which must already be on this device; one host sync.
   double evaluate(const std::vector<Batch>& batches);
 
+  // Everything an update reads and changes: the model's parameters and buffers, then the
+  // optimiser's state. The live tensors, in an order the config fixes: a checkpoint
+  // writes them, a resumed run copies its saved values into them.
+  std::vector<torch::Tensor> state() const;
+
   std::int64_t parameter_count() const { return model_->parameter_count(); }
   Gpt& model() { return model_; }
 

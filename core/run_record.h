@@ -87,8 +87,9 @@ struct RunRecord {
 bool mark_interrupted(RunRecord& run, const std::string& why);
 
 // Version 2 added named series and the fields marked since_version 2, version 3 the
-// layer statistics' interval; older files still load, with those fields at their defaults.
-inline constexpr int kRunSchemaVersion = 3;
+// layer statistics' interval, version 4 the checkpoint settings; older files still load,
+// with those fields at their defaults.
+inline constexpr int kRunSchemaVersion = 4;
 
 // The run file's text, streamed: the numbers are written as they are formatted.
 void write_json_text(std::ostream& out, const RunRecord& run);

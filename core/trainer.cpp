@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <string_view>
 
+#include "checkpoint.h"
 #include "corpus.h"
 #include "cuda_backend.h"
 #include "dataset.h"
@@ -13,19 +15,33 @@
 #include "memory.h"
 #include "schedule.h"
 #include "tokenizer.h"
+#include "training_state.h"
 
 namespace normlab {
+namespace fs = std::filesystem;
 
 namespace {
 
 // A GPU's losses are read at least this often, so the chart still moves live.
 constexpr double kLossReadInterval_s = 0.03;
 constexpr std::size_t kMaxPendingSteps = 512;
-// Batch start offsets are drawn and sent to the device this many steps at a time.
-constexpr int kBatchChunkSteps = 1024;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The training data as checkpoints name it: a changed corpus, or a tokenizer trained
+// differently, gives other token ids. Read on the host, before the ids move to a device.
+std::string data_fingerprint(const Dataset& data) {
+  auto hash = [](const torch::Tensor& ids) {
+    return content_hash(std::string_view(static_cast<const char*>(ids.data_ptr()), ids.nbytes()));
+  };
+  return hash(data.train_ids()) + "/" + hash(data.heldout_ids());
+}
+
+// How long the run has trained: the wall time of its last point.
+double wall_time(const RunRecord& run) {
+  return std::max(run.steps.empty() ? 0.0 : run.steps.back().wall_s, run.evals.empty() ? 0.0 : run.evals.back().wall_s);
 }
 
 }  // namespace
@@ -53,8 +69,11 @@ Environment describe_device(const std::string& device, int threads) {
   return env;
 }
 
-RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
-                const std::atomic<bool>* cancel) {
+namespace {
+
+// A fresh run, or with `checkpoint` the run it holds, from its step on.
+RunRecord run_training(const TrainConfig& requested, const fs::path* checkpoint, const TrainCallbacks& callbacks,
+                       const std::atomic<bool>* cancel) {
   auto stage = [&](const std::string& what) { if (callbacks.on_stage) callbacks.on_stage(what); };
   auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
 
@@ -64,6 +83,8 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
   if (run.config.name.empty()) run.config.name = default_run_name(run.config);
   const TrainConfig& config = run.config;
   run.environment = describe_device(config.device, config.threads);
+  // Refused before the corpus is read; read again, with the data compared, once it is.
+  if (checkpoint) resumable_checkpoint(*checkpoint, config);
   const torch::Device device = prepare_device(config, run.environment);
 
   stage("Reading the corpus");
@@ -77,15 +98,11 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
   run.train_tokens = data.train_tokens();
   run.heldout_tokens = data.heldout_tokens();
   run.baseline_loss = data.unigram_baseline();
+  const std::string fingerprint = data_fingerprint(data);
   data.to(device);  // batches are cut where the model is
 
   Learner learner(config, tokenizer.vocab_size(), device);
   run.parameters = learner.parameter_count();
-  // Room for every row at once: grown by doubling, each outgrown buffer would stay in the
-  // process as free memory (keep_freed_memory_for_reuse), as large again as the record.
-  // Pages are only touched as the steps fill them.
-  run.steps.reserve(std::size_t(config.steps));
-  run.evals.reserve(std::size_t(config.steps / config.eval_interval) + 2);
   const std::vector<Batch> heldout = data.heldout_batches(config.batch_size, config.eval_batches);
 
   // The run's batches, drawn a chunk of steps at a time in the order a step-by-step draw
@@ -100,19 +117,42 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
     }
     return data.train_windows(starts[row]);
   };
+  TrainingState state{learner, rng, starts, run};
+  if (checkpoint) {
+    stage("Resuming from the checkpoint");
+    restore_checkpoint(*checkpoint, fingerprint, state);
+    starts = starts.to(device);
+  }
+  const int first_step = int(run.steps.size()) + 1;
+  // Room for every row at once: grown by doubling, each outgrown buffer would stay in the
+  // process as free memory (keep_freed_memory_for_reuse), as large again as the record.
+  // Pages are only touched as the steps fill them.
+  run.steps.reserve(std::size_t(config.steps));
+  run.evals.reserve(std::size_t(config.steps / config.eval_interval) + 2);
 
-  const auto start = std::chrono::steady_clock::now();
-  auto last_save = start;
-  auto save = [&] {
+  // A resumed run's clock goes on from its last point.
+  const auto start = std::chrono::steady_clock::now() -
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(wall_time(run)));
+  auto last_read = std::chrono::steady_clock::now();  // when losses were last read; the steps since then share that time
+  auto last_save = last_read, last_checkpoint = last_read;
+  int checkpointed = int(run.steps.size());  // the step of the last checkpoint, or where this process began
+  auto write_checkpoint = [&] {
+    if (!callbacks.on_checkpoint_due || int(run.steps.size()) == checkpointed) return;
+    callbacks.on_checkpoint_due(checkpoint_bytes(state, fingerprint));
+    checkpointed = int(run.steps.size());
+    last_checkpoint = last_read = std::chrono::steady_clock::now();  // writing is not training time
+  };
+  auto save = [&](bool with_checkpoint) {
+    if (with_checkpoint) write_checkpoint();
     last_save = std::chrono::steady_clock::now();
     if (callbacks.on_save_due) callbacks.on_save_due(run);
     hand_back_freed_memory();
   };
-  auto last_read = start;  // when losses were last read; the steps since then share that time
-  auto evaluate = [&](int step) {
+  auto evaluate = [&](int step, bool with_checkpoint) {
     run.evals.push_back({step, seconds_since(start), learner.evaluate(heldout)});
     if (callbacks.on_eval) callbacks.on_eval(run.evals.back(), run);
-    save();
+    save(with_checkpoint);
     last_read = std::chrono::steady_clock::now();  // evaluation time is not training time
   };
 
@@ -156,9 +196,10 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
   run.status = RunStatus::Running;
   if (callbacks.on_start) callbacks.on_start(run);
   stage("Training");
-  evaluate(0);
+  if (checkpoint) save(false);  // the files go back to the checkpoint's step
+  else evaluate(0, false);
   const bool read_every_step = !device.is_cuda();
-  for (int step = 1; step <= config.steps; ++step) {
+  for (int step = first_step; step <= config.steps; ++step) {
     if (cancelled()) {
       if (read_losses()) {
         run.status = RunStatus::Stopped;
@@ -171,8 +212,13 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
     pending.push_back({step, lr,
                        learner.step(batch_for(step), lr, records_layer_stats(config, step) ? &statistics : nullptr)});
     const bool evaluating = step % config.eval_interval == 0 || step == config.steps;
+    const bool saving = evaluating || seconds_since(last_save) >= kSaveIntervalSeconds;
+    // A checkpoint comes with a save and holds every loss up to its step, so they are read
+    // first. The last step's is left to the end, which keeps it only if asked.
+    const bool checkpointing = saving && step < config.steps && callbacks.on_checkpoint_due &&
+                               seconds_since(last_checkpoint) >= config.checkpoint_interval;
     bool finite = true;
-    if (read_every_step || evaluating || pending.size() >= kMaxPendingSteps ||
+    if (read_every_step || evaluating || checkpointing || pending.size() >= kMaxPendingSteps ||
         seconds_since(last_read) >= kLossReadInterval_s) {
       finite = read_losses();
     }
@@ -185,11 +231,23 @@ RunRecord train(const TrainConfig& requested, const TrainCallbacks& callbacks,
       }
     }
     if (!finite) break;
-    if (evaluating) evaluate(step);
-    else if (seconds_since(last_save) >= kSaveIntervalSeconds) save();
+    if (evaluating) evaluate(step, checkpointing);
+    else if (saving) save(checkpointing);
   }
   if (run.status == RunStatus::Running) run.status = RunStatus::Done;
+  if (keeps_checkpoint(run)) write_checkpoint();
   return run;
+}
+
+}  // namespace
+
+RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks, const std::atomic<bool>* cancel) {
+  return run_training(config, nullptr, callbacks, cancel);
+}
+
+RunRecord resume(const TrainConfig& config, const fs::path& checkpoint, const TrainCallbacks& callbacks,
+                 const std::atomic<bool>* cancel) {
+  return run_training(config, &checkpoint, callbacks, cancel);
 }
 
 }  // namespace normlab

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "learner.h"
 #include "test_support.h"
 
 namespace normlab::test {
@@ -46,11 +47,27 @@ TEST(Bench, JsonEscapesTheDeviceName) {
   r.measured_steps = 20;
   r.median_ms_per_step = 1.5;
   TrainConfig config;
-  const auto j = nlohmann::json::parse(to_json_text(r, config));
+  const auto j = nlohmann::json::parse(to_json_text(r, CheckpointCost{}, config));
   EXPECT_EQ(j["device"], "GPU \"Turbo\" \\ 2");
   EXPECT_EQ(j["parameters"], 1234);
   EXPECT_EQ(j["batch"], config.batch_size);
   EXPECT_EQ(j["median_ms_per_step"], 1.5);
+}
+
+// The parameters and the optimiser's two moments, 4 bytes a number, and the record; the
+// file written to measure it is gone afterwards.
+class BenchTest : public CacheTest {};
+
+TEST_F(BenchTest, MeasuresACheckpoint) {
+  const TrainConfig config = tiny_config("unused");
+  const CheckpointCost cost = measure_checkpoint(config, 2);
+  Learner learner(config, config.model.vocab, torch::kCPU);
+  const std::size_t state_bytes = 3 * 4 * std::size_t(learner.parameter_count());
+  EXPECT_GT(cost.bytes, state_bytes);
+  EXPECT_LT(cost.bytes, state_bytes + 1'000'000);
+  EXPECT_GT(cost.serialise_ms, 0);
+  EXPECT_GT(cost.write_ms, 0);
+  EXPECT_TRUE(fs::is_empty(cache_dir()));
 }
 
 }  // namespace

@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
+#include "checkpoint.h"
 #include "test_support.h"
 #include "run_record.h"
 #include "trainer.h"
@@ -28,6 +30,18 @@ class CliTest : public CacheTest {
     out_ = read_file(temp_ / "stdout.txt");
     err_ = read_file(temp_ / "stderr.txt");
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  // Starts `normlab-cli args` in the temp folder without waiting for it; output in
+  // stdout.txt and stderr.txt there.
+  pid_t start(const std::string& args) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::chdir(temp_.path().c_str());
+      const std::string command = "exec '" NORMLAB_CLI "' " + args + " > stdout.txt 2> stderr.txt";
+      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    return pid;
   }
 
   std::string out_, err_;
@@ -64,7 +78,7 @@ TEST_F(CliTest, TrainWritesRunFiles) {
   EXPECT_EQ(csv[1].rfind("\"tiny, run\",0,", 0), 0u) << csv[1];
   EXPECT_EQ(csv[13].rfind("\"tiny, run\",12,", 0), 0u) << csv[13];
 
-  // Only the run files; no temp files left next to them.
+  // Only the run files: no temp files left next to them, and the checkpoint dropped as the run is done.
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
   // The tokenizer went to this test's cache.
   EXPECT_FALSE(fs::is_empty(cache_dir() / "tokenizers"));
@@ -74,17 +88,10 @@ TEST_F(CliTest, TrainWritesRunFiles) {
 // which is never more than kSaveIntervalSeconds old (evaluations are too rare to help here).
 TEST_F(CliTest, KilledRunKeepsItsPointsUpToTheLastSave) {
   corpus_file(synthetic_corpus());
-  const pid_t pid = ::fork();
+  const pid_t pid = start("train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 "
+                          "--context 8 --batch 2 --vocab 256 --steps 10000000 --eval-interval 10000000 "
+                          "--eval-batches 1 --name killed --out runs");
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::chdir(temp_.path().c_str());
-    ::execl("/bin/sh", "sh", "-c",
-            "exec '" NORMLAB_CLI "' train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 "
-            "--heads 1 --context 8 --batch 2 --vocab 256 --steps 10000000 --eval-interval 10000000 "
-            "--eval-batches 1 --name killed --out runs > stdout.txt 2> stderr.txt",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   using Clock = std::chrono::steady_clock;
   const fs::path json_file = temp_ / "runs" / "killed.json";
   auto saved = [&]() -> std::optional<RunRecord> {
@@ -145,6 +152,106 @@ TEST_F(CliTest, KilledRunKeepsItsPointsUpToTheLastSave) {
   EXPECT_EQ(read_lines(temp_ / "runs" / "killed.csv").size(), kept.steps.size() + 2);
   // Nothing half-written beside them.
   EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
+}
+
+// kill -9 at a random step after a checkpoint exists, then --resume: every loss is the
+// uninterrupted run's, to the bit, on one CPU thread. Checkpoints come every second and the
+// run file at every evaluation, so the file is usually ahead of the checkpoint when killed
+// and is cut back to it.
+TEST_F(CliTest, KilledRunResumesWithTheUninterruptedNumbers) {
+  corpus_file(synthetic_corpus());
+  const std::string tiny =
+      "--corpus corpus.txt --device cpu --threads 1 --layers 2 --d-model 32 --heads 2 --context 16 --batch 4 "
+      "--vocab 256 --steps 4000 --warmup 3 --eval-interval 50 --eval-batches 2 --lr 3e-3 --out runs ";
+  ASSERT_EQ(run("train " + tiny + "--name whole"), 0) << out_ << err_;
+  const RunRecord whole = read_json(temp_ / "runs" / "whole.json");
+
+  const fs::path checkpoint = temp_ / "runs" / "cut.ckpt";
+  const pid_t pid = start("train " + tiny + "--name cut --checkpoint-interval 1");
+  ASSERT_GE(pid, 0);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(fs::exists(checkpoint)) << read_file(temp_ / "stderr.txt");
+  const int delay_ms = std::random_device()() % 1000;
+  SCOPED_TRACE("killed " + std::to_string(delay_ms) + " ms after the first checkpoint");
+  std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill: give it more steps";
+  const int checkpoint_step = read_checkpoint_header(checkpoint).step;
+  const RunRecord killed = read_json(temp_ / "runs" / "cut.json");
+  SCOPED_TRACE("checkpoint at step " + std::to_string(checkpoint_step) + ", run file at step " +
+               std::to_string(killed.steps.size()));
+  ASSERT_GT(checkpoint_step, 0);
+  ASSERT_LT(checkpoint_step, 4000);
+
+  ASSERT_EQ(run("train --resume runs/cut.json"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("resumed after step " + std::to_string(checkpoint_step)));
+  const RunRecord resumed = read_json(temp_ / "runs" / "cut.json");
+  EXPECT_EQ(resumed.status, RunStatus::Done);
+  EXPECT_EQ(resumed.config.name, "cut");
+  ASSERT_EQ(resumed.steps.size(), whole.steps.size());
+  for (std::size_t i = 0; i < whole.steps.size(); ++i) {
+    ASSERT_EQ(resumed.steps[i].step, whole.steps[i].step);
+    EXPECT_EQ(resumed.steps[i].train_loss, whole.steps[i].train_loss) << "step " << whole.steps[i].step;
+  }
+  ASSERT_EQ(resumed.evals.size(), whole.evals.size());
+  for (std::size_t i = 0; i < whole.evals.size(); ++i) {
+    ASSERT_EQ(resumed.evals[i].step, whole.evals[i].step);
+    EXPECT_EQ(resumed.evals[i].val_loss, whole.evals[i].val_loss) << "evaluation at step " << whole.evals[i].step;
+  }
+  // Done: the checkpoint is dropped, and the CSV holds every row once.
+  EXPECT_FALSE(fs::exists(checkpoint));
+  EXPECT_EQ(read_lines(temp_ / "runs" / "cut.csv").size(), read_lines(temp_ / "runs" / "whole.csv").size());
+}
+
+// A checkpoint that cannot continue the run is refused with one line and exit status 2
+// before anything is written: the run's files stay as they were, the checkpoint too.
+TEST_F(CliTest, RefusedResumeLeavesTheRunsFilesAlone) {
+  corpus_file(synthetic_corpus());
+  ASSERT_EQ(run("train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 --context 8 "
+                "--batch 2 --vocab 256 --steps 20 --eval-interval 10 --eval-batches 1 --lr 3e-3 --name kept "
+                "--out runs --final-checkpoint keep"),
+            0)
+      << out_ << err_;
+  const fs::path json_file = temp_ / "runs" / "kept.json", csv_file = temp_ / "runs" / "kept.csv",
+                 checkpoint = temp_ / "runs" / "kept.ckpt";
+  const std::string json_text = read_file(json_file), csv_text = read_file(csv_file), bytes = read_file(checkpoint);
+  ASSERT_EQ(read_checkpoint_header(checkpoint).step, 20);
+  auto refused = [&](const std::string& options, const std::string& why) {
+    EXPECT_EQ(run("train --resume runs/kept.json" + options), 2) << out_;
+    EXPECT_THAT(err_, HasSubstr(why));
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+    EXPECT_EQ(read_file(json_file), json_text);
+    EXPECT_EQ(read_file(csv_file), csv_text);
+  };
+
+  write_file(checkpoint, bytes.substr(0, bytes.size() / 2));
+  refused("", "normlab-cli: runs/kept.ckpt: truncated: " + std::to_string(bytes.size() / 2) + " of its " +
+                  std::to_string(bytes.size()) + " bytes");
+  EXPECT_EQ(read_file(checkpoint), bytes.substr(0, bytes.size() / 2)) << "kept, to be looked at";
+  write_file(checkpoint, bytes);
+
+  std::string other_version = bytes;
+  other_version.replace(other_version.find("\"version\":1,"), 12, "\"version\":7,");
+  write_file(checkpoint, other_version);
+  refused("", "runs/kept.ckpt: checkpoint format version 7; this NormLab reads version 1");
+  write_file(checkpoint, bytes);
+
+  refused(" --lr 5e-3", "runs/kept.ckpt: a checkpoint of another experiment: its peak learning rate is '0.003', "
+                        "the run's '0.005'");
+  // The same corpus file with other text: found once it is tokenized, still before any write.
+  corpus_file(synthetic_corpus(90'000, 8));
+  refused("", "runs/kept.ckpt: made from other training data");
+  corpus_file(synthetic_corpus());
+  fs::remove(checkpoint);
+  refused("", "runs/kept.ckpt: no checkpoint");
+  // --resume goes on with one run as its file says.
+  EXPECT_EQ(run("train --resume runs/kept.json --seeds 2"), 2);
+  EXPECT_THAT(err_, ::testing::AllOf(HasSubstr("--seeds"), HasSubstr("excludes"), HasSubstr("--resume")));
 }
 
 TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {

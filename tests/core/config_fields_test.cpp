@@ -100,7 +100,13 @@ TEST(ConfigFields, SameExperimentComparesEveryFieldThatShapesTheResult) {
     if (!field.shapes_result) ignored.insert(field.key);
   }
   // Speed and bookkeeping only; the seed, the corpus and every number of the model count.
-  EXPECT_EQ(ignored, (std::set<std::string>{"device", "threads", "layer_stats_every"}));
+  EXPECT_EQ(ignored, (std::set<std::string>{"device", "threads", "layer_stats_every", "checkpoint_interval",
+                                            "final_checkpoint"}));
+  TrainConfig other_lr = a;
+  other_lr.peak_lr = 6e-3;
+  ASSERT_NE(first_difference(a, other_lr), nullptr);
+  EXPECT_EQ(first_difference(a, other_lr)->key, "peak_lr");
+  EXPECT_EQ(first_difference(a, b), nullptr);
 }
 
 TEST(ConfigFields, RunNamesTellEveryPlacementAndNormTypeApart) {

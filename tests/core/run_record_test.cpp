@@ -76,6 +76,8 @@ void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.config.eval_interval, b.config.eval_interval);
   EXPECT_EQ(a.config.eval_batches, b.config.eval_batches);
   EXPECT_EQ(a.config.layer_stats_every, b.config.layer_stats_every);
+  EXPECT_EQ(a.config.checkpoint_interval, b.config.checkpoint_interval);
+  EXPECT_EQ(a.config.final_checkpoint, b.config.final_checkpoint);
   EXPECT_EQ(a.config.corpus_path, b.config.corpus_path);
   EXPECT_EQ(a.environment.app_version, b.environment.app_version);
   EXPECT_EQ(a.environment.libtorch_version, b.environment.libtorch_version);
@@ -349,6 +351,23 @@ TEST_F(RunRecordTest, VersionTwoFileStillLoads) {
   expect_equal(run, run_with_series());
   j["version"] = 3;
   EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("layer_stats_every"));
+}
+
+// Version 3 (before the checkpoint settings) still loads, with their defaults.
+TEST_F(RunRecordTest, VersionThreeFileStillLoads) {
+  RunRecord expected = run_with_series();
+  expected.config.checkpoint_interval = 5;
+  expected.config.final_checkpoint = "keep";
+  json j = json::parse(to_json_text(expected));
+  j["version"] = 3;
+  j["config"].erase("checkpoint_interval");
+  j["config"].erase("final_checkpoint");
+  const RunRecord run = from_json_text(j.dump());
+  EXPECT_EQ(run.config.checkpoint_interval, TrainConfig{}.checkpoint_interval);
+  EXPECT_EQ(run.config.final_checkpoint, TrainConfig{}.final_checkpoint);
+  expect_equal(run, run_with_series());
+  j["version"] = 4;
+  EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("checkpoint_interval"));
 }
 
 TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
