@@ -1,7 +1,9 @@
 #include "lab.h"
 
+#include <QFile>
 #include <algorithm>
 
+#include "checkpoint.h"
 #include "config_fields.h"
 #include "cuda_backend.h"
 #include "qstring.h"
@@ -117,7 +119,8 @@ Lab::Started Lab::train_missing(const std::vector<TrainConfig>& configs, QSet<in
         ++started.waiting;
         break;
       case RunProgress::CutShort:
-        if (const int id = queue_run(config)) {
+        // Cut short with a sound checkpoint: it goes on from there; else it trains afresh.
+        if (const int id = run && resume_run(run->id).isEmpty() ? run->id : queue_run(config)) {
           if (owned) owned->insert(id);
           ++started.queued;
         }
@@ -145,6 +148,37 @@ void Lab::stop_run() { queue_->stop_current(); }
 
 void Lab::stop_all() {
   for (const int id : queue_->stop_all()) remove_run(id);
+}
+
+bool Lab::has_checkpoint(int id) const {
+  const RunEntry* run = store_->find(id);
+  return run && !run->file.isEmpty() && progress_of(run->record.status) == RunProgress::CutShort &&
+         QFile::exists(RunArchive::checkpoint_of(run->file));
+}
+
+void Lab::drop_checkpoints(const QList<int>& ids) {
+  if (read_only()) return;
+  for (const int id : ids) {
+    const RunEntry* run = store_->find(id);
+    if (run && !run->file.isEmpty() && !queue_->is_queued(id)) RunArchive::drop_checkpoint(run->file);
+  }
+}
+
+QString Lab::resume_run(int id) {
+  const RunEntry* run = store_->find(id);
+  if (!run || read_only() || queue_->is_queued(id)) return tr("this run cannot be resumed here");
+  if (progress_of(run->record.status) != RunProgress::CutShort) {
+    return tr("only a stopped, interrupted or failed run goes on from a checkpoint");
+  }
+  if (run->file.isEmpty()) return tr("this run has no file in the runs folder, so no checkpoint");
+  try {
+    resumable_checkpoint(checkpoint_path(run->file.toStdString()), run->record.config);
+  } catch (const std::exception& error) {
+    return QString::fromStdString(error.what());
+  }
+  store_->set_status(id, RunStatus::Queued);
+  queue_->enqueue(id, /*resume=*/true);
+  return {};
 }
 
 bool Lab::has_unqueued_runs() const {

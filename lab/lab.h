@@ -81,6 +81,15 @@ class Lab : public QObject {
   void start_course_experiment(const TrainConfig& base, int seeds);
   void stop_run();  // after its current step; its points stay
   void stop_all();  // and the queued runs are removed
+  // Queues a stopped or interrupted run to go on from its checkpoint, with the numbers it
+  // would have had uninterrupted; empty, or why it cannot (no checkpoint, a damaged one,
+  // one of another experiment, corpus or LibTorch). The run and its files stay either way.
+  QString resume_run(int id);
+  // Whether the run was cut short and has a checkpoint file (resume_run checks it whole).
+  bool has_checkpoint(int id) const;
+  // Deletes the checkpoints of these runs (not of one queued or training): the disk back,
+  // the runs' points kept.
+  void drop_checkpoints(const QList<int>& ids);
   // Queues the runs left queued but not waiting (from an earlier session, or imported).
   void start_queued_runs();
   bool has_unqueued_runs() const;

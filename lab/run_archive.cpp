@@ -3,6 +3,8 @@
 #include <QDir>
 #include <QFile>
 
+#include "atomic_file.h"
+#include "checkpoint.h"
 #include "qstring.h"
 #include "run_text.h"
 
@@ -38,8 +40,20 @@ QString RunArchive::new_path(const QString& run_name) {
 
 void RunArchive::write(const RunRecord& run, const QString& path) { write_json(run, path.toStdString()); }
 
+QString RunArchive::checkpoint_of(const QString& run_file) {
+  return QString::fromStdString(checkpoint_path(run_file.toStdString()).string());
+}
+
+void RunArchive::write_checkpoint(const std::string& bytes, const QString& run_file) {
+  write_file_atomically(checkpoint_path(run_file.toStdString()), bytes);
+}
+
+void RunArchive::drop_checkpoint(const QString& run_file) { QFile::remove(checkpoint_of(run_file)); }
+
 void RunArchive::remove(const QString& path) const {
-  if (writable() && !path.isEmpty()) QFile::remove(path);
+  if (!writable() || path.isEmpty()) return;
+  QFile::remove(path);
+  drop_checkpoint(path);
 }
 
 QString RunArchive::damaged_folder() const { return QDir(folder_).filePath(QStringLiteral("damaged")); }

@@ -35,7 +35,12 @@ class RunArchive {
   QString new_path(const QString& run_name);
   // Writes the record atomically (safe from any thread); UserError saying why not.
   static void write(const RunRecord& run, const QString& path);
-  // Deletes a run's file; exported copies elsewhere are never touched.
+  // A run's checkpoint (core/checkpoint.h) beside its file, RUN.json -> RUN.ckpt: written
+  // atomically, or dropped when the run keeps none. Safe from any thread.
+  static QString checkpoint_of(const QString& run_file);
+  static void write_checkpoint(const std::string& bytes, const QString& run_file);
+  static void drop_checkpoint(const QString& run_file);
+  // Deletes a run's file and its checkpoint; exported copies elsewhere are never touched.
   void remove(const QString& path) const;
 
   // Where files that cannot be read are moved, so they are reported once and never lost.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "bench.h"
+#include "checkpoint.h"
 #include "run_archive.h"
 #include "trainer.h"
 
@@ -34,7 +35,7 @@ void TrainWorker::measure(const TrainConfig& config) {
   }
 }
 
-void TrainWorker::train(int run_id, const TrainConfig& config, const QString& save_path) {
+void TrainWorker::train(int run_id, const TrainConfig& config, const QString& save_path, bool resume) {
   std::vector<StepMetrics> pending;
   std::vector<SeriesPoint> pending_points;
   auto last_sent = std::chrono::steady_clock::now();
@@ -75,10 +76,22 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
     emit evaluated(run_id, eval);
   };
   callbacks.on_save_due = save;
+  if (!save_path.isEmpty()) {
+    callbacks.on_checkpoint_due = [&](const std::string& bytes) {
+      try {
+        RunArchive::write_checkpoint(bytes, save_path);
+      } catch (const std::exception& error) {
+        if (save_ok) emit save_failed(run_id, QString::fromStdString(error.what()));
+        save_ok = false;
+      }
+    };
+  }
   try {
-    const RunRecord run = normlab::train(config, callbacks, &cancel_);
+    const RunRecord run = resume ? normlab::resume(config, checkpoint_path(save_path.toStdString()), callbacks, &cancel_)
+                                 : normlab::train(config, callbacks, &cancel_);
     flush();
     save(run);
+    if (!save_path.isEmpty() && !keeps_checkpoint(run)) RunArchive::drop_checkpoint(save_path);
     emit finished(run_id, run);
   } catch (const UserError& error) {
     flush();

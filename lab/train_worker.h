@@ -16,9 +16,10 @@ class TrainWorker : public QObject {
   // Checked by the trainer before every step. Safe from any thread.
   std::atomic<bool>& cancel_flag() { return cancel_; }
 
-  // Trains one run; `save_path` receives the record whenever the trainer says a save is
-  // due (at evaluations and every few seconds) and at the end.
-  void train(int run_id, const TrainConfig& config, const QString& save_path);
+  // Trains one run, or with `resume` goes on from its checkpoint; `save_path` receives the
+  // record whenever the trainer says a save is due (at evaluations and every few seconds)
+  // and at the end, and its checkpoint goes beside it.
+  void train(int run_id, const TrainConfig& config, const QString& save_path, bool resume = false);
   // Finds what "auto" means here (loads the CUDA driver if there is one: can take a moment).
   void probe_device();
   // Times a few training steps of `config` on random tokens (no corpus needed).

@@ -46,15 +46,17 @@ void TrainingQueue::measure(const TrainConfig& config) {
   QMetaObject::invokeMethod(worker_, [worker = worker_, config] { worker->measure(config); }, Qt::QueuedConnection);
 }
 
-void TrainingQueue::enqueue(int run_id) {
+void TrainingQueue::enqueue(int run_id, bool resume) {
   if (shut_down_ || !store_.find(run_id)) return;
   pending_.append(run_id);
+  if (resume) resuming_.insert(run_id);
   if (!busy()) start_next();
   emit progress_changed();
 }
 
 bool TrainingQueue::dequeue(int run_id) {
   const bool removed = pending_.removeOne(run_id);
+  if (removed) resuming_.remove(run_id);
   if (removed) emit progress_changed();
   return removed;
 }
@@ -65,6 +67,7 @@ void TrainingQueue::stop_current() {
 
 QList<int> TrainingQueue::stop_all() {
   const QList<int> dropped = std::exchange(pending_, {});
+  resuming_.clear();
   stop_current();
   emit progress_changed();
   return dropped;
@@ -89,8 +92,8 @@ void TrainingQueue::start_next() {
     // Reset here, before the run is posted, so a Stop pressed meanwhile is never lost.
     worker_->cancel_flag() = false;
     QMetaObject::invokeMethod(
-        worker_, [worker = worker_, id, config = run->record.config, file = run->file] {
-          worker->train(id, config, file);
+        worker_, [worker = worker_, id, config = run->record.config, file = run->file, resume = resuming_.contains(id)] {
+          worker->train(id, config, file, resume);
         },
         Qt::QueuedConnection);
     store_.set_status(id, RunStatus::Running);
@@ -101,6 +104,8 @@ void TrainingQueue::start_next() {
 void TrainingQueue::on_started(int run_id, const RunRecord& header) {
   if (run_id != running_id_) return;
   token_rate_.reset();
+  // A resumed run starts from its checkpoint's record: the points saved after it go.
+  if (resuming_.contains(run_id)) store_.finish(run_id, header);
   store_.mark_started(run_id, header);
   emit progress_changed();
 }
@@ -136,11 +141,13 @@ void TrainingQueue::on_failed(int run_id, const QString& message) {
     }
   }
   const QList<int> dropped = std::exchange(pending_, {});
+  resuming_.clear();
   run_ended();
   emit run_failed(run_id, message, dropped);
 }
 
 void TrainingQueue::run_ended() {
+  resuming_.remove(running_id_);
   running_id_ = 0;
   stage_.clear();
   ++finished_since_idle_;

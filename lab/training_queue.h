@@ -4,6 +4,7 @@
 // removes runs: the lab does, with their files.
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QThread>
 
 #include "run_record.h"
@@ -33,8 +34,9 @@ class TrainingQueue : public QObject {
   explicit TrainingQueue(RunStore& store, QObject* parent = nullptr);
   ~TrainingQueue() override;
 
-  // The run must be in the store with status queued; it trains after those before it.
-  void enqueue(int run_id);
+  // The run must be in the store; it trains after those before it, from its checkpoint
+  // with `resume`.
+  void enqueue(int run_id, bool resume = false);
   // Takes a queued run out of the queue (not out of the store); false if it was not queued.
   bool dequeue(int run_id);
   // True while the run waits in the queue or trains.
@@ -78,6 +80,7 @@ class TrainingQueue : public QObject {
   QThread thread_;
   TrainWorker* worker_;      // lives on thread_, deleted when it ends
   QList<int> pending_;
+  QSet<int> resuming_;  // of pending_ and the running run: those that go on from a checkpoint
   int running_id_ = 0;
   int finished_since_idle_ = 0;
   QString stage_;

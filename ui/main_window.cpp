@@ -309,6 +309,11 @@ void MainWindow::update_actions() {
   remove_action_->setEnabled(!selected.isEmpty() && std::all_of(selected.begin(), selected.end(),
                                                                 [this](int id) { return lab_->removable(id); }));
   use_settings_action_->setEnabled(selected.size() == 1);
+  const bool checkpoints = !selected.isEmpty() && writable && std::all_of(selected.begin(), selected.end(), [this](int id) {
+    return lab_->has_checkpoint(id) && !lab_->queue().is_queued(id);
+  });
+  resume_action_->setEnabled(checkpoints);
+  drop_checkpoints_action_->setEnabled(checkpoints);
   const bool any = !store_->runs().empty();
   export_json_action_->setEnabled(any);
   export_csv_action_->setEnabled(any);
@@ -374,6 +379,7 @@ void MainWindow::update_details() {
 void MainWindow::show_run_menu(const QPoint& pos) {
   QMenu menu(this);
   menu.addAction(use_settings_action_);
+  menu.addAction(resume_action_);
   menu.addAction(tr("Show only these"), this, [this] {
     const QList<int> keep = selected_runs();
     for (const RunEntry& run : store_->runs()) store_->set_visible(run.id, keep.contains(run.id));
@@ -387,6 +393,21 @@ void MainWindow::show_run_menu(const QPoint& pos) {
   menu.addSeparator();
   menu.addAction(remove_action_);
   menu.exec(run_table_->viewport()->mapToGlobal(pos));
+}
+
+void MainWindow::resume_runs(const QList<int>& run_ids) {
+  QStringList refused;
+  for (const int id : run_ids) {
+    const QString why = lab_->resume_run(id);
+    if (!why.isEmpty()) refused << tr("\u201c%1\u201d: %2").arg(qstr(store_->find(id)->record.config.name), why);
+  }
+  update_actions();
+  if (!refused.isEmpty()) {
+    report(tr("Not resumed"), tr("%n run(s) cannot go on from (its|their) checkpoint; (its|their) points are kept, and "
+                                 "Use these settings, then Start, trains (it|them) afresh:\n\n%1",
+                                 nullptr, int(refused.size()))
+                                  .arg(refused.join(QStringLiteral("\n"))));
+  }
 }
 
 void MainWindow::remove_runs(const QList<int>& run_ids) {

@@ -56,6 +56,8 @@ class MainWindow : public QMainWindow {
   bool export_runs_json(const QList<int>& run_ids, const QString& target);
   bool export_runs_csv(const QList<int>& run_ids, const QString& path);
   void remove_runs(const QList<int>& run_ids);  // asks first
+  // Each goes on from its checkpoint; those that cannot are reported with the reason.
+  void resume_runs(const QList<int>& run_ids);
 
   Lab& lab() { return *lab_; }
   RunStore& store();
@@ -67,6 +69,7 @@ class MainWindow : public QMainWindow {
   QAction* start_action() const { return start_action_; }
   QAction* stop_action() const { return stop_action_; }
   QAction* course_action() const { return course_action_; }
+  QAction* resume_action() const { return resume_action_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -137,6 +140,8 @@ class MainWindow : public QMainWindow {
   QAction* export_csv_action_ = nullptr;
   QAction* export_image_action_ = nullptr;
   QAction* remove_action_ = nullptr;
+  QAction* resume_action_ = nullptr;
+  QAction* drop_checkpoints_action_ = nullptr;
   QAction* use_settings_action_ = nullptr;
   QAction* fit_action_ = nullptr;
   QAction* log_action_ = nullptr;

@@ -110,6 +110,18 @@ void MainWindow::build_actions() {
   remove_action_->setShortcut(QKeySequence::Delete);
   remove_action_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   connect(remove_action_, &QAction::triggered, this, [this] { remove_runs(selected_runs()); });
+  resume_action_ = new QAction(tr("Resume from checkpoint"), this);
+  resume_action_->setToolTip(tr("Go on with the selected stopped or interrupted runs from their checkpoints, with the "
+                                "numbers they would have had uninterrupted"));
+  connect(resume_action_, &QAction::triggered, this, [this] { resume_runs(selected_runs()); });
+  drop_checkpoints_action_ = new QAction(tr("Remove checkpoints"), this);
+  drop_checkpoints_action_->setToolTip(tr("Delete the selected runs' checkpoints to free the disk; their points stay, "
+                                          "and they can no longer be resumed"));
+  connect(drop_checkpoints_action_, &QAction::triggered, this, [this] {
+    lab_->drop_checkpoints(selected_runs());
+    update_details();
+    update_actions();
+  });
   use_settings_action_ = new QAction(tr("Use these settings"), this);
   use_settings_action_->setToolTip(tr("Copy the selected run's settings to the next run"));
   connect(use_settings_action_, &QAction::triggered, this, [this] {
@@ -163,6 +175,9 @@ void MainWindow::build_menus() {
   run->addAction(start_queued_action_);
   run->addSeparator();
   run->addAction(course_action_);
+  run->addSeparator();
+  run->addAction(resume_action_);
+  run->addAction(drop_checkpoints_action_);
   run->addSeparator();
   run->addAction(use_settings_action_);
   run->addAction(remove_action_);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "format.h"
+#include "run_archive.h"
 #include "run_colors.h"
 #include "run_store.h"
 #include "run_text.h"
@@ -71,7 +72,13 @@ QString run_details_html(const RunEntry& run) {
                                          .arg(QLocale::system().toString(last.step * double(c.batch_size) * c.model.context /
                                                                          std::max(last.wall_s, 1e-9), 'f', 0)));
   }
-  if (!run.file.isEmpty()) html += row(QObject::tr("Saved in"), run.file.toHtmlEscaped());
+  if (!run.file.isEmpty()) {
+    html += row(QObject::tr("Saved in"), run.file.toHtmlEscaped());
+    if (const QFileInfo checkpoint(lab::RunArchive::checkpoint_of(run.file)); checkpoint.exists()) {
+      html += row(QObject::tr("Checkpoint"), QObject::tr("%1 MB beside it: Run \u25b8 Resume goes on from it")
+                                                 .arg(QString::number(double(checkpoint.size()) / 1e6, 'f', 1)));
+    }
+  }
   html += QStringLiteral("</table>");
   return html;
 }

@@ -6,6 +6,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -140,6 +141,119 @@ TEST_F(LabTest, RestoresEveryRunAfterItsProcessIsKilled) {
   EXPECT_EQ(next.store().runs()[2].record.status, RunStatus::Queued);
   EXPECT_TRUE(next.has_unqueued_runs());
   EXPECT_FALSE(next.queue().busy()) << "nothing starts by itself";
+}
+
+// Every training and held-out loss of `resumed` equals `reference`'s at the same step.
+void expect_same_numbers(const RunRecord& resumed, const RunRecord& reference) {
+  ASSERT_LE(resumed.steps.size(), reference.steps.size());
+  for (std::size_t i = 0; i < resumed.steps.size(); ++i) {
+    ASSERT_EQ(resumed.steps[i].step, reference.steps[i].step);
+    EXPECT_EQ(resumed.steps[i].train_loss, reference.steps[i].train_loss) << "step " << resumed.steps[i].step;
+  }
+  for (const EvalMetrics& eval : resumed.evals) {
+    const auto same = std::find_if(reference.evals.begin(), reference.evals.end(),
+                                   [&](const EvalMetrics& e) { return e.step == eval.step; });
+    ASSERT_NE(same, reference.evals.end()) << "step " << eval.step;
+    EXPECT_EQ(eval.val_loss, same->val_loss) << "step " << eval.step;
+  }
+}
+
+// Issue 17: a stopped run goes on from its checkpoint with the numbers it would have had.
+TEST_F(LabTest, AStoppedRunResumesWithTheNumbersItWouldHaveHad) {
+  TrainConfig config = tiny(60);
+  config.checkpoint_interval = 0;  // a checkpoint with every save
+  Lab lab(runs());
+  const int reference = lab.queue_run(config);
+  ASSERT_TRUE(idle(lab));
+  const int stopped = lab.queue_run(config);
+  ASSERT_TRUE(test::wait_until([&] { return lab.store().find(stopped)->record.steps.size() >= 15; }, kTrainTimeoutMs));
+  lab.stop_run();
+  ASSERT_TRUE(idle(lab));
+  ASSERT_EQ(lab.store().find(stopped)->record.status, RunStatus::Stopped);
+  ASSERT_TRUE(lab.has_checkpoint(stopped));
+  EXPECT_FALSE(lab.has_checkpoint(reference)) << "a done run drops its checkpoint";
+  EXPECT_NE(lab.resume_run(reference), QString()) << "a done run is not resumed";
+  ASSERT_EQ(lab.resume_run(stopped), QString());
+  ASSERT_TRUE(idle(lab));
+  const RunRecord& resumed = lab.store().find(stopped)->record;
+  EXPECT_EQ(resumed.status, RunStatus::Done) << resumed.message;
+  ASSERT_EQ(resumed.steps.size(), 60u);
+  expect_same_numbers(resumed, lab.store().find(reference)->record);
+  EXPECT_EQ(read_json(lab.store().find(stopped)->file.toStdString()).steps.size(), 60u);
+  EXPECT_FALSE(QFile::exists(RunArchive::checkpoint_of(lab.store().find(stopped)->file))) << "done: dropped";
+}
+
+// Issue 17, across a kill: a NormLab process killed with SIGKILL while it trains; the next
+// lab resumes the interrupted run and it goes on with the uninterrupted run's numbers.
+TEST_F(LabTest, AKilledRunResumesInTheNextLabWithTheSameNumbers) {
+  QProcess child;
+  child.setProcessChannelMode(QProcess::ForwardedChannels);
+  child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--train-until-killed"), runs(), corpus_});
+  ASSERT_TRUE(child.waitForStarted());
+  ASSERT_TRUE(test::wait_until([&] {
+    for (const QString& name : QDir(runs()).entryList({QStringLiteral("*.ckpt")}, QDir::Files)) {
+      if (QFileInfo(QDir(runs()).filePath(name)).size() > 0) return true;
+    }
+    return false;
+  }, kTrainTimeoutMs)) << "no checkpoint was written";
+  test::wait_until([] { return false; }, 300);  // a few more steps past it
+  child.kill();
+  ASSERT_TRUE(child.waitForFinished());
+
+  Lab next(runs());
+  next.restore();
+  ASSERT_FALSE(next.store().runs().empty());
+  const int killed = next.store().runs()[0].id;
+  ASSERT_EQ(next.store().find(killed)->record.status, RunStatus::Interrupted);
+  ASSERT_TRUE(next.has_checkpoint(killed));
+  const int saved_steps = int(next.store().find(killed)->record.steps.size());
+  ASSERT_EQ(next.resume_run(killed), QString());
+  ASSERT_TRUE(test::wait_until([&] {
+    const RunRecord& r = next.store().find(killed)->record;
+    return r.status == RunStatus::Running && int(r.steps.size()) >= saved_steps + 20;
+  }, kTrainTimeoutMs));
+  next.stop_all();
+  ASSERT_TRUE(idle(next));
+  const RunRecord resumed = next.store().find(killed)->record;
+
+  // The same run uninterrupted, as far as the resumed one went.
+  Lab reference_lab(folder_.filePath(QStringLiteral("reference")));
+  const int reference = reference_lab.queue_run(resumed.config);
+  ASSERT_TRUE(test::wait_until([&] { return reference_lab.store().find(reference)->record.steps.size() > resumed.steps.size(); },
+                               kTrainTimeoutMs));
+  reference_lab.stop_all();
+  ASSERT_TRUE(idle(reference_lab));
+  expect_same_numbers(resumed, reference_lab.store().find(reference)->record);
+}
+
+// A checkpoint that cannot continue the run is refused with the reason; nothing is lost,
+// and a sweep or the course then trains that point afresh.
+TEST_F(LabTest, ADamagedCheckpointIsRefusedAndThePointTrainsAfresh) {
+  TrainConfig config = tiny(1'000'000);
+  config.checkpoint_interval = 0;
+  Lab lab(runs());
+  const int id = lab.queue_run(config);
+  ASSERT_TRUE(test::wait_until([&] { return lab.has_checkpoint(id) || lab.store().find(id)->record.steps.size() > 50; },
+                               kTrainTimeoutMs));
+  lab.stop_run();
+  ASSERT_TRUE(idle(lab));
+  ASSERT_TRUE(lab.has_checkpoint(id));
+  const QString checkpoint = RunArchive::checkpoint_of(lab.store().find(id)->file);
+  QFile file(checkpoint);
+  ASSERT_TRUE(file.resize(file.size() / 2));  // cut, as by a full disk
+  const QString why = lab.resume_run(id);
+  EXPECT_FALSE(why.isEmpty());
+  EXPECT_EQ(lab.store().find(id)->record.status, RunStatus::Stopped);
+  EXPECT_TRUE(QFile::exists(checkpoint) && QFile::exists(lab.store().find(id)->file)) << "nothing deleted";
+
+  Sweep sweep;
+  sweep.base = config;
+  sweep.setting = "layers";
+  sweep.values = {std::to_string(config.model.layers)};
+  sweep.placements = {config.model.norm};
+  lab.start_sweep(sweep);
+  ASSERT_EQ(lab.store().runs().size(), 2u) << "trained afresh beside the stopped run";
+  lab.stop_all();
 }
 
 TEST_F(LabTest, ASecondLabOnTheFolderOnlyReadsIt) {

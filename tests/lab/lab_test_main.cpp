@@ -14,7 +14,12 @@ int train_until_killed(int argc, char** argv) {
   QCoreApplication app(argc, argv);
   normlab::lab::Lab lab(QString::fromLocal8Bit(argv[2]));
   const QString corpus = QString::fromLocal8Bit(argv[3]);
-  for (int steps : {1'000'000, 20, 30}) lab.queue_run(normlab::lab::test::tiny_config(corpus, steps));
+  for (int steps : {1'000'000, 20, 30}) {
+    normlab::TrainConfig config = normlab::lab::test::tiny_config(corpus, steps);
+    config.threads = 1;              // as the test's reference run
+    config.checkpoint_interval = 0;  // a checkpoint with every save
+    lab.queue_run(config);
+  }
   return app.exec();
 }
 

@@ -418,6 +418,41 @@ TEST_F(MainWindowTest, OneDamagedSavedRunIsToldOfInTheSingular) {
   EXPECT_TRUE(errors.front().contains(QStringLiteral("1 saved run could not be read. It was moved to"))) << errors.front().toStdString();
 }
 
+// Issue 17 across an app restart: a window closed while its run trains saves it stopped,
+// with its checkpoint; the next session resumes it from the run menu and it ends with
+// every loss the uninterrupted run has.
+TEST_F(MainWindowTest, ARunStoppedByClosingResumesInTheNextSessionWithTheSameNumbers) {
+  TrainConfig config = test::tiny_config(corpus_, 80);
+  config.threads = 1;
+  config.checkpoint_interval = 0;  // a checkpoint with every save
+  const int reference = window_->lab().queue_run(config);
+  ASSERT_TRUE(test::wait_until([&] { return status(reference) == RunStatus::Done; }, kTrainTimeoutMs));
+  const int stopped = window_->lab().queue_run(config);
+  ASSERT_TRUE(test::wait_until([&] { return record(stopped).steps.size() >= 25; }, kTrainTimeoutMs));
+  const RunRecord uninterrupted = record(reference);
+  window_->close();
+
+  QStringList errors;
+  auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  ASSERT_EQ(next->store().runs().size(), 2u);
+  const RunEntry& back = next->store().runs()[1];
+  ASSERT_EQ(back.record.status, RunStatus::Stopped);
+  auto* table = next->findChild<QTableView*>(QStringLiteral("runTable"));
+  ASSERT_TRUE(table);
+  table->selectRow(1);
+  ASSERT_TRUE(next->resume_action()->isEnabled());
+  next->resume_action()->trigger();
+  ASSERT_TRUE(test::wait_until([&] { return next->store().runs()[1].record.status == RunStatus::Done; }, kTrainTimeoutMs))
+      << errors.join('\n').toStdString();
+  const RunRecord& resumed = next->store().runs()[1].record;
+  ASSERT_EQ(resumed.steps.size(), uninterrupted.steps.size());
+  for (std::size_t i = 0; i < resumed.steps.size(); ++i) EXPECT_EQ(resumed.steps[i].train_loss, uninterrupted.steps[i].train_loss) << i;
+  ASSERT_EQ(resumed.evals.size(), uninterrupted.evals.size());
+  for (std::size_t i = 0; i < resumed.evals.size(); ++i) EXPECT_EQ(resumed.evals[i].val_loss, uninterrupted.evals[i].val_loss) << i;
+  EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
+  EXPECT_FALSE(next->resume_action()->isEnabled()) << "done: nothing left to resume";
+}
+
 TEST_F(MainWindowTest, AStatusMessageReplacesTheStageTextInsteadOfOverlappingIt) {
   auto* stage = window_->statusBar()->findChild<QLabel*>(QStringLiteral("stageLabel"));
   ASSERT_TRUE(stage);
