@@ -290,6 +290,25 @@ std::optional<RunRecord> answered_before(const TrainConfig& config, const fs::pa
   return run;
 }
 
+// Whether the point's run in `out` was cut short and its checkpoint can go on with it: a
+// sweep stopped, killed or preempted goes on where its run was, as the window's does.
+bool resumes_before(const TrainConfig& config, const fs::path& out, const std::string& label) {
+  const fs::path file = run_file(out, config.name);
+  std::error_code error;
+  if (!fs::exists(file, error) || !fs::exists(checkpoint_path(file), error)) return false;
+  try {
+    const RunRecord run = read_json(file);
+    if (progress_of(run.status) != RunProgress::CutShort || !same_experiment(run.config, config)) return false;
+    const CheckpointHeader header = resumable_checkpoint(checkpoint_path(file), config);
+    std::printf("%s  %s: %s, goes on from its checkpoint at step %d\n", label.c_str(), config.name.c_str(),
+                to_string(run.status).c_str(), header.step);
+    return true;
+  } catch (const UserError& refused) {
+    std::printf("%s  %s: trained afresh, %s\n", label.c_str(), config.name.c_str(), refused.what());
+    return false;
+  }
+}
+
 // The sweep the options describe: a preset, or --vary and --values, with --placements
 // and --seeds; settings given explicitly override what the preset fixes.
 Sweep build_sweep(const Options& options) {
@@ -348,7 +367,10 @@ int run_sweep(const Options& options) {
   for (std::size_t i = 0; i < runs.size() && !g_cancel; ++i) {
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
     std::optional<RunRecord> run = answered_before(runs[i].config, out, label);
-    if (!run) run = train_with_progress(runs[i].config, run_file(out, runs[i].config.name), label, options.layers_summary);
+    if (!run) {
+      const bool resuming = resumes_before(runs[i].config, out, label);
+      run = train_with_progress(runs[i].config, run_file(out, runs[i].config.name), label, options.layers_summary, resuming);
+    }
     results.push_back(summarise(runs[i], *run));
     // Kept up to date, so a stopped sweep keeps its rows.
     write_summary_csv(sweep.setting, results, summary);

@@ -208,6 +208,38 @@ TEST_F(CliTest, KilledRunResumesWithTheUninterruptedNumbers) {
   EXPECT_EQ(read_lines(temp_ / "runs" / "cut.csv").size(), read_lines(temp_ / "runs" / "whole.csv").size());
 }
 
+// A sweep stopped while a point trains (Ctrl-C, or a scheduler's SIGTERM) goes on with that
+// point from its checkpoint when run again, and the point ends as if never stopped.
+TEST_F(CliTest, AStoppedSweepResumesItsPointFromTheCheckpoint) {
+  corpus_file(synthetic_corpus());
+  const std::string tiny =
+      "sweep --vary layers --values 2 --placements pre --corpus corpus.txt --device cpu --threads 1 --d-model 32 "
+      "--heads 2 --context 16 --batch 4 --vocab 256 --steps 3000 --warmup 3 --eval-interval 50 --eval-batches 2 "
+      "--lr 3e-3 --checkpoint-interval 0 ";
+  ASSERT_EQ(run(tiny + "--out whole"), 0) << out_ << err_;
+  const fs::path point = temp_ / "cut" / "pre-norm_lr_3e-3_warmup_3_layers_2.json";
+  const pid_t pid = start(tiny + "--out cut");
+  ASSERT_GE(pid, 0);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!fs::exists(checkpoint_path(point)) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(fs::exists(checkpoint_path(point))) << read_file(temp_ / "stderr.txt");
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_EQ(read_json(point).status, RunStatus::Stopped) << "the run ended before it was stopped: give it more steps";
+
+  ASSERT_EQ(run(tiny + "--out cut"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("stopped, goes on from its checkpoint at step"));
+  const RunRecord resumed = read_json(point), whole = read_json(temp_ / "whole" / point.filename());
+  EXPECT_EQ(resumed.status, RunStatus::Done);
+  ASSERT_EQ(resumed.steps.size(), whole.steps.size());
+  for (std::size_t i = 0; i < whole.steps.size(); ++i) EXPECT_EQ(resumed.steps[i].train_loss, whole.steps[i].train_loss) << i;
+  ASSERT_EQ(resumed.evals.size(), whole.evals.size());
+  for (std::size_t i = 0; i < whole.evals.size(); ++i) EXPECT_EQ(resumed.evals[i].val_loss, whole.evals[i].val_loss) << i;
+}
+
 // A checkpoint that cannot continue the run is refused with one line and exit status 2
 // before anything is written: the run's files stay as they were, the checkpoint too.
 TEST_F(CliTest, RefusedResumeLeavesTheRunsFilesAlone) {
