@@ -152,12 +152,10 @@ std::vector<ConfigField> make_fields() {
         1000, [](TrainConfig& c) -> int& { return c.eval_batches; })
       .widget = W::None;
 
-  // Not in the settings panel yet (Hidden): a run keeps the values it was given.
   auto& checkpoints = whole("checkpoint_interval", "checkpoint-interval", "Checkpoint every", "checkpoint interval",
                             "seconds between checkpoints of the whole training state beside the run file (RUN.ckpt, "
-                            "for --resume), each written with a save; 0 = at every save",
-                            S::Hidden, 0, 86400, [](TrainConfig& c) -> int& { return c.checkpoint_interval; });
-  checkpoints.widget = W::None;
+                            "to resume from), each written with a save; 0 = at every save",
+                            S::DeviceAndData, 0, 86400, [](TrainConfig& c) -> int& { return c.checkpoint_interval; });
   checkpoints.unit = " s";
   checkpoints.zero_text = "every save";
   checkpoints.since_version = 4;  // earlier runs wrote no checkpoints
@@ -166,7 +164,7 @@ std::vector<ConfigField> make_fields() {
   auto& final_checkpoint = add({"final_checkpoint", "final-checkpoint", "Final checkpoint", "final checkpoint",
                                 "when the run is done: drop its checkpoint, or keep it with the final weights and "
                                 "the optimiser's state",
-                                S::Hidden, W::None});
+                                S::DeviceAndData, W::Menu});
   final_checkpoint.choices = {{"drop", "Drop"}, {"keep", "Keep"}};
   final_checkpoint.since_version = 4;
   final_checkpoint.shapes_result = false;
