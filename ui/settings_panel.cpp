@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QAbstractSpinBox>
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QLabel>
@@ -35,6 +36,26 @@
 namespace normlab::ui {
 
 namespace {
+
+// The panel scrolls under the wheel; a spin box or menu passing under the pointer must not
+// change its value on the way. They take the wheel only once focused (clicked or tabbed to).
+class WheelWhenFocused : public QObject {
+ public:
+  using QObject::QObject;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    auto* widget = qobject_cast<QWidget*>(watched);
+    if (event->type() != QEvent::Wheel || !widget || widget->hasFocus() || !widget->parentWidget()) return false;
+    QCoreApplication::sendEvent(widget->parentWidget(), event);  // on up to the scroll area
+    return true;
+  }
+};
+
+void take_wheel_when_focused(QWidget* control) {
+  control->setFocusPolicy(Qt::StrongFocus);
+  control->installEventFilter(new WheelWhenFocused(control));
+}
 
 constexpr int kRefusalShownMs = 5000;
 
@@ -285,6 +306,7 @@ QWidget* SettingsPanel::rate_box(const ConfigField& field) {
   for (const std::string& rate : field.suggestions) lr_->addItem(utf8(rate));
   lr_->setValidator(new RateValidator(field, lr_));
   lr_->setInsertPolicy(QComboBox::NoInsert);
+  take_wheel_when_focused(lr_);
   lr_->setToolTip(capitalised_sentence(utf8(field.help + "; any value " + accepted_values(field))));
   const QString reason = tr("%1 takes a number such as 6e-3 or 0.0006").arg(utf8(field.label));
   connect(lr_->lineEdit(), &QLineEdit::inputRejected, this, [this, reason] { show_refusal(reason); });
@@ -310,6 +332,7 @@ QWidget* SettingsPanel::spin_box(const ConfigField& field) {
     box = whole;
   }
   box->setAccelerated(true);
+  take_wheel_when_focused(box);
   box->setSpecialValueText(utf8(field.zero_text));
   box->setToolTip(capitalised_sentence(utf8(field.help)));
   if (auto* spin = qobject_cast<QSpinBox*>(box)) spin->setSuffix(utf8(field.unit));
@@ -325,6 +348,7 @@ QWidget* SettingsPanel::spin_box(const ConfigField& field) {
 }
 
 QLayout* SettingsPanel::menu_box(const ConfigField& field, QComboBox* menu) {
+  take_wheel_when_focused(menu);
   for (const Choice& choice : field.choices) menu->addItem(utf8(choice.label), utf8(choice.name));
   menu->setToolTip(capitalised_sentence(utf8(field.help)));
   connect(menu, &QComboBox::currentIndexChanged, this, &SettingsPanel::revalidate);

@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTest>
+#include <QWheelEvent>
 
 #include "settings_panel.h"
 
@@ -45,6 +46,41 @@ TEST(SettingsPanel, RoundTripsAConfig) {
   EXPECT_EQ(back.model.layers, 4);
   EXPECT_EQ(back.corpus_path, "/tmp/some.txt");
   EXPECT_TRUE(panel.problem().isEmpty());
+}
+
+// Seen under Xvfb: the wheel over the panel set Batch to 1 on its way down. A spin box or
+// menu takes the wheel only once focused; otherwise the panel scrolls.
+TEST(SettingsPanel, TheWheelScrollsThePanelInsteadOfChangingAValueOnTheWay) {
+  SettingsPanel panel;
+  panel.resize(360, 300);
+  panel.show();
+  const TrainConfig before = panel.config();
+  auto wheel_over = [](QWidget* widget) {
+    QWheelEvent event(QPointF(5, 5), widget->mapToGlobal(QPointF(5, 5)), QPoint(), QPoint(0, -120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(widget, &event);
+  };
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) wheel_over(box);
+  for (QComboBox* menu : panel.findChildren<QComboBox*>()) wheel_over(menu);
+  const TrainConfig after = panel.config();
+  EXPECT_EQ(after.batch_size, before.batch_size);
+  EXPECT_EQ(after.model.layers, before.model.layers);
+  EXPECT_EQ(after.steps, before.steps);
+  EXPECT_EQ(after.device, before.device);
+  EXPECT_DOUBLE_EQ(after.peak_lr, before.peak_lr);
+
+  QSpinBox* focused = nullptr;  // clicked into, it takes the wheel as usual
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) {
+    if (box->value() > box->minimum() + 1 && box->isEnabled()) focused = box;
+  }
+  ASSERT_TRUE(focused);
+  panel.activateWindow();
+  focused->setFocus();
+  if (focused->hasFocus()) {  // offscreen windows take focus; a platform without it cannot say
+    const int value = focused->value();
+    wheel_over(focused);
+    EXPECT_NE(focused->value(), value);
+  }
 }
 
 TEST(SettingsPanel, HeadsThatDoNotDivideTheWidthAreRefusedWithTheReason) {
