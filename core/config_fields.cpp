@@ -66,7 +66,7 @@ std::vector<ConfigField> make_fields() {
     return field;
   };
   whole("warmup_steps", "warmup", "Warmup", "warmup", "linear warmup steps", S::Schedule, 1, kMaxSteps,
-        [](TrainConfig& c) -> int& { return c.warmup_steps; }).unit = " steps";
+        [](TrainConfig& c) -> int& { return c.warmup_steps; }).unit = " step(s)";
   whole("steps", "steps", "Steps", "steps", "optimiser updates", S::Schedule, 1, kMaxSteps,
         [](TrainConfig& c) -> int& { return c.steps; });
   whole("layers", "layers", "Layers", "layers", "blocks", S::Model, 1, 64,
@@ -84,9 +84,9 @@ std::vector<ConfigField> make_fields() {
   whole("vocab", "vocab", "Vocabulary", "vocabulary size", "BPE vocabulary size", S::Model, 64, 65536,
         [](TrainConfig& c) -> int& { return c.model.vocab; });
   whole("context", "context", "Context", "context", "tokens per sequence", S::Model, 2, 4096,
-        [](TrainConfig& c) -> int& { return c.model.context; }).unit = " tokens";
+        [](TrainConfig& c) -> int& { return c.model.context; }).unit = " token(s)";
   whole("batch_size", "batch", "Batch", "batch size", "sequences per step", S::Training, 1, 4096,
-        [](TrainConfig& c) -> int& { return c.batch_size; }).unit = " sequences";
+        [](TrainConfig& c) -> int& { return c.batch_size; }).unit = " sequence(s)";
 
   auto& clip = add({"clip_grad_norm", "clip", "Gradient clipping", "gradient clipping norm",
                     "clip the gradient norm at this value; 0 = off (the course uses no clipping)",
@@ -97,13 +97,13 @@ std::vector<ConfigField> make_fields() {
 
   whole("eval_interval", "eval-interval", "Evaluate every", "evaluation interval", "steps between held-out evaluations",
         S::Training, 1, kMaxSteps, [](TrainConfig& c) -> int& { return c.eval_interval; })
-      .unit = " steps";
+      .unit = " step(s)";
 
   auto& stats = whole("layer_stats_every", "layer-stats-every", "Inside the model", "layer statistics interval",
                        "record the per-layer statistics at every step of the first 100, then every this many steps "
                        "and at each evaluation; 0 = off",
                        S::Training, 0, kMaxSteps, [](TrainConfig& c) -> int& { return c.layer_stats_every; });
-  stats.unit = " steps";
+  stats.unit = " step(s)";
   stats.zero_text = "off";
   stats.since_version = 3;  // earlier run files recorded no statistics
   stats.shapes_result = false;

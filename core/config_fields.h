@@ -52,7 +52,7 @@ struct ConfigField {
   bool above_min = false;       // numbers: min itself is refused, as 0 for a learning rate
   std::vector<Choice> choices;  // names and enums: every accepted value, in the enum's order
   std::vector<std::string> suggestions;  // rates: the values the list offers
-  std::string unit;             // shown after the number, e.g. " steps"
+  std::string unit;             // shown after the number, " step(s)": "(s)" only when it is not 1
   std::string zero_text;        // what 0 stands for, e.g. "off"
   double step = 1;              // decimals: the spin box's step
   int since_version = 1;        // run files of an older version lack it and load the default

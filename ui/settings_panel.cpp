@@ -335,8 +335,16 @@ QWidget* SettingsPanel::spin_box(const ConfigField& field) {
   take_wheel_when_focused(box);
   box->setSpecialValueText(utf8(field.zero_text));
   box->setToolTip(capitalised_sentence(utf8(field.help)));
-  if (auto* spin = qobject_cast<QSpinBox*>(box)) spin->setSuffix(utf8(field.unit));
-  if (auto* spin = qobject_cast<QDoubleSpinBox*>(box)) spin->setSuffix(utf8(field.unit));
+  // "1 sequence", "8 sequences": the unit follows the number (ui/plurals picks the form).
+  const std::string unit = field.unit;
+  const auto unit_for = [unit](int n) { return QCoreApplication::translate("SettingsPanel", unit.c_str(), nullptr, n); };
+  if (auto* spin = qobject_cast<QSpinBox*>(box)) {
+    spin->setSuffix(unit_for(spin->value()));
+    connect(spin, &QSpinBox::valueChanged, spin, [spin, unit_for](int n) {
+      if (const QString suffix = unit_for(n); suffix != spin->suffix()) spin->setSuffix(suffix);
+    });
+  }
+  if (auto* spin = qobject_cast<QDoubleSpinBox*>(box)) spin->setSuffix(unit_for(2));  // "0.5 steps"
   // The box refuses keystrokes that cannot give a value in range; say why.
   if (auto* edit = box->findChild<QLineEdit*>()) {
     connect(edit, &QLineEdit::inputRejected, this, [this, reason] { show_refusal(reason); });

@@ -83,6 +83,36 @@ TEST(SettingsPanel, TheWheelScrollsThePanelInsteadOfChangingAValueOnTheWay) {
   }
 }
 
+// Seen under Xvfb: "1 sequences". A unit follows its number.
+TEST(SettingsPanel, UnitsFollowTheirNumber) {
+  SettingsPanel panel;
+  TrainConfig c = panel.config();
+  c.batch_size = 1;
+  c.warmup_steps = 1;
+  panel.set_config(c);
+  QStringList texts;
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) texts << box->text();
+  EXPECT_TRUE(texts.contains(QStringLiteral("1 sequence"))) << texts.join(" | ").toStdString();
+  EXPECT_TRUE(texts.contains(QStringLiteral("1 step"))) << texts.join(" | ").toStdString();
+  c.batch_size = 8;
+  panel.set_config(c);
+  texts.clear();
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) texts << box->text();
+  EXPECT_TRUE(texts.contains(QStringLiteral("8 sequences"))) << texts.join(" | ").toStdString();
+  EXPECT_FALSE(texts.join(" ").contains(QStringLiteral("(s)")));
+
+  // Typed digit by digit, through 1 and its singular, the number comes out whole.
+  QSpinBox* batch = nullptr;
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) {
+    if (box->text() == QStringLiteral("8 sequences")) batch = box;
+  }
+  ASSERT_TRUE(batch);
+  batch->selectAll();
+  QTest::keyClicks(batch, QStringLiteral("12"));
+  EXPECT_EQ(batch->value(), 12);
+  EXPECT_EQ(batch->text(), QStringLiteral("12 sequences"));
+}
+
 TEST(SettingsPanel, HeadsThatDoNotDivideTheWidthAreRefusedWithTheReason) {
   SettingsPanel panel;
   TrainConfig c;
