@@ -216,8 +216,9 @@ double run_flops(const TrainConfig& c) {
   return step_flops(c) * c.steps + eval_flops * evals;
 }
 
-double estimated_seconds(const TrainConfig& run, const TrainConfig& measured, double measured_seconds) {
-  return measured_seconds * run_flops(run) / run_flops(measured);
+double remaining_flops(const RunRecord& run) {
+  const double done = run.steps.empty() ? 0 : double(run.steps.back().step) / run.config.steps;
+  return (1 - done) * run_flops(run.config);
 }
 
 SweepPreset parse_sweep_preset(const std::string& name) {

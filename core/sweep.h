@@ -124,8 +124,8 @@ bool answers(const RunRecord& run, const TrainConfig& wanted);
 double run_flops(const TrainConfig& config);
 // The same for one training step alone (no evaluation).
 double step_flops(const TrainConfig& config);
-// Seconds `run` should take where `measured` took `measured_seconds` from start to end.
-double estimated_seconds(const TrainConfig& run, const TrainConfig& measured, double measured_seconds);
+// What is left of a run's work: all of run_flops before its first step, none once done.
+double remaining_flops(const RunRecord& run);
 
 // The built-in sweeps, at a scale: "depth" (pre and post at the course's rate and
 // warmup, over layers) and "learning rate" (pre, post, peri, deepnorm over the peak

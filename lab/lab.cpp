@@ -181,16 +181,18 @@ QString Lab::resume_run(int id) {
   return {};
 }
 
+bool Lab::left_queued(const RunEntry& run) const {
+  return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id);
+}
+
 bool Lab::has_unqueued_runs() const {
-  return std::any_of(store_->runs().begin(), store_->runs().end(), [this](const RunEntry& run) {
-    return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id);
-  });
+  return std::any_of(store_->runs().begin(), store_->runs().end(), [this](const RunEntry& run) { return left_queued(run); });
 }
 
 void Lab::start_queued_runs() {
   if (read_only()) return;
   for (const RunEntry& run : store_->runs()) {
-    if (run.record.status == RunStatus::Queued && !queue_->is_queued(run.id)) queue_->enqueue(run.id);
+    if (left_queued(run)) queue_->enqueue(run.id);
   }
 }
 
@@ -340,9 +342,7 @@ SweepTime Lab::sweep_time(const SweepStanding& standing, bool may_time) const {
   Estimate basis;
   const double per_flop = seconds_per_flop(basis);
   for (auto it = order.begin(); it != last; ++it) {
-    const RunRecord& r = store_->find(*it)->record;
-    const double done = r.steps.empty() ? 0 : double(r.steps.back().step) / r.config.steps;
-    const double seconds = (1 - done) * run_flops(r.config) * per_flop;
+    const double seconds = remaining_flops(store_->find(*it)->record) * per_flop;
     time.total.seconds += seconds;
     if (!is_sweeps(*it)) time.ahead_seconds += seconds;
   }

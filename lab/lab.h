@@ -136,6 +136,8 @@ class Lab : public QObject {
   // Queues each config the store has no answer for; one already queued or training is
   // left to finish. `owned` collects the ids that joined the queue here.
   Started train_missing(const std::vector<TrainConfig>& configs, QSet<int>* owned);
+  // Queued, but not waiting in the queue: from an earlier session, or imported so.
+  bool left_queued(const RunEntry& run) const;
   void on_device(const Environment& found);
   void remove_run(int id);
   void on_measured(const TrainConfig& config, double seconds_per_step);

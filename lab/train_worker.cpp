@@ -40,6 +40,15 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
   std::vector<SeriesPoint> pending_points;
   auto last_sent = std::chrono::steady_clock::now();
   bool save_ok = true;
+  // A run file or checkpoint that cannot be written: the run goes on, told once.
+  auto keep = [&](const auto& write) {
+    try {
+      write();
+    } catch (const std::exception& error) {
+      if (save_ok) emit save_failed(run_id, QString::fromStdString(error.what()));
+      save_ok = false;
+    }
+  };
   auto flush = [&] {
     if (!pending.empty()) emit steps_done(run_id, std::exchange(pending, {}));
     if (!pending_points.empty()) emit points_recorded(run_id, std::exchange(pending_points, {}));
@@ -49,13 +58,7 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
     if (std::chrono::steady_clock::now() - last_sent >= kStepBatchInterval) flush();
   };
   auto save = [&](const RunRecord& run) {
-    if (save_path.isEmpty()) return;
-    try {
-      RunArchive::write(run, save_path);
-    } catch (const std::exception& error) {
-      if (save_ok) emit save_failed(run_id, QString::fromStdString(error.what()));
-      save_ok = false;  // one warning per run is enough
-    }
+    if (!save_path.isEmpty()) keep([&] { RunArchive::write(run, save_path); });
   };
 
   TrainCallbacks callbacks;
@@ -78,12 +81,7 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
   callbacks.on_save_due = save;
   if (!save_path.isEmpty()) {
     callbacks.on_checkpoint_due = [&](const std::string& bytes) {
-      try {
-        RunArchive::write_checkpoint(bytes, save_path);
-      } catch (const std::exception& error) {
-        if (save_ok) emit save_failed(run_id, QString::fromStdString(error.what()));
-        save_ok = false;
-      }
+      keep([&] { RunArchive::write_checkpoint(bytes, save_path); });
     };
   }
   try {

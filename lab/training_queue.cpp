@@ -175,10 +175,10 @@ QueueProgress TrainingQueue::progress() const {
     p.lr = r.steps.back().lr;
   }
   if (seconds_per_flop_ > 0) {
-    p.run_seconds_left = (1 - double(p.step) / p.steps) * run_flops(r.config) * seconds_per_flop_;
+    p.run_seconds_left = remaining_flops(r) * seconds_per_flop_;
     p.queue_seconds_left = p.run_seconds_left;
     for (int id : pending_) {
-      if (const RunEntry* next = store_.find(id)) p.queue_seconds_left += run_flops(next->record.config) * seconds_per_flop_;
+      if (const RunEntry* next = store_.find(id)) p.queue_seconds_left += remaining_flops(next->record) * seconds_per_flop_;
     }
   }
   return p;
