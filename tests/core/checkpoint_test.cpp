@@ -2,6 +2,7 @@
 // uninterrupted one exactly, and every checkpoint that cannot continue a run refused with
 // one line. The command line's side, with real processes killed, is in cli_test.cpp.
 #include "checkpoint.h"
+#include "same_losses.h"
 
 #include <atomic>
 #include <nlohmann/json.hpp>
@@ -20,15 +21,10 @@ using nlohmann::json;
 
 void expect_same_points(const RunRecord& resumed, const RunRecord& whole) {
   ASSERT_EQ(resumed.steps.size(), whole.steps.size());
-  for (std::size_t i = 0; i < whole.steps.size(); ++i) {
-    EXPECT_EQ(resumed.steps[i].step, whole.steps[i].step);
-    EXPECT_EQ(resumed.steps[i].lr, whole.steps[i].lr) << "step " << whole.steps[i].step;
-    EXPECT_EQ(resumed.steps[i].train_loss, whole.steps[i].train_loss) << "step " << whole.steps[i].step;
-  }
   ASSERT_EQ(resumed.evals.size(), whole.evals.size());
-  for (std::size_t i = 0; i < whole.evals.size(); ++i) {
-    EXPECT_EQ(resumed.evals[i].step, whole.evals[i].step);
-    EXPECT_EQ(resumed.evals[i].val_loss, whole.evals[i].val_loss) << "step " << whole.evals[i].step;
+  expect_same_losses(resumed, whole);
+  for (std::size_t i = 0; i < whole.steps.size(); ++i) {
+    EXPECT_EQ(resumed.steps[i].lr, whole.steps[i].lr) << "step " << whole.steps[i].step;
   }
   ASSERT_EQ(resumed.series.size(), whole.series.size());
   for (std::size_t i = 0; i < whole.series.size(); ++i) {

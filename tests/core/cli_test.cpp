@@ -13,6 +13,7 @@
 #include "checkpoint.h"
 #include "test_support.h"
 #include "run_record.h"
+#include "same_losses.h"
 #include "trainer.h"
 
 namespace normlab::test {
@@ -194,15 +195,8 @@ TEST_F(CliTest, KilledRunResumesWithTheUninterruptedNumbers) {
   EXPECT_EQ(resumed.status, RunStatus::Done);
   EXPECT_EQ(resumed.config.name, "cut");
   ASSERT_EQ(resumed.steps.size(), whole.steps.size());
-  for (std::size_t i = 0; i < whole.steps.size(); ++i) {
-    ASSERT_EQ(resumed.steps[i].step, whole.steps[i].step);
-    EXPECT_EQ(resumed.steps[i].train_loss, whole.steps[i].train_loss) << "step " << whole.steps[i].step;
-  }
   ASSERT_EQ(resumed.evals.size(), whole.evals.size());
-  for (std::size_t i = 0; i < whole.evals.size(); ++i) {
-    ASSERT_EQ(resumed.evals[i].step, whole.evals[i].step);
-    EXPECT_EQ(resumed.evals[i].val_loss, whole.evals[i].val_loss) << "evaluation at step " << whole.evals[i].step;
-  }
+  expect_same_losses(resumed, whole);
   // Done: the checkpoint is dropped, and the CSV holds every row once.
   EXPECT_FALSE(fs::exists(checkpoint));
   EXPECT_EQ(read_lines(temp_ / "runs" / "cut.csv").size(), read_lines(temp_ / "runs" / "whole.csv").size());
@@ -235,9 +229,8 @@ TEST_F(CliTest, AStoppedSweepResumesItsPointFromTheCheckpoint) {
   const RunRecord resumed = read_json(point), whole = read_json(temp_ / "whole" / point.filename());
   EXPECT_EQ(resumed.status, RunStatus::Done);
   ASSERT_EQ(resumed.steps.size(), whole.steps.size());
-  for (std::size_t i = 0; i < whole.steps.size(); ++i) EXPECT_EQ(resumed.steps[i].train_loss, whole.steps[i].train_loss) << i;
   ASSERT_EQ(resumed.evals.size(), whole.evals.size());
-  for (std::size_t i = 0; i < whole.evals.size(); ++i) EXPECT_EQ(resumed.evals[i].val_loss, whole.evals[i].val_loss) << i;
+  expect_same_losses(resumed, whole);
 }
 
 // A checkpoint that cannot continue the run is refused with one line and exit status 2

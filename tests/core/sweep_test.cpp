@@ -321,6 +321,10 @@ TEST(Sweep, FindsTheRunThatRanAPointPreferringOneThatEnded) {
 
 TEST(Sweep, EstimatesScaleWithTheWork) {
   const TrainConfig measured = scaled(TrainConfig{}, Scale::Cpu);
+  // Seconds `run` takes where `measured` took `seconds`: the lab scales time by the work.
+  auto estimated_seconds = [](const TrainConfig& run, const TrainConfig& measured, double seconds) {
+    return seconds * run_flops(run) / run_flops(measured);
+  };
   EXPECT_DOUBLE_EQ(estimated_seconds(measured, measured, 90), 90);
   TrainConfig twice = measured;
   twice.steps *= 2;
@@ -339,6 +343,14 @@ TEST(Sweep, EstimatesScaleWithTheWork) {
   TrainConfig rate = measured;
   rate.peak_lr = 6e-3;
   EXPECT_DOUBLE_EQ(estimated_seconds(rate, measured, 90), 90) << "the rate costs nothing";
+  // What is left of a run: all of it before its first step, half at half way, none when done.
+  RunRecord run;
+  run.config = measured;
+  EXPECT_DOUBLE_EQ(remaining_flops(run), run_flops(measured));
+  run.steps.push_back({measured.steps / 2, 1.0, 1e-3, 5.0, 1000});
+  EXPECT_DOUBLE_EQ(remaining_flops(run), run_flops(measured) / 2);
+  run.steps.push_back({measured.steps, 2.0, 1e-3, 5.0, 1000});
+  EXPECT_DOUBLE_EQ(remaining_flops(run), 0);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "config_fields.h"
 #include "cuda_backend.h"
 #include "qstring.h"
+#include "same_losses.h"
 #include "seeds.h"
 #include "test_support.h"
 #include "trainer.h"
@@ -143,21 +144,6 @@ TEST_F(LabTest, RestoresEveryRunAfterItsProcessIsKilled) {
   EXPECT_FALSE(next.queue().busy()) << "nothing starts by itself";
 }
 
-// Every training and held-out loss of `resumed` equals `reference`'s at the same step.
-void expect_same_numbers(const RunRecord& resumed, const RunRecord& reference) {
-  ASSERT_LE(resumed.steps.size(), reference.steps.size());
-  for (std::size_t i = 0; i < resumed.steps.size(); ++i) {
-    ASSERT_EQ(resumed.steps[i].step, reference.steps[i].step);
-    EXPECT_EQ(resumed.steps[i].train_loss, reference.steps[i].train_loss) << "step " << resumed.steps[i].step;
-  }
-  for (const EvalMetrics& eval : resumed.evals) {
-    const auto same = std::find_if(reference.evals.begin(), reference.evals.end(),
-                                   [&](const EvalMetrics& e) { return e.step == eval.step; });
-    ASSERT_NE(same, reference.evals.end()) << "step " << eval.step;
-    EXPECT_EQ(eval.val_loss, same->val_loss) << "step " << eval.step;
-  }
-}
-
 // Issue 17: a stopped run goes on from its checkpoint with the numbers it would have had.
 TEST_F(LabTest, AStoppedRunResumesWithTheNumbersItWouldHaveHad) {
   TrainConfig config = tiny(60);
@@ -178,7 +164,7 @@ TEST_F(LabTest, AStoppedRunResumesWithTheNumbersItWouldHaveHad) {
   const RunRecord& resumed = lab.store().find(stopped)->record;
   EXPECT_EQ(resumed.status, RunStatus::Done) << resumed.message;
   ASSERT_EQ(resumed.steps.size(), 60u);
-  expect_same_numbers(resumed, lab.store().find(reference)->record);
+  normlab::test::expect_same_losses(resumed, lab.store().find(reference)->record);
   EXPECT_EQ(read_json(lab.store().find(stopped)->file.toStdString()).steps.size(), 60u);
   EXPECT_FALSE(QFile::exists(RunArchive::checkpoint_of(lab.store().find(stopped)->file))) << "done: dropped";
 }
@@ -223,7 +209,7 @@ TEST_F(LabTest, AKilledRunResumesInTheNextLabWithTheSameNumbers) {
                                kTrainTimeoutMs));
   reference_lab.stop_all();
   ASSERT_TRUE(idle(reference_lab));
-  expect_same_numbers(resumed, reference_lab.store().find(reference)->record);
+  normlab::test::expect_same_losses(resumed, reference_lab.store().find(reference)->record);
 }
 
 // A checkpoint that cannot continue the run is refused with the reason; nothing is lost,

@@ -28,6 +28,7 @@
 #include "presets.h"
 #include "run_store.h"
 #include "run_table.h"
+#include "same_losses.h"
 #include "seeds.h"
 #include "settings_panel.h"
 #include "test_support.h"
@@ -446,9 +447,8 @@ TEST_F(MainWindowTest, ARunStoppedByClosingResumesInTheNextSessionWithTheSameNum
       << errors.join('\n').toStdString();
   const RunRecord& resumed = next->store().runs()[1].record;
   ASSERT_EQ(resumed.steps.size(), uninterrupted.steps.size());
-  for (std::size_t i = 0; i < resumed.steps.size(); ++i) EXPECT_EQ(resumed.steps[i].train_loss, uninterrupted.steps[i].train_loss) << i;
   ASSERT_EQ(resumed.evals.size(), uninterrupted.evals.size());
-  for (std::size_t i = 0; i < resumed.evals.size(); ++i) EXPECT_EQ(resumed.evals[i].val_loss, uninterrupted.evals[i].val_loss) << i;
+  normlab::test::expect_same_losses(resumed, uninterrupted);
   EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
   EXPECT_FALSE(next->resume_action()->isEnabled()) << "done: nothing left to resume";
 }
