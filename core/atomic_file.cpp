@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <streambuf>
@@ -52,8 +53,8 @@ class FileBuffer : public std::streambuf {
 
 bool is_live_process(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
 
-// Removes `path.tmp-<pid>` files that a process killed mid-write left (the rename never
-// came), where that process is gone; a live one's temp file may be its write in progress.
+// Removes `path.tmp-<pid>[-<n>]` files that a process killed mid-write left (the rename
+// never came), where that process is gone; a live one's temp file may be its write in progress.
 void remove_stale_temps(const fs::path& path) {
   const std::string prefix = path.filename().string() + ".tmp-";
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
@@ -61,7 +62,8 @@ void remove_stale_temps(const fs::path& path) {
   for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
+    const std::string suffix = name.substr(prefix.size());
+    const std::string digits = suffix.substr(0, suffix.find('-'));
     if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = pid_t(std::stol(digits));
     if (pid <= 0 || pid == ::getpid() || is_live_process(pid)) continue;
@@ -81,8 +83,11 @@ void write_file_atomically(const fs::path& path, const std::function<void(std::o
   std::error_code error;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), error);  // open says why not
   remove_stale_temps(path);  // first: on a full disk their space may be what this write needs
+  // Its own temp file per write: threads of one process (runs side by side filling the
+  // same cache) may write one path at once, and the last rename wins whole.
+  static std::atomic<unsigned> writes{0};
   fs::path temp = path;
-  temp += ".tmp-" + std::to_string(::getpid());
+  temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(++writes);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(std::strerror(errno));
   if (failure.empty()) {

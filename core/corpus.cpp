@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 
 #include "atomic_file.h"
 #include "config.h"
@@ -129,6 +130,9 @@ Corpus load_corpus(const fs::path& path) {
 
 Corpus load_default_corpus() {
   const fs::path path = cache_dir() / "corpus" / "kjv.txt";
+  // Runs starting side by side: one writes the cache (a thread's temp file is its process's).
+  static std::mutex one_at_a_time;
+  std::unique_lock lock(one_at_a_time);
   if (!fs::exists(path)) {
     // The whole Bible, Genesis to Revelation, as the `bible` program (bible-kjv) prints it.
     FILE* pipe = popen("bible gen1:1-rev22:21 2>/dev/null", "r");
@@ -142,6 +146,7 @@ Corpus load_default_corpus() {
     }
     write_file_atomically(path, text);
   }
+  lock.unlock();
   return load_corpus(path);
 }
 

@@ -1,7 +1,10 @@
 #include "learner.h"
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
 #include <ATen/autocast_mode.h>
 
+#include <mutex>
 #include <optional>
 
 #include "cuda_backend.h"
@@ -12,12 +15,16 @@ namespace normlab {
 
 namespace {
 
-// Seeds torch first, so the same seed gives the same initial weights.
+// Seeds torch first, so the same seed gives the same initial weights. They are drawn from
+// LibTorch's one global generator, so runs side by side build their models one at a time.
 Gpt build_model(const TrainConfig& config, int vocab_size, torch::Device device) {
+  static std::mutex one_at_a_time;
+  std::unique_lock lock(one_at_a_time);
   torch::manual_seed(config.seed);
   ModelConfig model_config = config.model;
   model_config.vocab = vocab_size;
   Gpt model(model_config);
+  lock.unlock();
   model->to(device);
   return model;
 }
@@ -76,7 +83,15 @@ torch::Device prepare_device(const TrainConfig& config, Environment& environment
     at::globalContext().setAllowTF32CuBLAS(tf32);
     at::globalContext().setAllowTF32CuDNN(tf32);
     if (tf32) precision = "tf32 matmuls";
+    // The current stream is the thread's own: runs side by side, each on its worker
+    // thread, then queue their kernels on separate streams and overlap on the GPU.
+    const auto* cuda = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+    cuda->exchangeStream(cuda->getStreamFromGlobalPool(c10::Device(c10::DeviceType::CUDA, 0)));
   } else {
+    // The count is the calling thread's: runs side by side each keep their own. Asked
+    // first, so LibTorch's lazy per-thread set-up (which copies the count another thread
+    // set last) is done and cannot undo this one.
+    torch::get_num_threads();
     torch::set_num_threads(environment.threads);
   }
   if (config.autocast == "bf16") precision += ", bf16 autocast";

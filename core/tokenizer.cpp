@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -82,6 +83,10 @@ Tokenizer Tokenizer::load(const fs::path& model_file) {
 }
 
 Tokenizer Tokenizer::for_corpus(const Corpus& corpus, int vocab_size) {
+  // Runs starting side by side on one corpus: the first trains the vocabulary, the others
+  // wait and load it (SentencePiece's trainer keeps global state, too).
+  static std::mutex one_at_a_time;
+  std::lock_guard lock(one_at_a_time);
   const fs::path model_file = tokenizer_dir() / (cache_stem(corpus, vocab_size) + ".model");
   if (fs::exists(model_file)) return load(model_file);
 

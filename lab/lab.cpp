@@ -8,6 +8,7 @@
 #include "cuda_backend.h"
 #include "qstring.h"
 #include "seeds.h"
+#include "side_by_side.h"
 #include "trainer.h"
 
 namespace normlab::lab {
@@ -16,7 +17,7 @@ Lab::Lab(const QString& runs_folder, QObject* parent)
     : QObject(parent),
       archive_(std::make_unique<RunArchive>(runs_folder)),
       store_(new RunStore(this)),
-      queue_(new TrainingQueue(*store_, this)) {
+      queue_(new TrainingQueue(*store_, default_side_by_side("cpu"), this)) {  // until the device is known
   connect(queue_, &TrainingQueue::progress_changed, this, &Lab::progress_changed);
   connect(queue_, &TrainingQueue::busy_changed, this, &Lab::busy_changed);
   connect(queue_, &TrainingQueue::save_failed, this, &Lab::save_failed);
@@ -56,6 +57,7 @@ void Lab::probe_device() {
 
 void Lab::on_device(const Environment& found) {
   device_ = found;
+  set_side_by_side(side_by_side_choice_);  // "auto" depends on the device
   emit device_found(found);
   for (const TrainConfig& config : std::exchange(waiting_starts_, {})) start_run(config);
   if (auto course = std::exchange(waiting_course_, std::nullopt)) start_course_experiment(course->first, course->second);
@@ -96,7 +98,7 @@ void Lab::start_run(const TrainConfig& config) {
     return;
   }
   const int id = queue_run(fit_to_device(config));
-  if (id && queue_->running_id() != id) {
+  if (id && !queue_->is_running(id)) {
     emit note(tr("Queued \u201c%1\u201d").arg(qstr(store_->find(id)->record.config.name)));
   }
 }
@@ -144,7 +146,18 @@ void Lab::start_course_experiment(const TrainConfig& base, int seeds) {
   emit note(text);
 }
 
-void Lab::stop_run() { queue_->stop_current(); }
+void Lab::set_side_by_side(int runs) {
+  side_by_side_choice_ = runs;
+  queue_->set_side_by_side(runs > 0 ? runs : auto_side_by_side());
+}
+
+int Lab::auto_side_by_side() const { return default_side_by_side(on_gpu() ? "cuda" : "cpu"); }
+
+void Lab::stop_run() { queue_->stop_running(); }
+
+void Lab::stop_runs(const QList<int>& ids) {
+  for (const int id : ids) queue_->stop(id);
+}
 
 void Lab::stop_all() {
   for (const int id : queue_->stop_all()) remove_run(id);
@@ -228,7 +241,7 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
   return imported;
 }
 
-bool Lab::removable(int id) const { return store_->find(id) && id != queue_->running_id() && !read_only(); }
+bool Lab::removable(int id) const { return store_->find(id) && !queue_->is_running(id) && !read_only(); }
 
 void Lab::remove_run(int id) {
   const RunEntry* run = store_->find(id);
@@ -260,7 +273,7 @@ bool Lab::sweep_in_progress() const {
 
 void Lab::stop_sweep() {
   for (const int id : std::exchange(sweep_runs_, {})) {
-    if (id == queue_->running_id()) queue_->stop_current();
+    if (queue_->is_running(id)) queue_->stop(id);
     else if (queue_->is_queued(id)) remove_run(id);  // never started: nothing of it to keep
   }
   emit note(tr("Sweep stopped; its finished runs stay"));
@@ -319,33 +332,47 @@ void Lab::on_measured(const TrainConfig& config, double seconds_per_step) {
 }
 
 SweepTime Lab::sweep_time(const SweepStanding& standing, bool may_time) const {
-  // The queue in training order; the sweep ends with its last run in it, or, when some of
-  // its runs are not queued yet, after the whole queue and those runs.
-  std::vector<int> order;
-  if (queue_->busy()) order.push_back(queue_->running_id());
-  order.insert(order.end(), queue_->pending().begin(), queue_->pending().end());
-  const auto is_sweeps = [&](int id) {
-    return std::find(standing.pending.begin(), standing.pending.end(), id) != standing.pending.end();
-  };
+  // The sweep's runs not in the queue yet join it at its end.
   std::vector<TrainConfig> unqueued = standing.to_train;
   for (const int id : standing.pending) {
     if (!queue_->is_queued(id)) unqueued.push_back(store_->find(id)->record.config);
   }
-  auto last = order.end();
-  if (unqueued.empty()) {
-    const auto found = std::find_if(order.rbegin(), order.rend(), is_sweeps);
-    last = found == order.rend() ? order.begin() : found.base();
-  }
   SweepTime time;
   time.total = estimate(unqueued, may_time);
-  if (time.total.seconds < 0 || last == order.begin()) return time;
+  if (time.total.seconds < 0) return time;
   Estimate basis;
   const double per_flop = seconds_per_flop(basis);
-  for (auto it = order.begin(); it != last; ++it) {
-    const double seconds = remaining_flops(store_->find(*it)->record) * per_flop;
-    time.total.seconds += seconds;
-    if (!is_sweeps(*it)) time.ahead_seconds += seconds;
-  }
+  const auto is_sweeps = [&](int id) {
+    return std::find(standing.pending.begin(), standing.pending.end(), id) != standing.pending.end();
+  };
+  // When the sweep's last run ends, side by side as the queue trains them: with the runs
+  // queued before its own, and (for what they cost it) without them.
+  const auto sweep_end = [&](bool with_others) {
+    std::vector<double> running, waiting;
+    std::vector<bool> sweeps;
+    for (const int id : queue_->running()) {
+      if (!with_others && !is_sweeps(id)) continue;
+      running.push_back(remaining_flops(store_->find(id)->record) * per_flop);
+      sweeps.push_back(is_sweeps(id));
+    }
+    for (const int id : queue_->pending()) {
+      if (!with_others && !is_sweeps(id)) continue;
+      waiting.push_back(remaining_flops(store_->find(id)->record) * per_flop);
+      sweeps.push_back(is_sweeps(id));
+    }
+    for (const TrainConfig& config : unqueued) {
+      waiting.push_back(run_flops(config) * per_flop);
+      sweeps.push_back(true);
+    }
+    const std::vector<double> ends = finish_times(running, waiting, queue_->side_by_side());
+    double last = 0;
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+      if (sweeps[i]) last = std::max(last, ends[i]);
+    }
+    return last;
+  };
+  time.total.seconds = sweep_end(true);
+  time.ahead_seconds = time.total.seconds - sweep_end(false);
   return time;
 }
 

@@ -38,7 +38,7 @@ struct Estimate {
 // A sweep's time left: its own runs and the other runs queued before its last one.
 struct SweepTime {
   Estimate total;
-  double ahead_seconds = 0;  // of total, other runs that train first
+  double ahead_seconds = 0;  // of total, what the other runs queued before its last one cost it
 };
 
 class Lab : public QObject {
@@ -79,7 +79,12 @@ class Lab : public QObject {
   // The course's five runs, `seeds` times, at the device's scale, on `base`'s device,
   // data and seed; runs the store already has an answer for are reused, not retrained.
   void start_course_experiment(const TrainConfig& base, int seeds);
-  void stop_run();  // after its current step; its points stay
+  // How many runs train at once; 0: the device's default (default_side_by_side).
+  void set_side_by_side(int runs);
+  int side_by_side_choice() const { return side_by_side_choice_; }
+  int auto_side_by_side() const;  // what 0 means on this device
+  void stop_run();  // the running runs, after their current step; their points stay
+  void stop_runs(const QList<int>& ids);  // those of these that train, likewise
   void stop_all();  // and the queued runs are removed
   // Queues a stopped or interrupted run to go on from its checkpoint, with the numbers it
   // would have had uninterrupted; empty, or why it cannot (no checkpoint, a damaged one,
@@ -150,6 +155,7 @@ class Lab : public QObject {
   std::vector<TrainConfig> waiting_starts_;                 // Start pressed before the device was known
   std::optional<std::pair<TrainConfig, int>> waiting_course_;  // the course likewise: base and seeds
   QSet<int> sweep_runs_;  // runs start_sweep queued
+  int side_by_side_choice_ = 0;
   // A few steps timed on the worker: (config, seconds per step); negative while asked, 0 if it failed.
   mutable std::optional<std::pair<TrainConfig, double>> timed_;
 };

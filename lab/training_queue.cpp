@@ -1,56 +1,101 @@
 #include "training_queue.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "run_archive.h"
 #include "run_store.h"
+#include "side_by_side.h"
 #include "sweep.h"
 #include "train_worker.h"
 
 namespace normlab::lab {
 
-TrainingQueue::TrainingQueue(RunStore& store, QObject* parent)
-    : QObject(parent), store_(store), worker_(new TrainWorker) {
-  thread_.setObjectName(QStringLiteral("normlab-trainer"));
-  worker_->moveToThread(&thread_);
-  connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
-  // Every connection below crosses threads, so Qt queues it to this object's thread.
-  connect(worker_, &TrainWorker::device_found, this, &TrainingQueue::device_found);
-  connect(worker_, &TrainWorker::measured, this, &TrainingQueue::measured);
-  connect(worker_, &TrainWorker::stage_changed, this, [this](int id, const QString& stage) {
-    if (id != running_id_) return;
-    stage_ = stage;
-    emit progress_changed();
-  });
-  connect(worker_, &TrainWorker::started, this, &TrainingQueue::on_started);
-  connect(worker_, &TrainWorker::steps_done, this, &TrainingQueue::on_steps);
-  connect(worker_, &TrainWorker::points_recorded, this, [this](int id, const std::vector<SeriesPoint>& points) {
-    if (id == running_id_) store_.append_points(id, points);
-  });
-  connect(worker_, &TrainWorker::evaluated, this,
-          [this](int id, const EvalMetrics& eval) { store_.append_eval(id, eval); });
-  connect(worker_, &TrainWorker::finished, this, &TrainingQueue::on_finished);
-  connect(worker_, &TrainWorker::failed, this, &TrainingQueue::on_failed);
-  connect(worker_, &TrainWorker::save_failed, this, &TrainingQueue::save_failed);
-  thread_.start();
+TrainingQueue::TrainingQueue(RunStore& store, int side_by_side, QObject* parent)
+    : QObject(parent), store_(store), side_by_side_(std::max(1, side_by_side)) {
+  add_slot();  // the device look-up and timings need a worker before any run
 }
 
 TrainingQueue::~TrainingQueue() { shutdown(); }
 
+TrainingQueue::Slot& TrainingQueue::add_slot() {
+  auto& slot = *slots_.emplace_back(std::make_unique<Slot>());
+  slot.thread.setObjectName(QStringLiteral("normlab-trainer-%1").arg(slots_.size()));
+  slot.worker = new TrainWorker;
+  TrainWorker* worker = slot.worker;
+  worker->moveToThread(&slot.thread);
+  connect(&slot.thread, &QThread::finished, worker, &QObject::deleteLater);
+  // Every connection below crosses threads, so Qt queues it to this object's thread. Each
+  // signal names its run: a stopped run's last words may arrive after its slot moved on.
+  connect(worker, &TrainWorker::device_found, this, &TrainingQueue::device_found);
+  connect(worker, &TrainWorker::measured, this, &TrainingQueue::measured);
+  connect(worker, &TrainWorker::stage_changed, this, [this](int id, const QString& stage) {
+    if (Slot* running = slot_of(id)) {
+      running->stage = stage;
+      emit progress_changed();
+    }
+  });
+  connect(worker, &TrainWorker::started, this, &TrainingQueue::on_started);
+  connect(worker, &TrainWorker::steps_done, this, &TrainingQueue::on_steps);
+  connect(worker, &TrainWorker::points_recorded, this, [this](int id, const std::vector<SeriesPoint>& points) {
+    if (slot_of(id)) store_.append_points(id, points);
+  });
+  connect(worker, &TrainWorker::evaluated, this,
+          [this](int id, const EvalMetrics& eval) { store_.append_eval(id, eval); });
+  connect(worker, &TrainWorker::finished, this, &TrainingQueue::on_finished);
+  connect(worker, &TrainWorker::failed, this, &TrainingQueue::on_failed);
+  connect(worker, &TrainWorker::save_failed, this, &TrainingQueue::save_failed);
+  slot.thread.start();
+  return slot;
+}
+
+TrainingQueue::Slot* TrainingQueue::slot_of(int run_id) {
+  return const_cast<Slot*>(std::as_const(*this).slot_of(run_id));
+}
+
+const TrainingQueue::Slot* TrainingQueue::slot_of(int run_id) const {
+  if (run_id == 0) return nullptr;
+  for (const auto& slot : slots_) {
+    if (slot->run_id == run_id) return slot.get();
+  }
+  return nullptr;
+}
+
+bool TrainingQueue::is_running(int run_id) const { return slot_of(run_id) != nullptr; }
+
+QList<int> TrainingQueue::running() const {
+  std::vector<const Slot*> busy;
+  for (const auto& slot : slots_) {
+    if (slot->run_id) busy.push_back(slot.get());
+  }
+  std::sort(busy.begin(), busy.end(), [](const Slot* a, const Slot* b) { return a->started < b->started; });
+  QList<int> ids;
+  for (const Slot* slot : busy) ids << slot->run_id;
+  return ids;
+}
+
 void TrainingQueue::probe_device() {
-  QMetaObject::invokeMethod(worker_, [worker = worker_] { worker->probe_device(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(slots_.front()->worker, [worker = slots_.front()->worker] { worker->probe_device(); },
+                            Qt::QueuedConnection);
 }
 
 void TrainingQueue::measure(const TrainConfig& config) {
   if (shut_down_) return;
-  QMetaObject::invokeMethod(worker_, [worker = worker_, config] { worker->measure(config); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(slots_.front()->worker, [worker = slots_.front()->worker, config] { worker->measure(config); },
+                            Qt::QueuedConnection);
+}
+
+void TrainingQueue::set_side_by_side(int runs) {
+  side_by_side_ = std::max(1, runs);
+  start_next();
+  emit progress_changed();
 }
 
 void TrainingQueue::enqueue(int run_id, bool resume) {
   if (shut_down_ || !store_.find(run_id)) return;
   pending_.append(run_id);
   if (resume) resuming_.insert(run_id);
-  if (!busy()) start_next();
+  start_next();
   emit progress_changed();
 }
 
@@ -61,14 +106,18 @@ bool TrainingQueue::dequeue(int run_id) {
   return removed;
 }
 
-void TrainingQueue::stop_current() {
-  if (busy()) worker_->cancel_flag() = true;
+void TrainingQueue::stop(int run_id) {
+  if (Slot* slot = slot_of(run_id)) slot->worker->cancel_flag() = true;
+}
+
+void TrainingQueue::stop_running() {
+  for (const int id : running()) stop(id);
 }
 
 QList<int> TrainingQueue::stop_all() {
   const QList<int> dropped = std::exchange(pending_, {});
-  resuming_.clear();
-  stop_current();
+  for (const int id : dropped) resuming_.remove(id);
+  stop_running();
   emit progress_changed();
   return dropped;
 }
@@ -77,33 +126,43 @@ void TrainingQueue::shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   pending_.clear();
-  worker_->cancel_flag() = true;
-  thread_.quit();  // takes effect once the run in progress has stopped at its next step
-  thread_.wait();
+  for (auto& slot : slots_) {
+    slot->worker->cancel_flag() = true;
+    slot->thread.quit();  // takes effect once the run in progress has stopped at its next step
+  }
+  for (auto& slot : slots_) slot->thread.wait();
 }
 
 void TrainingQueue::start_next() {
-  while (!pending_.isEmpty() && !busy()) {
+  const bool was_busy = busy();
+  while (!shut_down_ && !pending_.isEmpty() && running().size() < side_by_side_) {
     const int id = pending_.takeFirst();
     const RunEntry* run = store_.find(id);
     if (!run) continue;
-    running_id_ = id;
-    stage_ = tr("Starting");
+    auto free = std::find_if(slots_.begin(), slots_.end(), [](const auto& slot) { return slot->run_id == 0; });
+    Slot& slot = free != slots_.end() ? **free : add_slot();
+    slot.run_id = id;
+    slot.started = ++starts_;
+    slot.stage = tr("Starting");
+    slot.token_rate.reset();
     // Reset here, before the run is posted, so a Stop pressed meanwhile is never lost.
-    worker_->cancel_flag() = false;
+    slot.worker->cancel_flag() = false;
+    TrainConfig config = run->record.config;
+    if (config.threads == 0) config.threads = threads_per_run(side_by_side_);
     QMetaObject::invokeMethod(
-        worker_, [worker = worker_, id, config = run->record.config, file = run->file, resume = resuming_.contains(id)] {
+        slot.worker, [worker = slot.worker, id, config, file = run->file, resume = resuming_.contains(id)] {
           worker->train(id, config, file, resume);
         },
         Qt::QueuedConnection);
     store_.set_status(id, RunStatus::Running);
-    emit busy_changed(true);
   }
+  if (!was_busy && busy()) emit busy_changed(true);
 }
 
 void TrainingQueue::on_started(int run_id, const RunRecord& header) {
-  if (run_id != running_id_) return;
-  token_rate_.reset();
+  Slot* slot = slot_of(run_id);
+  if (!slot) return;
+  slot->token_rate.reset();
   // A resumed run starts from its checkpoint's record: the points saved after it go.
   if (resuming_.contains(run_id)) store_.finish(run_id, header);
   store_.mark_started(run_id, header);
@@ -111,26 +170,29 @@ void TrainingQueue::on_started(int run_id, const RunRecord& header) {
 }
 
 void TrainingQueue::on_steps(int run_id, const std::vector<StepMetrics>& steps) {
-  if (run_id != running_id_ || steps.empty()) return;
+  Slot* slot = slot_of(run_id);
+  if (!slot || steps.empty()) return;
   if (const RunEntry* run = store_.find(run_id)) {
     const StepMetrics& last = steps.back();
     const TrainConfig& c = run->record.config;
-    for (const auto& s : steps) token_rate_.add(s.wall_s, double(c.batch_size) * c.model.context);
+    for (const auto& s : steps) slot->token_rate.add(s.wall_s, double(c.batch_size) * c.model.context);
     seconds_per_flop_ = last.wall_s / (run_flops(c) * last.step / c.steps);
   }
-  stage_.clear();
+  slot->stage.clear();
   store_.append_steps(run_id, steps);
   emit progress_changed();
 }
 
 void TrainingQueue::on_finished(int run_id, const RunRecord& run) {
-  if (run_id != running_id_) return;
+  Slot* slot = slot_of(run_id);
+  if (!slot) return;
   store_.finish(run_id, run);
-  run_ended();
+  run_ended(*slot);
 }
 
 void TrainingQueue::on_failed(int run_id, const QString& message) {
-  if (run_id != running_id_) return;
+  Slot* slot = slot_of(run_id);
+  if (!slot) return;
   store_.set_status(run_id, RunStatus::Failed, message);
   // Its file still says queued (or running): it must not come back so.
   if (const RunEntry* run = store_.find(run_id); run && !run->file.isEmpty()) {
@@ -141,19 +203,19 @@ void TrainingQueue::on_failed(int run_id, const QString& message) {
     }
   }
   const QList<int> dropped = std::exchange(pending_, {});
-  resuming_.clear();
-  run_ended();
+  for (const int id : dropped) resuming_.remove(id);
+  run_ended(*slot);
   emit run_failed(run_id, message, dropped);
 }
 
-void TrainingQueue::run_ended() {
-  resuming_.remove(running_id_);
-  running_id_ = 0;
-  stage_.clear();
-  ++finished_since_idle_;
+void TrainingQueue::run_ended(Slot& slot) {
+  resuming_.remove(slot.run_id);
+  slot.run_id = 0;
+  slot.stage.clear();
+  ++ended_since_idle_;
   start_next();
   if (!busy()) {
-    finished_since_idle_ = 0;
+    ended_since_idle_ = 0;
     emit busy_changed(false);
   }
   emit progress_changed();
@@ -161,25 +223,35 @@ void TrainingQueue::run_ended() {
 
 QueueProgress TrainingQueue::progress() const {
   QueueProgress p;
-  const RunEntry* run = store_.find(running_id_);
-  if (!run) return p;
-  const RunRecord& r = run->record;
-  p.run_id = running_id_;
-  p.run_number = finished_since_idle_ + 1;
-  p.run_total = p.run_number + int(pending_.size());
-  p.steps = r.config.steps;
-  p.stage = stage_;
-  p.tokens_per_s = token_rate_.value();
-  if (!r.steps.empty()) {
-    p.step = r.steps.back().step;
-    p.lr = r.steps.back().lr;
-  }
-  if (seconds_per_flop_ > 0) {
-    p.run_seconds_left = remaining_flops(r) * seconds_per_flop_;
-    p.queue_seconds_left = p.run_seconds_left;
-    for (int id : pending_) {
-      if (const RunEntry* next = store_.find(id)) p.queue_seconds_left += remaining_flops(next->record) * seconds_per_flop_;
+  std::vector<double> running_left, pending_seconds;
+  for (const int id : running()) {
+    const RunEntry* run = store_.find(id);
+    if (!run) continue;
+    const RunRecord& r = run->record;
+    const Slot& slot = *slot_of(id);
+    ActiveRun one;
+    one.run_id = id;
+    one.steps = r.config.steps;
+    one.stage = slot.stage;
+    one.tokens_per_s = slot.token_rate.value();
+    if (!r.steps.empty()) {
+      one.step = r.steps.back().step;
+      one.lr = r.steps.back().lr;
     }
+    if (seconds_per_flop_ > 0) one.seconds_left = remaining_flops(r) * seconds_per_flop_;
+    running_left.push_back(one.seconds_left);
+    p.tokens_per_s += one.tokens_per_s;
+    p.running.push_back(one);
+  }
+  if (p.running.empty()) return p;
+  p.ended = ended_since_idle_;
+  p.total = p.ended + int(p.running.size() + pending_.size());
+  if (seconds_per_flop_ > 0) {
+    for (const int id : pending_) {
+      if (const RunEntry* next = store_.find(id)) pending_seconds.push_back(remaining_flops(next->record) * seconds_per_flop_);
+    }
+    const std::vector<double> ends = finish_times(running_left, pending_seconds, side_by_side_);
+    p.seconds_left = *std::max_element(ends.begin(), ends.end());
   }
   return p;
 }

@@ -169,6 +169,7 @@ void MainWindow::restore_session() {
   smoothing_->setValue(smoothing);
   emit smoothing_->valueChanged(smoothing);  // shows the value even when it did not change
 
+  set_side_by_side(settings.value(QStringLiteral("lab/side_by_side"), 0).toInt());
   const QStringList hidden = settings.value(QStringLiteral("runs/hidden")).toStringList();
   const lab::RunArchive::Restored restored = lab_->restore();
   for (const RunEntry& run : store_->runs()) {
@@ -218,6 +219,7 @@ void MainWindow::save_session() const {
   }
   settings.setValue(QStringLiteral("window/run_columns"), run_table_->horizontalHeader()->saveState());
   settings_->save(settings);
+  settings.setValue(QStringLiteral("lab/side_by_side"), lab_->side_by_side_choice());
   settings.setValue(QStringLiteral("chart/log_scale"), chart_->log_scale());
   settings.setValue(QStringLiteral("chart/group_seeds"), chart_->group_seeds());
   settings.setValue(QStringLiteral("chart/smoothing"), chart_->smoothing());
@@ -236,8 +238,22 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   event->accept();
 }
 
+void MainWindow::set_side_by_side(int runs) {
+  lab_->set_side_by_side(runs);
+  update_side_by_side_menu();
+}
+
+void MainWindow::update_side_by_side_menu() {
+  for (QAction* choice : side_by_side_menu_->actions()) {
+    const int runs = choice->data().toInt();
+    choice->setChecked(runs == lab_->side_by_side_choice());
+    if (runs == 0) choice->setText(tr("Auto: %1 here").arg(lab_->auto_side_by_side()));
+  }
+}
+
 void MainWindow::on_device_found(const Environment& found) {
   settings_->set_device(found);
+  update_side_by_side_menu();
   const bool gpu = lab_->on_gpu();
   // First launch: the course's settings, made small enough for a CPU when needed, unless
   // the schedule was changed meanwhile.
@@ -286,8 +302,16 @@ void MainWindow::select_runs(const QList<int>& run_ids) {
 
 void MainWindow::stop_run() {
   if (!lab_->queue().busy()) return;
-  lab_->stop_run();
-  statusBar()->showMessage(tr("Stopping after the current step; its points are kept"), kStatusMessageMs);
+  // The selected runs that train, else every run that trains.
+  QList<int> chosen;
+  for (const int id : selected_runs()) {
+    if (lab_->queue().is_running(id)) chosen << id;
+  }
+  if (chosen.isEmpty()) chosen = lab_->queue().running();
+  lab_->stop_runs(chosen);
+  statusBar()->showMessage(tr("Stopping %n run(s) after the current step; (its|their) points are kept", nullptr,
+                              int(chosen.size())),
+                           kStatusMessageMs);
 }
 
 void MainWindow::stop_all() {
@@ -321,33 +345,54 @@ void MainWindow::update_actions() {
 
 void MainWindow::update_progress() {
   const lab::QueueProgress p = lab_->queue().progress();
-  const bool active = p.run_id != 0;
+  const bool active = !p.running.empty();
+  const bool one = p.running.size() == 1;
   run_progress_->setVisible(active);
-  queue_progress_->setVisible(active && p.run_total > 1);
+  queue_progress_->setVisible(active && p.total > int(p.running.size()));
   rate_label_->setVisible(active && p.tokens_per_s > 0);
-  lr_label_->setVisible(active && p.step > 0);
+  lr_label_->setVisible(one && p.running.front().step > 0);
   if (!active) {
     stage_label_->setText(tr("Ready"));
     return;
   }
-  const RunEntry* run = store_->find(p.run_id);
-  const QString name = run ? qstr(run->record.config.name) : QString();
-  stage_label_->setText(p.stage.isEmpty() || p.step > 0 ? tr("Training \u201c%1\u201d").arg(name)
-                                                        : tr("\u201c%1\u201d: %2\u2026").arg(name, p.stage));
+  QStringList names;
+  int step = 0, steps = 0;
+  double seconds_left = 0;
+  double done = p.ended;  // runs, each split by its own progress
+  for (const lab::ActiveRun& run : p.running) {
+    const RunEntry* entry = store_->find(run.run_id);
+    names << tr("\u201c%1\u201d").arg(entry ? qstr(entry->record.config.name) : QString());
+    step += run.step;
+    steps += run.steps;
+    seconds_left = run.seconds_left < 0 || seconds_left < 0 ? -1 : std::max(seconds_left, run.seconds_left);
+    done += run.steps > 0 ? double(run.step) / run.steps : 0;
+  }
+  const lab::ActiveRun& first = p.running.front();
+  if (one) {
+    stage_label_->setText(first.stage.isEmpty() || first.step > 0 ? tr("Training %1").arg(names.front())
+                                                                  : tr("%1: %2\u2026").arg(names.front(), first.stage));
+  } else {
+    stage_label_->setText(tr("Training %1 side by side").arg(names.join(tr(", "))));
+  }
   rate_label_->setText(tr("%1 tokens/s").arg(QLocale::system().toString(p.tokens_per_s, 'f', 0)));
-  lr_label_->setText(tr("lr %1").arg(lr_text(p.lr)));
-  run_progress_->setRange(0, std::max(1, p.steps));
-  run_progress_->setValue(p.step);
-  run_progress_->setFormat(p.run_seconds_left >= 0 && p.step > 0
-                               ? tr("step %1 / %2 \u00b7 %3 left").arg(p.step).arg(p.steps).arg(qstr(duration_text(p.run_seconds_left)))
-                               : tr("step %1 / %2").arg(p.step).arg(p.steps));
-  // The queue bar counts runs, each split by its own progress.
+  lr_label_->setText(tr("lr %1").arg(lr_text(first.lr)));
+  run_progress_->setRange(0, std::max(1, steps));
+  run_progress_->setValue(step);
+  QString steps_text = one ? tr("step %1 / %2").arg(first.step).arg(first.steps) : tr("%n runs", nullptr, int(p.running.size()));
+  if (!one) {
+    QStringList each;
+    for (const lab::ActiveRun& run : p.running) each << tr("%1/%2").arg(run.step).arg(run.steps);
+    steps_text += tr(" \u00b7 steps %1").arg(each.join(tr(", ")));
+  }
+  run_progress_->setFormat(seconds_left >= 0 && step > 0
+                               ? tr("%1 \u00b7 %2 left").arg(steps_text, qstr(duration_text(seconds_left)))
+                               : steps_text);
   constexpr int kPerRun = 1000;
-  queue_progress_->setRange(0, p.run_total * kPerRun);
-  queue_progress_->setValue((p.run_number - 1) * kPerRun + (p.steps > 0 ? p.step * kPerRun / p.steps : 0));
-  queue_progress_->setFormat(p.queue_seconds_left >= 0
-                                 ? tr("run %1 of %2 \u00b7 %3 left").arg(p.run_number).arg(p.run_total).arg(qstr(duration_text(p.queue_seconds_left)))
-                                 : tr("run %1 of %2").arg(p.run_number).arg(p.run_total));
+  queue_progress_->setRange(0, p.total * kPerRun);
+  queue_progress_->setValue(int(done * kPerRun));
+  queue_progress_->setFormat(p.seconds_left >= 0
+                                 ? tr("%1 of %2 runs done \u00b7 %3 left").arg(p.ended).arg(p.total).arg(qstr(duration_text(p.seconds_left)))
+                                 : tr("%1 of %2 runs done").arg(p.ended).arg(p.total));
 }
 
 QList<int> MainWindow::selected_runs() const {

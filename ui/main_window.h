@@ -94,6 +94,9 @@ class MainWindow : public QMainWindow {
   void report_damaged(const QStringList& damaged, const QStringList& unmovable);
   void update_progress();
   void update_actions();
+  // Trains up to `runs` at once (0: the device's default) and remembers it.
+  void set_side_by_side(int runs);
+  void update_side_by_side_menu();
   void update_course_action();
   void update_details();
   QList<int> selected_runs() const;
@@ -147,6 +150,7 @@ class MainWindow : public QMainWindow {
   QAction* log_action_ = nullptr;
   QAction* outliers_action_ = nullptr;
   QAction* group_seeds_action_ = nullptr;
+  QMenu* side_by_side_menu_ = nullptr;  // Run > Runs side by side: one checkable choice per count
 };
 
 }  // namespace normlab::ui

@@ -1,5 +1,6 @@
 // The window's parts: actions, menus, the chart tab, the docks and the status bar.
 #include <QAction>
+#include <QActionGroup>
 #include <QCheckBox>
 #include <QDesktopServices>
 #include <QDockWidget>
@@ -78,7 +79,8 @@ void MainWindow::build_actions() {
 
   stop_action_ = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
   stop_action_->setShortcut(Qt::CTRL | Qt::Key_Period);
-  stop_action_->setToolTip(tr("Stop the running run after its current step; its points are kept and the queue goes on"));
+  stop_action_->setToolTip(tr("Stop the selected running runs, or every running run, after the current step; "
+                              "their points are kept and the queue goes on"));
   connect(stop_action_, &QAction::triggered, this, &MainWindow::stop_run);
 
   stop_all_action_ = new QAction(tr("Stop and clear the queue"), this);
@@ -173,6 +175,19 @@ void MainWindow::build_menus() {
   run->addAction(stop_action_);
   run->addAction(stop_all_action_);
   run->addAction(start_queued_action_);
+  side_by_side_menu_ = run->addMenu(tr("Runs side by side"));
+  side_by_side_menu_->setObjectName(QStringLiteral("sideBySideMenu"));
+  side_by_side_menu_->setToolTipsVisible(true);
+  auto* side_by_side = new QActionGroup(side_by_side_menu_);
+  for (const int runs : {0, 1, 2, 3, 4, 6, 8}) {
+    QAction* choice = side_by_side_menu_->addAction(runs == 1 ? tr("1: one after another") : QString::number(runs));
+    choice->setCheckable(true);
+    choice->setData(runs);
+    choice->setToolTip(tr("How many runs train at once; more wait in the queue. On the CPU each takes its share of "
+                          "the cores (cores / runs threads) for its whole run"));
+    side_by_side->addAction(choice);
+    connect(choice, &QAction::triggered, this, [this, runs] { set_side_by_side(runs); });
+  }
   run->addSeparator();
   run->addAction(course_action_);
   run->addSeparator();

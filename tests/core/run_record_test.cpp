@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <atomic>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -475,6 +476,31 @@ TEST_F(RunRecordTest, AtomicStreamedWriteFailingMidwayNamesWhy) {
   expect_old_file_alone(path);
 }
 
+// Runs side by side fill the same cache files (the tokenized corpus): threads writing one
+// path at once each succeed, and the file holds one write whole.
+TEST_F(RunRecordTest, ThreadsWritingOneFileAtOnceEachWriteItWhole) {
+  const fs::path path = temp_ / "cache.ids";
+  std::vector<std::string> contents;
+  for (int t = 0; t < 4; ++t) contents.push_back(std::string(100'000, char('a' + t)));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> writers;
+  for (const std::string& text : contents) {
+    writers.emplace_back([&, text] {
+      for (int i = 0; i < 20; ++i) {
+        try {
+          write_file_atomically(path, text);
+        } catch (const std::exception&) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_THAT(contents, ::testing::Contains(read_file(path)));
+  for (const auto& entry : fs::directory_iterator(path.parent_path())) EXPECT_EQ(entry.path(), path) << "no temp file left";
+}
+
 // A process killed with SIGKILL half way through a write leaves its temp file; the next
 // write of that file removes it. Temp files of live processes and of other files stay.
 TEST_F(RunRecordTest, AtomicWriteRemovesTempFilesOfKilledWriters) {
@@ -489,10 +515,14 @@ TEST_F(RunRecordTest, AtomicWriteRemovesTempFilesOfKilledWriters) {
     });
     ::_exit(1);
   }
-  fs::path left = path;
-  left += ".tmp-" + std::to_string(writer);
-  for (int i = 0; i < 1000 && !(fs::exists(left) && fs::file_size(left) > 0); ++i) {
+  // The writer's temp file: path.tmp-<its pid>-<its write number>.
+  const std::string left_prefix = path.filename().string() + ".tmp-" + std::to_string(writer) + "-";
+  fs::path left;
+  for (int i = 0; i < 1000 && !(!left.empty() && fs::file_size(left) > 0); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (const auto& entry : fs::directory_iterator(path.parent_path())) {
+      if (entry.path().filename().string().rfind(left_prefix, 0) == 0) left = entry.path();
+    }
   }
   ::kill(writer, SIGKILL);
   ::waitpid(writer, nullptr, 0);

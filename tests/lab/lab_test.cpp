@@ -15,6 +15,7 @@
 #include "qstring.h"
 #include "same_losses.h"
 #include "seeds.h"
+#include "side_by_side.h"
 #include "test_support.h"
 #include "trainer.h"
 
@@ -57,10 +58,11 @@ TEST_F(LabTest, TrainsQueuedRunsInOrderAndSavesEachToItsFile) {
   Lab lab(runs());
   lab.probe_device();
   ASSERT_TRUE(test::wait_until([&] { return lab.device_known(); }, 60000));
+  lab.set_side_by_side(1);
   const int first = lab.queue_run(tiny(12)), second = lab.queue_run(tiny(12));
   ASSERT_TRUE(first && second);
   EXPECT_NE(lab.store().find(first)->record.config.name, lab.store().find(second)->record.config.name);
-  EXPECT_EQ(lab.queue().running_id(), first);
+  EXPECT_EQ(lab.queue().running(), QList<int>{first});
   EXPECT_EQ(lab.store().find(second)->record.status, RunStatus::Queued);
   ASSERT_TRUE(idle(lab));
   for (const int id : {first, second}) {
@@ -68,7 +70,59 @@ TEST_F(LabTest, TrainsQueuedRunsInOrderAndSavesEachToItsFile) {
     EXPECT_EQ(run.record.status, RunStatus::Done);
     EXPECT_EQ(read_json(run.file.toStdString()).steps.size(), 12u) << "the file holds the whole run";
   }
-  EXPECT_EQ(lab.queue().progress().run_id, 0);
+  EXPECT_TRUE(lab.queue().progress().running.empty());
+}
+
+// Issue 16: runs side by side train together, each with its share of the cores, and give
+// the numbers they give alone with the same thread count.
+TEST_F(LabTest, RunsSideBySideTrainTogetherWithTheNumbersTheyHaveAlone) {
+  Lab lab(runs());
+  lab.set_side_by_side(2);
+  TrainConfig pre = tiny(30), post = tiny(30);
+  pre.threads = post.threads = 0;  // the lab's share
+  post.model.norm = NormPlacement::Post;
+  const int a = lab.queue_run(pre), b = lab.queue_run(post);
+  EXPECT_EQ(lab.queue().running(), (QList<int>{a, b})) << "both start at once";
+  bool together = false;
+  ASSERT_TRUE(test::wait_until([&] {
+    const auto& ra = lab.store().find(a)->record;
+    const auto& rb = lab.store().find(b)->record;
+    together = together || (ra.status == RunStatus::Running && rb.status == RunStatus::Running && !ra.steps.empty() &&
+                            !rb.steps.empty());
+    return !lab.queue().busy();
+  }, kTrainTimeoutMs));
+  EXPECT_TRUE(together) << "both stepped while the other trained";
+  for (const auto& [id, config] : {std::pair{a, pre}, std::pair{b, post}}) {
+    const RunRecord& run = lab.store().find(id)->record;
+    ASSERT_EQ(run.status, RunStatus::Done) << run.message;
+    EXPECT_EQ(run.environment.threads, threads_per_run(2));
+    TrainConfig alone = config;
+    alone.threads = threads_per_run(2);
+    normlab::test::expect_same_losses(run, normlab::train(alone, {}));
+  }
+}
+
+// Stop acts on one run of those side by side; the other trains on and a queued run takes
+// the freed place.
+TEST_F(LabTest, StoppingOneRunSideBySideLetsTheOtherTrainOn) {
+  Lab lab(runs());
+  lab.set_side_by_side(2);
+  const int first = lab.queue_run(tiny(1'000'000)), second = lab.queue_run(tiny(1'000'000));
+  const int third = lab.queue_run(tiny(1'000'000));
+  const auto steps = [&](int id) { return lab.store().find(id)->record.steps.size(); };
+  ASSERT_TRUE(test::wait_until([&] { return steps(first) >= 3 && steps(second) >= 3; }, kTrainTimeoutMs));
+  EXPECT_TRUE(lab.queue().is_queued(third) && !lab.queue().is_running(third));
+  lab.stop_runs({first});
+  ASSERT_TRUE(test::wait_until([&] { return lab.queue().is_running(third); }, kTrainTimeoutMs));
+  EXPECT_EQ(lab.store().find(first)->record.status, RunStatus::Stopped);
+  const std::size_t second_steps = steps(second);
+  ASSERT_TRUE(test::wait_until([&] { return steps(second) >= second_steps + 3 && steps(third) >= 1; }, kTrainTimeoutMs));
+  EXPECT_EQ(lab.queue().running(), (QList<int>{second, third}));
+  lab.stop_all();
+  ASSERT_TRUE(idle(lab));
+  for (const int id : {first, second, third}) {
+    EXPECT_EQ(read_json(lab.store().find(id)->file.toStdString()).status, RunStatus::Stopped) << id;
+  }
 }
 
 // The window's numbers are the engine's: a run the lab trains equals normlab::train's.
@@ -87,17 +141,22 @@ TEST_F(LabTest, ARunItTrainsEqualsTheEnginesToTheLastDigit) {
 
 TEST_F(LabTest, StopAllKeepsTheRunningRunsPointsAndRemovesTheQueuedWithTheirFiles) {
   Lab lab(runs());
-  const int running = lab.queue_run(tiny(1'000'000));
+  lab.set_side_by_side(2);
+  const QList<int> running{lab.queue_run(tiny(1'000'000)), lab.queue_run(tiny(1'000'000))};
   const int waiting = lab.queue_run(tiny(10));
   const QString waiting_file = lab.store().find(waiting)->file;
   ASSERT_TRUE(QFile::exists(waiting_file)) << "a queued run is saved at once";
-  ASSERT_TRUE(test::wait_until([&] { return lab.store().find(running)->record.steps.size() >= 3; }, kTrainTimeoutMs));
+  ASSERT_TRUE(test::wait_until([&] {
+    return lab.store().find(running[0])->record.steps.size() >= 3 && lab.store().find(running[1])->record.steps.size() >= 3;
+  }, kTrainTimeoutMs));
   lab.stop_all();
   ASSERT_TRUE(idle(lab));
-  EXPECT_EQ(lab.store().find(running)->record.status, RunStatus::Stopped);
   EXPECT_FALSE(lab.store().find(waiting));
   EXPECT_FALSE(QFile::exists(waiting_file));
-  EXPECT_EQ(read_json(lab.store().find(running)->file.toStdString()).status, RunStatus::Stopped);
+  for (const int id : running) {
+    EXPECT_EQ(lab.store().find(id)->record.status, RunStatus::Stopped);
+    EXPECT_EQ(read_json(lab.store().find(id)->file.toStdString()).status, RunStatus::Stopped);
+  }
 }
 
 // A real NormLab process killed with SIGKILL while it trains: the next lab on its folder
@@ -107,17 +166,18 @@ TEST_F(LabTest, RestoresEveryRunAfterItsProcessIsKilled) {
   child.setProcessChannelMode(QProcess::ForwardedChannels);
   child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--train-until-killed"), runs(), corpus_});
   ASSERT_TRUE(child.waitForStarted());
-  // Wait for the first run's file to hold steps, saved as it trained.
-  QString training;
+  // Wait for both runs side by side to have steps in their files, saved as they trained.
+  QStringList training;
   ASSERT_TRUE(test::wait_until([&] {
+    training.clear();
     for (const QString& name : QDir(runs()).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
       try {
         const RunRecord run = read_json(QDir(runs()).filePath(name).toStdString());
-        if (run.status == RunStatus::Running && !run.steps.empty()) training = name;
+        if (run.status == RunStatus::Running && !run.steps.empty()) training << name;
       } catch (const std::exception&) {
       }
     }
-    return !training.isEmpty();
+    return training.size() == 2;
   }, kTrainTimeoutMs));
   {
     Lab meanwhile(runs());
@@ -134,11 +194,12 @@ TEST_F(LabTest, RestoresEveryRunAfterItsProcessIsKilled) {
   const RunArchive::Restored restored = next.restore();
   EXPECT_TRUE(restored.damaged.isEmpty() && restored.unmovable.isEmpty());
   ASSERT_EQ(next.store().runs().size(), 3u);
-  const RunEntry& killed = next.store().runs()[0];
-  EXPECT_TRUE(killed.file.endsWith(training));
-  EXPECT_EQ(killed.record.status, RunStatus::Interrupted);
-  EXPECT_FALSE(killed.record.steps.empty());
-  EXPECT_EQ(next.store().runs()[1].record.status, RunStatus::Queued);
+  for (int i : {0, 1}) {
+    const RunEntry& killed = next.store().runs()[std::size_t(i)];
+    EXPECT_TRUE(training.contains(QFileInfo(killed.file).fileName())) << killed.file.toStdString();
+    EXPECT_EQ(killed.record.status, RunStatus::Interrupted);
+    EXPECT_FALSE(killed.record.steps.empty());
+  }
   EXPECT_EQ(next.store().runs()[2].record.status, RunStatus::Queued);
   EXPECT_TRUE(next.has_unqueued_runs());
   EXPECT_FALSE(next.queue().busy()) << "nothing starts by itself";
@@ -358,6 +419,7 @@ TEST_F(LabTest, ASweepStandsOnTheRunsThatAnswerItsPoints) {
 // stopped that run. It acts only on the runs a started sweep queued.
 TEST_F(LabTest, StopSweepTouchesOnlyTheRunsTheSweepQueued) {
   Lab lab(runs());
+  lab.set_side_by_side(1);  // the sweep's run waits behind the one by hand
   Sweep sweep;
   sweep.base = tiny(1'000'000);
   sweep.setting = "peak_lr";
@@ -388,6 +450,7 @@ TEST_F(LabTest, StopSweepTouchesOnlyTheRunsTheSweepQueued) {
 // with about 48 s of runs ahead).
 TEST_F(LabTest, ASweepsTimeLeftCountsTheRunsQueuedBeforeIt) {
   Lab lab(runs());
+  lab.set_side_by_side(1);  // one after another: the sweep waits for the whole run ahead
   lab.store().add(finished(tiny(100)), {});  // what speed estimates rest on
   const int ahead = lab.queue_run(tiny(1'000'000));
   Sweep sweep;

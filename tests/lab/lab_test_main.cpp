@@ -9,12 +9,14 @@
 
 namespace {
 
-// The process a test kills: a lab on `folder` training a long run with two queued behind it.
+// The process a test kills: a lab on `folder` training two long runs side by side, with a
+// third queued behind them.
 int train_until_killed(int argc, char** argv) {
   QCoreApplication app(argc, argv);
   normlab::lab::Lab lab(QString::fromLocal8Bit(argv[2]));
+  lab.set_side_by_side(2);
   const QString corpus = QString::fromLocal8Bit(argv[3]);
-  for (int steps : {1'000'000, 20, 30}) {
+  for (int steps : {1'000'000, 1'000'000, 30}) {
     normlab::TrainConfig config = normlab::lab::test::tiny_config(corpus, steps);
     config.threads = 1;              // as the test's reference run
     config.checkpoint_interval = 0;  // a checkpoint with every save

@@ -480,6 +480,7 @@ TEST_F(MainWindowTest, AStatusMessageReplacesTheStageTextInsteadOfOverlappingIt)
 
 TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   // Three runs queued behind one that trains for a long time, then the app ends.
+  window_->lab().set_side_by_side(1);  // kept for the next session too
   const int running = window_->lab().queue_run(test::tiny_config(corpus_, 1'000'000));
   QStringList queued_names;
   for (int steps : {20, 30, 40}) {
@@ -523,7 +524,7 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   });
   resume->trigger();
   EXPECT_FALSE(resume->isEnabled());
-  EXPECT_EQ(next->lab().queue().running_id(), runs[1].id);
+  EXPECT_EQ(next->lab().queue().running(), QList<int>{runs[1].id});
   ASSERT_TRUE(test::wait_until([&] { return !next->lab().queue().busy(); }, kTrainTimeoutMs));
   for (std::size_t i = 1; i < runs.size(); ++i) {
     EXPECT_EQ(runs[i].record.status, RunStatus::Done) << runs[i].record.message;
@@ -569,6 +570,7 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
 }
 
 TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
+  window_->lab().set_side_by_side(1);  // the second waits behind the first
   TrainConfig config = test::tiny_config(folder_.filePath(QStringLiteral("no-such-corpus.txt")));
   const int id = window_->lab().queue_run(config);
   const QString dropped_file = window_->store().find(window_->lab().queue_run(config))->file;  // dropped with it

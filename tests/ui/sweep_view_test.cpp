@@ -152,11 +152,16 @@ TEST_F(SweepViewTest, StopEndsTheRunningRunAndTakesTheRestOutOfTheQueue) {
   const int first = window_->store().runs().front().id;
   ASSERT_TRUE(test::wait_until([&] { return window_->store().find(first)->record.steps.size() >= 3; }, kTrainTimeoutMs));
   ASSERT_TRUE(button(QStringLiteral("Stop sweep"))->isEnabled());
+  const QList<int> running = window_->lab().queue().running();  // side by side: more than one
+  ASSERT_EQ(running.size(), window_->lab().queue().side_by_side());
   button(QStringLiteral("Stop sweep"))->click();
   ASSERT_TRUE(test::wait_until([&] { return !window_->lab().queue().busy(); }, 30000));
-  ASSERT_EQ(window_->store().runs().size(), 1u) << "the three waiting runs are gone";
-  EXPECT_EQ(window_->store().runs().front().record.status, RunStatus::Stopped);
-  EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(), 1);
+  ASSERT_EQ(window_->store().runs().size(), std::size_t(running.size())) << "the waiting runs are gone";
+  for (const RunEntry& run : window_->store().runs()) {
+    EXPECT_TRUE(running.contains(run.id));
+    EXPECT_EQ(run.record.status, RunStatus::Stopped);
+  }
+  EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(), running.size());
   sweeps().refresh();
   EXPECT_EQ(sweeps().runs_to_train().size(), 4u) << "a stopped run trains again when the sweep is started again";
 }

@@ -1,0 +1,71 @@
+#include "side_by_side.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+namespace normlab {
+namespace {
+
+using ::testing::ElementsAre;
+
+TEST(SideBySide, RunsShareTheCoresWithoutTakingMoreThanThereAre) {
+  EXPECT_EQ(threads_per_run(1, 2), 2);
+  EXPECT_EQ(threads_per_run(2, 2), 1);
+  EXPECT_EQ(threads_per_run(3, 2), 1) << "at least one each";
+  EXPECT_EQ(threads_per_run(4, 16), 4);
+  EXPECT_EQ(threads_per_run(3, 16), 5) << "rounded down: the sum stays within the cores";
+  EXPECT_EQ(threads_per_run(0, 8), 8) << "no limit reads as one run";
+}
+
+TEST(SideBySide, TwoRunsAtOnceOnTheCpuAndMoreOnBiggerMachinesAndGpus) {
+  EXPECT_EQ(default_side_by_side("cpu", 1), 2) << "the two curves of the course's moment";
+  EXPECT_EQ(default_side_by_side("cpu", 2), 2);
+  EXPECT_EQ(default_side_by_side("cpu", 16), 8);
+  EXPECT_EQ(default_side_by_side("cuda", 2), 8);
+  EXPECT_GE(cpu_threads(), 1);
+}
+
+TEST(SideBySide, FinishTimesFillEachFreeSlotInQueueOrder) {
+  EXPECT_THAT(finish_times({}, {10, 10, 10}, 2), ElementsAre(10, 10, 20));
+  EXPECT_THAT(finish_times({5}, {10, 10}, 2), ElementsAre(5, 10, 15));
+  EXPECT_THAT(finish_times({}, {1, 2, 3}, 1), ElementsAre(1, 3, 6)) << "one slot: one after another";
+  EXPECT_THAT(finish_times({3}, {}, 4), ElementsAre(3));
+  // Three running where the limit is now two: the first queued run waits for two of them.
+  EXPECT_THAT(finish_times({4, 8, 12}, {10}, 2), ElementsAre(4, 8, 12, 18));
+}
+
+TEST(SideBySide, TrainsEveryRunOnceAndNeverMoreAtOnceThanAsked) {
+  constexpr int kRuns = 7, kAtOnce = 3;
+  std::atomic<int> running{0}, most{0}, calls[kRuns] = {};
+  train_side_by_side(kRuns, kAtOnce, [&](std::size_t i) {
+    const int now = ++running;
+    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {}
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ++calls[i];
+    --running;
+  });
+  for (const auto& count : calls) EXPECT_EQ(count, 1);
+  EXPECT_EQ(most, kAtOnce);
+}
+
+TEST(SideBySide, AFailureStopsNewRunsAndIsRethrownOnceAllHaveEnded) {
+  std::atomic<int> started{0}, ended{0};
+  EXPECT_THROW(train_side_by_side(10, 2,
+                                  [&](std::size_t i) {
+                                    ++started;
+                                    if (i == 0) throw std::runtime_error("no corpus");
+                                    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                                    ++ended;
+                                  }),
+               std::runtime_error);
+  EXPECT_LE(started, 3) << "the failure stops the queue: at most the run beside it and one taken meanwhile";
+  EXPECT_EQ(ended, started - 1) << "the runs that started were let finish";
+}
+
+}  // namespace
+}  // namespace normlab
