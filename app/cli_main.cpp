@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "memory.h"
 #include "presets.h"
 #include "seeds.h"
+#include "side_by_side.h"
 #include "run_record.h"
 #include "run_text.h"
 #include "sweep.h"
@@ -71,6 +73,7 @@ struct Options {
   std::string vary;                              // sweep: the varied setting's flag
   std::vector<std::string> values, placements;   // sweep
   int seeds = 1;                                 // train and sweep
+  int side_by_side = 0;                          // train and sweep: runs at once; 0 = the device's default
   int bench_steps = 20, bench_warmup = 3;
   bool json = false;
   bool layers_summary = false;
@@ -119,6 +122,14 @@ void add_config_options(CLI::App& command, Options& options) {
 }
 
 // Every setting given explicitly, over `c`.
+void add_side_by_side_option(CLI::App& command, Options& options) {
+  command.add_option("--side-by-side", options.side_by_side,
+                     "runs that train at once, the CPU cores divided between them (each keeps its threads to its "
+                     "end); 0 = two on a CPU (one per two cores where there are more), eight on a GPU")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+}
+
 TrainConfig with_given_settings(TrainConfig c, const Options& options) {
   for (const ConfigField& field : config_fields()) {
     if (auto given = options.settings.find(field.key); given != options.settings.end()) {
@@ -146,13 +157,14 @@ void save(const RunRecord& run, const fs::path& file) {
   write_csv({run}, fs::path(file).replace_extension(".csv"));
 }
 
-// Trains one run into `file` with a live progress line, or with `resuming` goes on with
-// the run from its checkpoint; files are refreshed whenever the trainer says. With
-// `layers_summary`, each evaluation also prints the latest per-layer statistics.
+// Trains one run into `file` with a progress line, or with `resuming` goes on with the run
+// from its checkpoint; files are refreshed whenever the trainer says. The line is redrawn
+// in place on a terminal when the run trains alone (`alone`); else a line per evaluation.
+// With `layers_summary`, each evaluation also prints the latest per-layer statistics.
 RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, const std::string& label,
-                              bool layers_summary, bool resuming = false) {
+                              bool layers_summary, bool resuming = false, bool alone = true) {
   const fs::path checkpoint = checkpoint_path(file);
-  const bool tty = isatty(STDOUT_FILENO);
+  const bool tty = alone && isatty(STDOUT_FILENO);
   double last_val = std::nan(""), last_print = -1;
   TokenRate token_rate;
   TrainCallbacks callbacks;
@@ -222,6 +234,28 @@ void print_seed_summary(const std::vector<RunRecord>& runs) {
   }
 }
 
+std::string label_of(std::size_t i, std::size_t count) {
+  return "[" + std::to_string(i + 1) + "/" + std::to_string(count) + "]";
+}
+
+// How many of `configs` train at once (--side-by-side, else the device's default, never
+// more than there are), and each one's CPU threads where it names none: the cores
+// divided between them (a run alone keeps LibTorch's default). Says so when it is more than one.
+int share_the_machine(std::vector<TrainConfig>& configs, const Options& options) {
+  if (configs.empty()) return 1;
+  const int asked = options.side_by_side > 0 ? options.side_by_side
+                                             : default_side_by_side(describe_device(configs.front().device).device);
+  const int at_once = std::max(1, std::min<int>(asked, int(configs.size())));
+  if (at_once > 1) {
+    for (TrainConfig& config : configs) {
+      if (config.threads == 0) config.threads = threads_per_run(at_once);
+    }
+    std::printf("%d runs side by side, %d CPU thread%s each (--side-by-side 1: one after another)\n", at_once,
+                configs.front().threads, configs.front().threads == 1 ? "" : "s");
+  }
+  return at_once;
+}
+
 // Goes on with the run in options.resume from its checkpoint. The run file says what the
 // run is; settings given explicitly may change how it goes on (threads, checkpoints), and
 // the checkpoint refuses any that would change its result.
@@ -254,10 +288,16 @@ int run_train(const Options& options) {
     throw UserError("output folder " + out.string() + " is a file");
   }
 
+  const int at_once = share_the_machine(configs, options);
+  std::vector<std::optional<RunRecord>> trained(configs.size());
+  train_side_by_side(configs.size(), at_once, [&](std::size_t i) {
+    if (g_cancel) return;
+    trained[i] = train_with_progress(configs[i], run_file(out, configs[i].name), label_of(i, configs.size()),
+                                     options.layers_summary, /*resuming=*/false, at_once == 1);
+  });
   std::vector<RunRecord> runs;
-  for (std::size_t i = 0; i < configs.size() && !g_cancel; ++i) {
-    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(configs.size()) + "]";
-    runs.push_back(train_with_progress(configs[i], run_file(out, configs[i].name), label, options.layers_summary));
+  for (auto& run : trained) {
+    if (run) runs.push_back(std::move(*run));
   }
   if (runs.size() > 1) {
     write_csv(runs, out / (options.preset.empty() ? "seeds.csv" : "workshop.csv"));  // every run, one table
@@ -363,21 +403,33 @@ int run_sweep(const Options& options) {
   std::printf("%s: %zu runs (%zu values of %s x %zu placements x %d seeds), %d steps each\n",
               sweep.name.c_str(), runs.size(), sweep.values.size(), varied.noun.c_str(),
               sweep.placements.size(), sweep.seeds, sweep.base.steps);
-  std::vector<SweepResult> results;
-  for (std::size_t i = 0; i < runs.size() && !g_cancel; ++i) {
-    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(runs.size()) + "]";
-    std::optional<RunRecord> run = answered_before(runs[i].config, out, label);
+  std::vector<TrainConfig> configs;
+  for (const SweepRun& run : runs) configs.push_back(run.config);
+  const int at_once = share_the_machine(configs, options);
+  std::vector<std::optional<SweepResult>> ended(runs.size());
+  std::vector<SweepResult> results;  // of the runs ended so far, in the sweep's order
+  std::mutex summary_mutex;
+  train_side_by_side(runs.size(), at_once, [&](std::size_t i) {
+    if (g_cancel) return;
+    const std::string label = label_of(i, runs.size());
+    std::optional<RunRecord> run = answered_before(configs[i], out, label);
     if (!run) {
-      const bool resuming = resumes_before(runs[i].config, out, label);
-      run = train_with_progress(runs[i].config, run_file(out, runs[i].config.name), label, options.layers_summary, resuming);
+      const bool resuming = resumes_before(configs[i], out, label);
+      run = train_with_progress(configs[i], run_file(out, configs[i].name), label, options.layers_summary, resuming,
+                                at_once == 1);
     }
-    results.push_back(summarise(runs[i], *run));
     // Kept up to date, so a stopped sweep keeps its rows.
+    std::lock_guard lock(summary_mutex);
+    ended[i] = summarise(runs[i], *run);
+    results.clear();
+    for (const auto& result : ended) {
+      if (result) results.push_back(*result);
+    }
     write_summary_csv(sweep.setting, results, summary);
     write_file_atomically(description, sweep_json_text(sweep, results));
     chart.results = results;
     write_file_atomically(picture, sweep_chart_svg(chart));
-  }
+  });
   std::printf("\n%-10s %-9s %6s %10s %10s  %s\n", varied.flag.c_str(), "placement", "seed", "held-out", "best",
               "outcome");
   for (const SweepResult& r : results) {
@@ -458,6 +510,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
+  add_side_by_side_option(*train, options);
   train->add_flag("--layers-summary", options.layers_summary,
                   "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");
   train->add_option("--resume", options.resume,
@@ -490,6 +543,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   sweep->add_option("--out", options.out, "where run files and the summary CSV go")->capture_default_str();
+  add_side_by_side_option(*sweep, options);
   add_config_options(*bench, options);
   bench->add_option("--bench-steps", options.bench_steps, "timed steps")->check(CLI::Range(1, 100000))->capture_default_str();
   bench->add_option("--bench-warmup", options.bench_warmup, "untimed steps first")->check(CLI::Range(0, 100000))->capture_default_str();

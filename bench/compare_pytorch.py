@@ -22,6 +22,8 @@ Run from the repository root with the pinned torch that the C++ build links agai
     ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py
     ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py --batch 8 --context 64
     ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py --threads 1   # steadier on a busy CPU
+    ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py --autocast bf16   # both sides in bf16
+    ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py --autocast bf16 --python-autocast off
     ~/.cache/normlab/torch-2.11.0/bin/python bench/compare_pytorch.py --python-only --device cuda
     python3 bench/compare_pytorch.py --device cuda --compile --cli build/gpu/app/normlab-cli   # scripts/gpu-check.sh
 """
@@ -120,7 +122,9 @@ def python_run(args, device, arm):
 
     def train_step(inputs, targets):
         optimizer.zero_grad(set_to_none=True)
-        loss = model.loss(inputs, targets)
+        # As the C++'s AutocastScope: the forward pass and the loss under bf16 autocast.
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=args.python_autocast == "bf16"):
+            loss = model.loss(inputs, targets)
         loss.backward()
         optimizer.step()  # clipping is off by default in NormLab
         return loss
@@ -160,6 +164,7 @@ def cli_run(args, device):
                "--batch", str(args.batch), "--context", str(args.context),
                "--bench-steps", str(args.steps), "--bench-warmup", str(args.warmup)]
     command += ["--threads", str(args.threads)] if args.threads > 0 else []
+    command += ["--autocast", args.autocast]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -176,11 +181,16 @@ def main():
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps per run")
     parser.add_argument("--threads", type=int, default=0,
                         help="CPU threads for both sides; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)")
+    parser.add_argument("--autocast", choices=["off", "bf16"], default="off",
+                        help="bf16 autocast of the forward pass, on both sides unless --python-autocast says")
+    parser.add_argument("--python-autocast", choices=["off", "bf16"],
+                        help="the PyTorch side's autocast (default: as --autocast)")
     parser.add_argument("--python-only", action="store_true", help="skip normlab-cli")
     parser.add_argument("--no-fused", action="store_true", help="skip the fused=True AdamW line")
     parser.add_argument("--compile", action="store_true",
                         help="add torch.compile(mode='max-autotune') of the whole step (minutes of autotuning)")
     args = parser.parse_args()
+    args.python_autocast = args.python_autocast or args.autocast
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cpu" and args.threads > 0:
@@ -190,7 +200,8 @@ def main():
     python_arms += ["pytorch (compiled, max-autotune)"] if args.compile else []
     arms = ([] if args.python_only else ["normlab"]) + python_arms
     print(f"torch {torch.__version__} on {device} ({torch.get_num_threads()} threads), "
-          f"{args.norm}-norm, batch {args.batch} x {args.context}, {args.warmup}+{args.steps} steps "
+          f"{args.norm}-norm, batch {args.batch} x {args.context}, autocast normlab {args.autocast} / "
+          f"pytorch {args.python_autocast}, {args.warmup}+{args.steps} steps "
           f"x {args.rounds} rounds; load average {os.getloadavg()[0]:.2f}")
 
     results = {arm: [] for arm in arms}

@@ -352,6 +352,30 @@ TEST_F(CliTest, WorkshopOverSeedsPrintsMeanAndRange) {
   EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 1 + 5) << summary;
 }
 
+// Issue 16: the course's five runs side by side give, run for run, the numbers they give
+// one after another with the same thread count.
+TEST_F(CliTest, WorkshopSideBySideGivesTheNumbersOfOneAfterAnother) {
+  corpus_file(synthetic_corpus());
+  const std::string tiny =
+      "train --preset workshop --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 "
+      "--context 8 --batch 2 --vocab 256 --steps 12 --eval-interval 4 --eval-batches 1 ";
+  ASSERT_EQ(run(tiny + "--side-by-side 1 --out serial"), 0) << out_ << err_;
+  EXPECT_THAT(out_, ::testing::Not(HasSubstr("side by side")));
+  ASSERT_EQ(run(tiny + "--side-by-side 3 --out together"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("3 runs side by side, 1 CPU thread each"));
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(temp_ / "serial")) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    const RunRecord serial = read_json(entry.path()), together = read_json(temp_ / "together" / entry.path().filename());
+    EXPECT_EQ(together.status, RunStatus::Done);
+    ASSERT_EQ(together.steps.size(), serial.steps.size());
+    ASSERT_EQ(together.evals.size(), serial.evals.size());
+    expect_same_losses(together, serial);
+  }
+  EXPECT_EQ(files, 5);
+}
+
 TEST_F(CliTest, DeviceCuda) {
   corpus_file("", "empty.txt");
   const int status = run("train --device cuda --corpus empty.txt");

@@ -18,7 +18,7 @@ endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
 
-foreach(file bin/normlab bin/normlab-cli ${LIBDIR}/libtorch_cpu.so ${LIBDIR}/libc10.so
+foreach(file bin/normlab bin/normlab-cli ${LIBDIR}/libtorch_cpu.so ${LIBDIR}/libc10.so ${LIBDIR}/libnormlab_idle_threads.so
         share/applications/${APP_ID}.desktop share/metainfo/${APP_ID}.metainfo.xml
         share/icons/hicolor/scalable/apps/${APP_ID}.svg
         share/man/man1/normlab.1.gz share/man/man1/normlab-cli.1.gz)
@@ -43,6 +43,9 @@ foreach(program normlab normlab-cli)
   run(ldd ${prefix}/bin/${program})
   if(NOT out MATCHES "libtorch_cpu\\.so => ${prefix}/(bin/\\.\\./)?${LIBDIR}/libtorch_cpu\\.so")
     message(FATAL_ERROR "${program} does not load the LibTorch beside it:\n${out}")
+  endif()
+  if(NOT out MATCHES "libnormlab_idle_threads\\.so => ${prefix}/(bin/\\.\\./)?${LIBDIR}/libnormlab_idle_threads\\.so")
+    message(FATAL_ERROR "${program} does not load the idle-threads library beside it:\n${out}")
   endif()
   # No display and an empty home: --version must still answer.
   run(${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
