@@ -378,12 +378,9 @@ void MainWindow::update_progress() {
   lr_label_->setText(tr("lr %1").arg(lr_text(first.lr)));
   run_progress_->setRange(0, std::max(1, steps));
   run_progress_->setValue(step);
-  QString steps_text = one ? tr("step %1 / %2").arg(first.step).arg(first.steps) : tr("%n runs", nullptr, int(p.running.size()));
-  if (!one) {
-    QStringList each;
-    for (const lab::ActiveRun& run : p.running) each << tr("%1/%2").arg(run.step).arg(run.steps);
-    steps_text += tr(" \u00b7 steps %1").arg(each.join(tr(", ")));
-  }
+  // Several runs: their steps together (each run's are in the table's Step column).
+  const QString steps_text =
+      one ? tr("step %1 / %2").arg(first.step).arg(first.steps) : tr("%n runs", nullptr, int(p.running.size()));
   run_progress_->setFormat(seconds_left >= 0 && step > 0
                                ? tr("%1 \u00b7 %2 left").arg(steps_text, qstr(duration_text(seconds_left)))
                                : steps_text);

@@ -337,7 +337,7 @@ void MainWindow::build_status_bar() {
           [this](const QString& message) { stage_label_->setVisible(message.isEmpty()); });
   rate_label_->setToolTip(tr("Training tokens per second over the last few seconds"));
   lr_label_->setToolTip(tr("Learning rate of the latest step"));
-  run_progress_->setToolTip(tr("The running run: steps done and time left"));
+  run_progress_->setToolTip(tr("The running runs: steps done, all together, and the time until the last ends"));
   queue_progress_->setToolTip(tr("Every queued run: time left, estimated from the current speed"));
   for (QProgressBar* bar : {run_progress_, queue_progress_}) {
     bar->setFixedWidth(280);
