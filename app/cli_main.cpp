@@ -411,7 +411,8 @@ std::optional<RunRecord> read_point(const TrainConfig& config, const fs::path& o
 }
 
 // Slurm's states of the sweep's tasks by task index, for the job each was last submitted
-// in: from squeue while Slurm knows the job, else from sacct where accounting answers.
+// in: from squeue while Slurm remembers the job (ended ones too, for MinJobAge), else
+// from sacct where accounting answers.
 std::map<int, std::string> slurm_states(const std::map<int, std::string>& job_of_task) {
   std::map<int, std::string> states;
   if (job_of_task.empty()) return states;
@@ -422,7 +423,7 @@ std::map<int, std::string> slurm_states(const std::map<int, std::string>& job_of
   job_ids.pop_back();
   std::string answers;
   if (const auto squeue = find_program("squeue")) {
-    const ProgramOutput listed = run_program(*squeue, {"--me", "--noheader", "--array", "--format=%i|%T"});
+    const ProgramOutput listed = run_program(*squeue, {"--me", "--noheader", "--array", "--states=all", "--format=%i|%T"});
     if (listed.exit_code == 0) answers += listed.out;
   }
   if (const auto sacct = find_program("sacct")) {
