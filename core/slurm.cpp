@@ -101,7 +101,8 @@ std::string slurm_jobs_json_text(const std::map<int, std::string>& job_of_task) 
 std::map<int, std::string> slurm_jobs_from_json_text(const std::string& text) {
   std::map<int, std::string> job_of_task;
   try {
-    for (const auto& [task, job] : nlohmann::json::parse(text).at("tasks").items()) {
+    const nlohmann::json parsed = nlohmann::json::parse(text);
+    for (const auto& [task, job] : parsed.at("tasks").items()) {
       job_of_task[std::stoi(task)] = job.get<std::string>();
     }
   } catch (const std::exception& error) {
