@@ -64,7 +64,10 @@ void FolderFollower::look() {
 void FolderFollower::read_changed(const QString& path, Seen& seen) {
   if (path.endsWith(QLatin1String(kSweepDescriptionSuffix))) {
     try {
-      sweep_ = sweep_from_json_text(read_whole_file(path.toStdString()));
+      const Sweep described = sweep_from_json_text(read_whole_file(path.toStdString()));
+      // A sweep trained point by point rewrites its description with each result: the same sweep.
+      if (sweep_ && sweep_json_text(*sweep_, {}) == sweep_json_text(described, {})) return;
+      sweep_ = described;
       emit sweep_found(*sweep_);
     } catch (const std::exception&) {
       // Not one this version reads: looked at again when it changes.

@@ -40,6 +40,7 @@ class FolderFollower : public QObject {
   void look();
 
  signals:
+  // A description was read that differs from the last (results aside).
   void sweep_found(const normlab::Sweep& sweep);
 
  private:
