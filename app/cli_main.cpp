@@ -423,13 +423,14 @@ std::map<int, std::string> slurm_states(const std::map<int, std::string>& job_of
   job_ids.pop_back();
   std::string answers;
   if (const auto squeue = find_program("squeue")) {
-    const ProgramOutput listed = run_program(*squeue, {"--me", "--noheader", "--array", "--states=all", "--format=%i|%T"});
+    const ProgramOutput listed = run_program(*squeue, {"--me", "--noheader", "--array", "--states=all", "--format=%i|%T"}, Errors::Dropped);
     if (listed.exit_code == 0) answers += listed.out;
   }
   if (const auto sacct = find_program("sacct")) {
     // Without accounting storage sacct says so and fails: then squeue and the files tell.
     const ProgramOutput listed =
-        run_program(*sacct, {"--noheader", "--parsable2", "--allocations", "--format=JobID,State", "--jobs=" + job_ids});
+        run_program(*sacct, {"--noheader", "--parsable2", "--allocations", "--format=JobID,State", "--jobs=" + job_ids},
+                    Errors::Dropped);
     if (listed.exit_code == 0) answers += listed.out;
   }
   for (const auto& [task, job] : job_of_task) {

@@ -1,5 +1,6 @@
 #include "process.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,7 +31,8 @@ std::optional<fs::path> find_program(const std::string& name) {
   return std::nullopt;
 }
 
-ProgramOutput run_program(const fs::path& program, const std::vector<std::string>& arguments, const fs::path& folder) {
+ProgramOutput run_program(const fs::path& program, const std::vector<std::string>& arguments, Errors errors,
+                          const fs::path& folder) {
   int out[2];
   if (::pipe(out) != 0) throw UserError("cannot start " + program.string() + ": " + std::strerror(errno));
   std::vector<std::string> words{program.string()};
@@ -42,6 +44,10 @@ ProgramOutput run_program(const fs::path& program, const std::vector<std::string
   if (pid < 0) throw UserError("cannot start " + program.string() + ": " + std::strerror(errno));
   if (pid == 0) {
     ::dup2(out[1], STDOUT_FILENO);
+    if (errors == Errors::Dropped) {
+      const int null = ::open("/dev/null", O_WRONLY);
+      if (null >= 0) ::dup2(null, STDERR_FILENO);
+    }
     ::close(out[0]);
     ::close(out[1]);
     if (!folder.empty() && ::chdir(folder.c_str()) != 0) ::_exit(126);

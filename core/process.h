@@ -13,11 +13,14 @@ std::optional<std::filesystem::path> find_program(const std::string& name);
 
 struct ProgramOutput {
   int exit_code = -1;  // -1: killed by a signal
-  std::string out;     // its standard output; standard error goes to ours
+  std::string out;     // its standard output
 };
+// Whether the program's standard error goes to ours (what it says when it refuses) or is
+// dropped (a question whose failure is an answer: sacct without accounting).
+enum class Errors { Shown, Dropped };
 // Runs `program` with `arguments` in `folder` (ours when empty) and waits for it.
 // UserError when it cannot be started.
 ProgramOutput run_program(const std::filesystem::path& program, const std::vector<std::string>& arguments,
-                          const std::filesystem::path& folder = {});
+                          Errors errors = Errors::Shown, const std::filesystem::path& folder = {});
 
 }  // namespace normlab

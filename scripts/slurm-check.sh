@@ -69,7 +69,12 @@ chown munge: /run/munge
 
 daemons=()
 stop_daemons() {
+  scancel --jobname=normlab-lr-sweep 2>/dev/null || true  # a check that failed midway leaves none running
   for pid in "${daemons[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${daemons[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
 }
 trap stop_daemons EXIT
 start() {  # name, pid file, command...
@@ -85,7 +90,8 @@ start() {  # name, pid file, command...
   daemons+=("$(cat "$pid_file")")
 }
 start munged /run/munge/munged.pid runuser -u munge -- /usr/sbin/munged
-start slurmctld /run/slurmctld.pid /usr/sbin/slurmctld
+# A fresh cluster each time: no job of an earlier check comes back.
+start slurmctld /run/slurmctld.pid /usr/sbin/slurmctld -c
 start slurmd /run/slurmd.pid /usr/sbin/slurmd
 for _ in $(seq 60); do
   state=$(sinfo --noheader --format=%T 2>/dev/null || true)
@@ -109,6 +115,10 @@ echo "$submitted"
 job=$(sed -n 's/.*submitted job array \([0-9]*\),.*/\1/p' <<<"$submitted")
 [ -n "$job" ] || fail "no job id in: $submitted"
 grep -qF "(tasks 1-3)" <<<"$submitted" || fail "expected tasks 1-3"
+# Before the tasks have run files, only squeue can say they are queued or running.
+early=$("$cli" "${sweep[@]}" --status | tail -1)
+echo "$early"
+grep -q "^lr-sweep: 1 done, .* 0 failed, 0 missing$" <<<"$early" || fail "squeue did not answer for the tasks"
 
 checkpoint="$runs/post-norm_lr_3e-3_warmup_5_layers_2.ckpt"
 for _ in $(seq 600); do [ -f "$checkpoint" ] && break; sleep 0.1; done
