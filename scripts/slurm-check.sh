@@ -84,6 +84,7 @@ start() {  # name, pid file, command...
     say "$name already runs (process $(cat "$pid_file"))"
     return
   fi
+  rm -f "$pid_file"  # an earlier one's, killed before it could remove it
   "$@"
   for _ in $(seq 50); do [ -s "$pid_file" ] && break; sleep 0.1; done
   [ -s "$pid_file" ] || fail "$name did not start"
