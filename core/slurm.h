@@ -65,14 +65,10 @@ inline constexpr PointStateInfo kPointStates[] = {
 static_assert(in_enum_order(kPointStates));
 const char* name_of(PointState state);
 
-// A running run whose file has not changed for this long has lost its process: its
-// saves come at least every kSaveIntervalSeconds.
-inline constexpr double kLostAfterSeconds = 60;
-
 // The point's run file (its record and seconds since it last changed), if any, and
 // Slurm's state for its latest task, if Slurm answered. Slurm's word wins while the task
 // is queued or running, or after it failed; otherwise the file decides: a result is
-// done, a run cut short or one that fell silent failed.
+// done, a run cut short or one that fell silent (kLostAfterSeconds) failed.
 struct PointEvidence {
   const RunRecord* run = nullptr;  // null: no readable file
   double file_age_s = 0;

@@ -46,10 +46,12 @@ void FolderFollower::look() {
     const QString path = file.absoluteFilePath();
     present.insert(path);
     Seen& seen = seen_[path];
-    if (seen.size == file.size() && seen.modified == file.lastModified()) continue;
-    seen.size = file.size();
-    seen.modified = file.lastModified();
-    read_changed(path, seen);
+    if (seen.size != file.size() || seen.modified != file.lastModified()) {
+      seen.size = file.size();
+      seen.modified = file.lastModified();
+      read_changed(path, seen);
+    }
+    mark_if_lost(seen);
   }
   for (auto it = seen_.begin(); it != seen_.end();) {
     if (present.contains(it.key())) {
@@ -59,6 +61,15 @@ void FolderFollower::look() {
     if (it->run_id) store_.remove(it->run_id);
     it = seen_.erase(it);
   }
+}
+
+void FolderFollower::mark_if_lost(const Seen& seen) {
+  const RunEntry* run = seen.run_id ? store_.find(seen.run_id) : nullptr;
+  if (!run || run->record.status != RunStatus::Running) return;
+  if (seen.modified.msecsTo(QDateTime::currentDateTime()) < kLostAfterSeconds * 1000) return;
+  // Shown so, not written: the file stays its writer's, and a save brings the run back.
+  store_.set_status(seen.run_id, RunStatus::Interrupted,
+                    tr("its file has not changed for %1 s: the process that trained it is gone").arg(kLostAfterSeconds));
 }
 
 void FolderFollower::read_changed(const QString& path, Seen& seen) {

@@ -2,7 +2,8 @@
 // Follows a folder of run files that other programs write (normlab-cli, a cluster's array
 // tasks, another NormLab), the way TensorBoard follows a log directory: every run in it is
 // shown in the store and updated as its file changes (new runs appear, running ones grow,
-// finished ones settle, removed ones go), and a sweep's description there rebuilds the
+// finished ones settle, removed ones go, one whose file says running but stays unchanged
+// for kLostAfterSeconds shows as interrupted), and a sweep's description there rebuilds the
 // sweep. A file counts as changed when its size or modification time does; the folder is
 // watched for notifications and polled besides, since a network mount (NFS, sshfs) sends
 // none. Following only reads: no lock, no moved damaged file, nothing written there.
@@ -50,6 +51,7 @@ class FolderFollower : public QObject {
     int run_id = 0;  // 0: not a run (a sweep's description, another JSON, one that could not be read)
   };
   void read_changed(const QString& path, Seen& seen);
+  void mark_if_lost(const Seen& seen);
 
   RunStore& store_;
   QFileSystemWatcher* watcher_ = nullptr;  // none when polling only

@@ -139,6 +139,31 @@ TEST_F(FolderFollowerTest, NotificationsBringAChangeBeforeThePoll) {
   EXPECT_TRUE(test::wait_until([&] { return store.runs().size() == 1; }, FolderFollower::kPollMs - 500));
 }
 
+// A run whose file says running but has not changed for a minute lost its process: shown
+// as interrupted (the file left as it is), and back to running when its file changes again.
+TEST_F(FolderFollowerTest, ARunWhoseFileFellSilentShowsAsInterrupted) {
+  write_json(run_at(NormPlacement::Pre, 10, RunStatus::Running), file("pre.json"));
+  QFile silent(QString::fromStdString(file("pre.json")));
+  ASSERT_TRUE(silent.open(QIODevice::ReadWrite));
+  ASSERT_TRUE(silent.setFileTime(QDateTime::currentDateTime().addSecs(-qint64(kLostAfterSeconds) - 5),
+                                 QFileDevice::FileModificationTime));
+  silent.close();
+  const QByteArray bytes = [&] { QFile f(silent.fileName()); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+  RunStore store;
+  FolderFollower follower(store, FolderFollower::Watch::PollingOnly);
+  ASSERT_EQ(follower.follow(folder()), QString());
+  ASSERT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.runs()[0].record.status, RunStatus::Interrupted);
+  EXPECT_TRUE(QString::fromStdString(store.runs()[0].record.message).contains(QStringLiteral("has not changed")));
+  QFile after(silent.fileName());
+  ASSERT_TRUE(after.open(QIODevice::ReadOnly));
+  EXPECT_EQ(after.readAll(), bytes);
+
+  write_json(run_at(NormPlacement::Pre, 20, RunStatus::Running), file("pre.json"));
+  ASSERT_TRUE(test::wait_until([&] { return store.runs()[0].record.status == RunStatus::Running; }, kSeenMs));
+  EXPECT_EQ(store.runs()[0].record.steps.size(), 20u);
+}
+
 TEST_F(FolderFollowerTest, RefusesWhatIsNotAFolder) {
   RunStore store;
   FolderFollower follower(store);
