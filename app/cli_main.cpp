@@ -58,7 +58,8 @@ Examples:
 Each run writes DIR/<name>.json (the full record) and DIR/<name>.csv (one row per
 step), rewritten atomically at every evaluation and at least every %g seconds, so a
 killed run keeps its points up to then (the app shows it as interrupted).
-Ctrl-C stops the current run after its step and keeps what it has.
+Ctrl-C, or the SIGTERM a scheduler sends, stops the current run after its step and keeps
+what it has.
 Beside them, DIR/<name>.ckpt holds the run's whole training state, written with a save
 every --checkpoint-interval seconds (default %d) and as a run stops; a run that is done
 drops it unless --final-checkpoint keep. train --resume DIR/<name>.json goes on from it,
