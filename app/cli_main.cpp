@@ -25,10 +25,12 @@
 #include "layer_stats.h"
 #include "memory.h"
 #include "presets.h"
+#include "process.h"
 #include "seeds.h"
 #include "side_by_side.h"
 #include "run_record.h"
 #include "run_text.h"
+#include "slurm.h"
 #include "sweep.h"
 #include "sweep_chart.h"
 #include "trainer.h"
@@ -50,12 +52,16 @@ Examples:
   normlab-cli train --preset workshop --seeds 3     the five runs, each with 3 seeds: mean and range
   normlab-cli sweep --preset depth                   pre and post over 2 to 16 layers (CPU scale without a GPU)
   normlab-cli sweep --vary lr --values 1e-3,6e-3 --placements pre,peri --seeds 3
+  normlab-cli sweep --preset depth --scale full --out runs --slurm --partition gpu --gres gpu:1
+                                                    the same points as a Slurm job array; --status then says
+                                                    where each stands
   normlab-cli bench --device cuda --json            time training steps
 
 Each run writes DIR/<name>.json (the full record) and DIR/<name>.csv (one row per
 step), rewritten atomically at every evaluation and at least every %g seconds, so a
 killed run keeps its points up to then (the app shows it as interrupted).
-Ctrl-C stops the current run after its step and keeps what it has.
+Ctrl-C, or the SIGTERM a scheduler sends, stops the current run after its step and keeps
+what it has.
 Beside them, DIR/<name>.ckpt holds the run's whole training state, written with a save
 every --checkpoint-interval seconds (default %d) and as a run stops; a run that is done
 drops it unless --final-checkpoint keep. train --resume DIR/<name>.json goes on from it,
@@ -74,6 +80,10 @@ struct Options {
   std::vector<std::string> values, placements;   // sweep
   int seeds = 1;                                 // train and sweep
   int side_by_side = 0;                          // train and sweep: runs at once; 0 = the device's default
+  std::string sweep_file;                        // sweep: the sweep its description file rebuilds
+  int task = -1;                                 // sweep: train only this point (an array task)
+  bool slurm = false, status = false;            // sweep: submit to Slurm; say where each point stands
+  SlurmOptions slurm_options;
   int bench_steps = 20, bench_warmup = 3;
   bool json = false;
   bool layers_summary = false;
@@ -332,12 +342,15 @@ std::optional<RunRecord> answered_before(const TrainConfig& config, const fs::pa
 
 // Whether the point's run in `out` was cut short and its checkpoint can go on with it: a
 // sweep stopped, killed or preempted goes on where its run was, as the window's does.
-bool resumes_before(const TrainConfig& config, const fs::path& out, const std::string& label) {
+// An array task `owns` its point (the scheduler runs one task i at a time), so a file
+// still saying running is its own earlier attempt, killed before it could say so.
+bool resumes_before(const TrainConfig& config, const fs::path& out, const std::string& label, bool owned = false) {
   const fs::path file = run_file(out, config.name);
   std::error_code error;
   if (!fs::exists(file, error) || !fs::exists(checkpoint_path(file), error)) return false;
   try {
-    const RunRecord run = read_json(file);
+    RunRecord run = read_json(file);
+    if (owned) mark_interrupted(run, "its task ended while it trained");
     if (progress_of(run.status) != RunProgress::CutShort || !same_experiment(run.config, config)) return false;
     const CheckpointHeader header = resumable_checkpoint(checkpoint_path(file), config);
     std::printf("%s  %s: %s, goes on from its checkpoint at step %d\n", label.c_str(), config.name.c_str(),
@@ -387,21 +400,218 @@ Sweep build_sweep(const Options& options) {
   return sweep;
 }
 
-int run_sweep(const Options& options) {
-  const Sweep sweep = build_sweep(options);
-  const std::vector<SweepRun> runs = expand(sweep);
-  const fs::path out = options.out;
-  if (std::error_code error; fs::exists(out, error) && !fs::is_directory(out, error)) {
-    throw UserError("output folder " + out.string() + " is a file");
-  }
-  const fs::path summary = out / (file_stem(sweep.name) + ".csv"), picture = out / (file_stem(sweep.name) + ".svg"),
-                 description = out / (file_stem(sweep.name) + ".sweep.json");  // not read as a run
-  const ConfigField& varied = config_field(sweep.setting);
+// A sweep's files in its folder: the runs, and beside them the summary CSV, the chart and
+// the description (written first, so array tasks and a following window can rebuild it).
+struct SweepFolder {
+  fs::path out, summary, picture, description, jobs, script;
+  SweepFolder(const Sweep& sweep, const fs::path& folder)
+      : out(folder),
+        summary(folder / (file_stem(sweep.name) + ".csv")),
+        picture(folder / (file_stem(sweep.name) + ".svg")),
+        description(sweep_description_path(folder, sweep.name)),
+        jobs(folder / (file_stem(sweep.name) + ".slurm-jobs.json")),
+        script(folder / (file_stem(sweep.name) + ".slurm.sh")) {}
+};
+
+// The summary CSV, the description with its results and the chart, each atomically.
+void write_sweep_outputs(const Sweep& sweep, const std::vector<SweepResult>& results, const SweepFolder& files) {
+  write_summary_csv(sweep.setting, results, files.summary);
+  write_file_atomically(files.description, sweep_json_text(sweep, results));
   SweepChart chart;
   chart.title = sweep_chart_title(sweep);
   chart.setting = sweep.setting;
+  chart.results = results;
+  write_file_atomically(files.picture, sweep_chart_svg(chart));
+}
+
+void print_sweep_table(const Sweep& sweep, const std::vector<SweepResult>& results, const SweepFolder& files) {
+  std::printf("\n%-10s %-9s %6s %10s %10s  %s\n", config_field(sweep.setting).flag.c_str(), "placement", "seed",
+              "held-out", "best", "outcome");
+  for (const SweepResult& r : results) {
+    std::printf("%-10s %-9s %6llu %10.3f %10.3f  %s\n", r.value.c_str(), to_string(r.placement).c_str(),
+                static_cast<unsigned long long>(r.seed), r.final_val, r.best_val, info(r.outcome).name);
+  }
+  if (!results.empty()) {
+    std::printf("unigram baseline %.3f nats; wrote %s, %s and %s\n", results.front().baseline, files.summary.c_str(),
+                files.description.c_str(), files.picture.c_str());
+  }
+}
+
+// The point's run file, when there is one that can be read, and how long ago it last changed.
+std::optional<RunRecord> read_point(const TrainConfig& config, const fs::path& out, double* age_s) {
+  const fs::path file = run_file(out, config.name);
+  std::error_code error;
+  const auto changed = fs::last_write_time(file, error);
+  if (error) return std::nullopt;
+  *age_s = std::chrono::duration<double>(fs::file_time_type::clock::now() - changed).count();
+  try {
+    return read_json(file);
+  } catch (const UserError&) {
+    return std::nullopt;  // half-written by hand or damaged: trained again
+  }
+}
+
+// Slurm's states of the sweep's tasks by task index, for the job each was last submitted
+// in: from squeue while Slurm remembers the job (ended ones too, for MinJobAge), else
+// from sacct where accounting answers.
+std::map<int, std::string> slurm_states(const std::map<int, std::string>& job_of_task) {
+  std::map<int, std::string> states;
+  if (job_of_task.empty()) return states;
+  std::string job_ids;
+  for (const auto& [task, job] : job_of_task) {
+    if (job_ids.find(job + ",") == std::string::npos) job_ids += job + ",";
+  }
+  job_ids.pop_back();
+  std::string answers;
+  if (const auto squeue = find_program("squeue")) {
+    const ProgramOutput listed = run_program(*squeue, {"--me", "--noheader", "--array", "--states=all", "--format=%i|%T"}, Errors::Dropped);
+    if (listed.exit_code == 0) answers += listed.out;
+  }
+  if (const auto sacct = find_program("sacct")) {
+    // Without accounting storage sacct says so and fails: then squeue and the files tell.
+    const ProgramOutput listed =
+        run_program(*sacct, {"--noheader", "--parsable2", "--allocations", "--format=JobID,State", "--jobs=" + job_ids},
+                    Errors::Dropped);
+    if (listed.exit_code == 0) answers += listed.out;
+  }
+  for (const auto& [task, job] : job_of_task) {
+    const std::map<int, std::string> of_job = slurm_task_states(answers, job);  // squeue's lines come first
+    if (auto found = of_job.find(task); found != of_job.end()) states[task] = found->second;
+  }
+  return states;
+}
+
+std::map<int, std::string> read_jobs(const SweepFolder& files) {
+  std::error_code error;
+  return fs::exists(files.jobs, error) ? slurm_jobs_from_json_text(read_whole_file(files.jobs)) : std::map<int, std::string>{};
+}
+
+// Where each point stands: its run file, and Slurm's word for the tasks submitted.
+std::vector<PointState> point_states(const std::vector<SweepRun>& runs, const SweepFolder& files,
+                                     std::vector<std::optional<RunRecord>>* records) {
+  const std::map<int, std::string> slurm = slurm_states(read_jobs(files));
+  std::vector<PointState> states;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    PointEvidence evidence;
+    records->push_back(read_point(runs[i].config, files.out, &evidence.file_age_s));
+    if (records->back()) evidence.run = &*records->back();
+    if (auto found = slurm.find(int(i)); found != slurm.end()) evidence.slurm_state = found->second;
+    states.push_back(point_state(evidence, runs[i].config));
+  }
+  return states;
+}
+
+// Trains point `task` alone, as array task `task` does: its answer from before, its
+// checkpoint when it was cut short, or afresh. Non-zero when it ends without a result.
+int run_sweep_task(const std::vector<SweepRun>& runs, int task, const fs::path& out, bool layers_summary) {
+  if (task < 0 || std::size_t(task) >= runs.size()) {
+    throw UserError("--task " + std::to_string(task) + " is out of range: the sweep has " + std::to_string(runs.size()) +
+                    " points, 0 to " + std::to_string(runs.size() - 1));
+  }
+  const TrainConfig& config = runs[std::size_t(task)].config;
+  const std::string label = "[task " + std::to_string(task) + "]";
+  if (answered_before(config, out, label)) return 0;
+  const bool resuming = resumes_before(config, out, label, /*owned=*/true);
+  const RunRecord run = train_with_progress(config, run_file(out, config.name), label, layers_summary, resuming);
+  if (g_cancel) return 130;
+  return progress_of(run.status) == RunProgress::Result ? 0 : 1;
+}
+
+// Prints where each point stands; with every point done, the summary too (and writes it).
+int print_sweep_status(const Sweep& sweep, const std::vector<SweepRun>& runs, const SweepFolder& files) {
+  std::vector<std::optional<RunRecord>> records;
+  const std::vector<PointState> states = point_states(runs, files, &records);
+  std::map<PointState, int> counts;
+  std::printf("%-6s %-10s %-9s %-8s  %s\n", "point", config_field(sweep.setting).flag.c_str(), "placement", "state",
+              "run");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    ++counts[states[i]];
+    std::printf("%-6zu %-10s %-9s %-8s  %s\n", i, runs[i].value.c_str(), to_string(runs[i].placement).c_str(),
+                name_of(states[i]), runs[i].config.name.c_str());
+  }
+  std::string tally;
+  for (const PointStateInfo& state : kPointStates) {
+    tally += (tally.empty() ? "" : ", ") + std::to_string(counts[state.value]) + " " + state.name;
+  }
+  std::printf("%s: %s\n", sweep.name.c_str(), tally.c_str());
+  if (counts[PointState::Done] != int(runs.size())) return 0;
+  std::vector<SweepResult> results;
+  for (std::size_t i = 0; i < runs.size(); ++i) results.push_back(summarise(runs[i], *records[i]));
+  write_sweep_outputs(sweep, results, files);
+  print_sweep_table(sweep, results, files);
+  return 0;
+}
+
+// Writes the job script and submits one job array of the points not done, queued or
+// running; the record of which job holds each task goes beside the runs.
+int submit_to_slurm(const Sweep& sweep, const std::vector<SweepRun>& runs, const SweepFolder& files,
+                    const SlurmOptions& slurm_options) {
+  const std::optional<fs::path> sbatch = find_program("sbatch");
+  if (!sbatch) throw UserError("--slurm needs Slurm's sbatch on PATH; without --slurm the sweep trains here");
+  std::vector<std::optional<RunRecord>> records;
+  const std::vector<PointState> states = point_states(runs, files, &records);
+  std::vector<int> tasks;
+  std::vector<SweepResult> results;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (states[i] == PointState::Failed || states[i] == PointState::Missing) tasks.push_back(int(i));
+    if (states[i] == PointState::Done) results.push_back(summarise(runs[i], *records[i]));
+  }
+  if (tasks.empty()) {
+    std::printf("%s: nothing to submit, each of its %zu points is done, queued or running; see --status\n",
+                sweep.name.c_str(), runs.size());
+    return 0;
+  }
+  const fs::path log_folder = "slurm";
+  fs::create_directories(files.out / log_folder);
+  write_file_atomically(files.description, sweep_json_text(sweep, results));
+  JobScript job;
+  job.job_name = "normlab-" + file_stem(sweep.name);
+  job.cli = fs::read_symlink("/proc/self/exe");
+  job.description = fs::absolute(files.description);
+  job.log_folder = log_folder;
+  job.tasks = tasks;
+  job.points = int(runs.size());
+  job.options = slurm_options;
+  write_file_atomically(files.script, job_script(job));
+  // No shell between here and sbatch: the folder goes to it as one argument.
+  const ProgramOutput submitted =
+      run_program(*sbatch, {"--parsable", "--chdir=" + fs::absolute(files.out).string(), fs::absolute(files.script).string()});
+  const std::string job_id = submitted.out.substr(0, submitted.out.find_first_of(";\n"));
+  if (submitted.exit_code != 0 || job_id.empty()) {
+    throw UserError("sbatch refused " + files.script.string() + " (exit status " + std::to_string(submitted.exit_code) +
+                    "); nothing was submitted");
+  }
+  std::map<int, std::string> jobs = read_jobs(files);
+  for (const int task : tasks) jobs[task] = job_id;
+  write_file_atomically(files.jobs, slurm_jobs_json_text(jobs));
+  std::printf("%s: submitted job array %s, %zu of the sweep's %zu points (tasks %s), into %s\n", sweep.name.c_str(),
+              job_id.c_str(), tasks.size(), runs.size(), array_spec(tasks, 0).c_str(), files.out.c_str());
+  std::printf("follow it: the same sweep command with --status instead of --slurm; squeue -j %s; "
+              "or the app: normlab --follow %s\n",
+              job_id.c_str(), shell_quoted(fs::absolute(files.out).string()).c_str());
+  return 0;
+}
+
+// The sweep in a description file (--sweep-file), or the one the options describe.
+Sweep sweep_of(const Options& options) {
+  if (options.sweep_file.empty()) return build_sweep(options);
+  if (!options.settings.empty()) throw UserError("--sweep-file fixes every setting; leave the others out");
+  return sweep_from_json_text(read_whole_file(options.sweep_file));
+}
+
+int run_sweep(const Options& options) {
+  const Sweep sweep = sweep_of(options);
+  const std::vector<SweepRun> runs = expand(sweep);
+  const fs::path out = options.sweep_file.empty() ? fs::path(options.out) : fs::path(options.sweep_file).parent_path();
+  if (std::error_code error; fs::exists(out, error) && !fs::is_directory(out, error)) {
+    throw UserError("output folder " + out.string() + " is a file");
+  }
+  const SweepFolder files(sweep, out);
+  if (options.task >= 0) return run_sweep_task(runs, options.task, out, options.layers_summary);
+  if (options.status) return print_sweep_status(sweep, runs, files);
+  if (options.slurm) return submit_to_slurm(sweep, runs, files, options.slurm_options);
   std::printf("%s: %zu runs (%zu values of %s x %zu placements x %d seeds), %d steps each\n",
-              sweep.name.c_str(), runs.size(), sweep.values.size(), varied.noun.c_str(),
+              sweep.name.c_str(), runs.size(), sweep.values.size(), config_field(sweep.setting).noun.c_str(),
               sweep.placements.size(), sweep.seeds, sweep.base.steps);
   std::vector<TrainConfig> configs;
   for (const SweepRun& run : runs) configs.push_back(run.config);
@@ -425,21 +635,9 @@ int run_sweep(const Options& options) {
     for (const auto& result : ended) {
       if (result) results.push_back(*result);
     }
-    write_summary_csv(sweep.setting, results, summary);
-    write_file_atomically(description, sweep_json_text(sweep, results));
-    chart.results = results;
-    write_file_atomically(picture, sweep_chart_svg(chart));
+    write_sweep_outputs(sweep, results, files);
   });
-  std::printf("\n%-10s %-9s %6s %10s %10s  %s\n", varied.flag.c_str(), "placement", "seed", "held-out", "best",
-              "outcome");
-  for (const SweepResult& r : results) {
-    std::printf("%-10s %-9s %6llu %10.3f %10.3f  %s\n", r.value.c_str(), to_string(r.placement).c_str(),
-                static_cast<unsigned long long>(r.seed), r.final_val, r.best_val, info(r.outcome).name);
-  }
-  if (!results.empty()) {
-    std::printf("unigram baseline %.3f nats; wrote %s, %s and %s\n", results.front().baseline, summary.c_str(),
-                description.c_str(), picture.c_str());
-  }
+  print_sweep_table(sweep, results, files);
   return g_cancel ? 130 : 0;
 }
 
@@ -542,7 +740,41 @@ int main(int argc, char** argv) {
   sweep->add_option("--seeds", options.seeds, "runs per point, seeds --seed, --seed + 1, ...")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
-  sweep->add_option("--out", options.out, "where run files and the summary CSV go")->capture_default_str();
+  CLI::Option* out_option =
+      sweep->add_option("--out", options.out, "where run files and the summary CSV go")->capture_default_str();
+  CLI::Option* sweep_file =
+      sweep->add_option("--sweep-file", options.sweep_file,
+                        "the sweep described in this file (DIR/SWEEP.sweep.json, written beside its runs), "
+                        "trained into its folder")
+          ->type_name("FILE");
+  for (const char* described : {"--preset", "--vary", "--values", "--placements", "--seeds", "--scale", "--name"}) {
+    sweep_file->excludes(sweep->get_option(described));
+  }
+  sweep_file->excludes(out_option);
+  CLI::Option* task = sweep->add_option("--task", options.task,
+                                        "train only point N (0 for the first), as Slurm's array task N does")
+                          ->type_name("N");
+  CLI::Option* slurm = sweep->add_flag("--slurm", options.slurm,
+                                       "submit the points not done to Slurm as one job array (sbatch), "
+                                       "writing its job script beside the runs");
+  CLI::Option* status = sweep->add_flag("--status", options.status,
+                                        "say which points are done, queued, running, failed or missing (from "
+                                        "squeue or sacct, else the run files); with all done, the summary");
+  task->excludes(slurm)->excludes(status);
+  slurm->excludes(status);
+  const std::pair<const char*, std::string*> passed[] = {
+      {"--partition", &options.slurm_options.partition},
+      {"--account", &options.slurm_options.account},
+      {"--time", &options.slurm_options.time},
+      {"--gres", &options.slurm_options.gres}};
+  for (const auto& [flag, value] : passed) {
+    sweep->add_option(flag, *value, std::string("with --slurm: sbatch's ") + flag)->needs(slurm)->type_name("TEXT");
+  }
+  sweep->add_option("--throttle", options.slurm_options.throttle,
+                    "with --slurm: at most N of the array's tasks at once (sbatch --array=...%N)")
+      ->needs(slurm)
+      ->check(CLI::Range(1, 100000))
+      ->type_name("N");
   add_side_by_side_option(*sweep, options);
   add_config_options(*bench, options);
   bench->add_option("--bench-steps", options.bench_steps, "timed steps")->check(CLI::Range(1, 100000))->capture_default_str();
@@ -565,7 +797,9 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::signal(SIGINT, [](int) { g_cancel = true; });
+  // Ctrl-C, and Slurm's SIGTERM on scancel, preemption or a time limit: the run stops
+  // after its step, saved with a checkpoint to go on from.
+  for (const int stop : {SIGINT, SIGTERM}) std::signal(stop, [](int) { g_cancel = true; });
   keep_freed_memory_for_reuse();
   try {
     if (options.command == "train") return run_train(options);

@@ -13,6 +13,7 @@ namespace {
 
 struct Request {
   QStringList run_files;
+  QString follow;
   bool start = false;
   bool course = false;
 };
@@ -27,12 +28,17 @@ Request parse_command_line(int argc, char** argv) {
   parser.addVersionOption();
   const QCommandLineOption start(QStringLiteral("start"), QStringLiteral("Queue a run with the last settings."));
   const QCommandLineOption course(QStringLiteral("course"), QStringLiteral("Queue the course experiment's five runs."));
+  const QCommandLineOption follow(QStringLiteral("follow"),
+                                  QStringLiteral("Show every run in DIR and follow it live as its files change "
+                                                 "(normlab-cli's or a cluster's runs; nothing is written there)."),
+                                  QStringLiteral("DIR"));
   parser.addOption(start);
   parser.addOption(course);
+  parser.addOption(follow);
   parser.addPositionalArgument(QStringLiteral("runs"), QStringLiteral("Run files (JSON) to show, e.g. from normlab-cli."),
                                QStringLiteral("[runs...]"));
   parser.process(parsing);  // prints help, version or the error, and exits, when asked to
-  return {parser.positionalArguments(), parser.isSet(start), parser.isSet(course)};
+  return {parser.positionalArguments(), parser.value(follow), parser.isSet(start), parser.isSet(course)};
 }
 
 }  // namespace
@@ -52,6 +58,7 @@ int main(int argc, char** argv) {
   normlab::ui::MainWindow window;
   window.show();
   if (!request.run_files.isEmpty()) window.import_runs(request.run_files);
+  if (!request.follow.isEmpty()) window.follow_folder(request.follow);
   if (request.start) window.start_run();
   if (request.course) window.start_course_experiment();
   normlab::ui::close_on_termination_signals(window);

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <streambuf>
 
 #include "config.h"
@@ -119,6 +121,15 @@ void write_file_atomically(const fs::path& path, const std::function<void(std::o
 
 void write_file_atomically(const fs::path& path, const std::string& contents) {
   write_file_atomically(path, [&contents](std::ostream& out) { out.write(contents.data(), std::streamsize(contents.size())); });
+}
+
+std::string read_whole_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path.string() + ": cannot be read: " + std::strerror(errno));
+  std::ostringstream contents;
+  contents << in.rdbuf();  // an empty file inserts nothing and fails `contents`: not an error
+  if (in.bad()) throw UserError(path.string() + ": cannot be read: " + std::strerror(errno));
+  return contents.str();
 }
 
 }  // namespace normlab

@@ -1,5 +1,6 @@
 #pragma once
-// Whole-or-nothing file writes, for run files, caches and exported pictures.
+// Whole-or-nothing file writes, for run files, caches and exported pictures; and the
+// whole-file read that small text files (a sweep's description) come back with.
 #include <filesystem>
 #include <functional>
 #include <ostream>
@@ -16,5 +17,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 // fails the stream; the UserError names its reason. An exception `write` throws removes
 // the temp file and propagates.
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
+
+// The file's contents; UserError naming it and why when it cannot be read.
+std::string read_whole_file(const std::filesystem::path& path);
 
 }  // namespace normlab

@@ -85,6 +85,9 @@ struct RunRecord {
 // mid-run): it becomes Interrupted with `why` as its message. Queued runs stay queued.
 // True if it changed.
 bool mark_interrupted(RunRecord& run, const std::string& why);
+// A run whose file says running but has not changed for this long has lost its process
+// (a trainer saves at least every few seconds): whoever reads the file treats it as cut short.
+inline constexpr double kLostAfterSeconds = 60;
 
 // Version 2 added named series and the fields marked since_version 2, version 3 the
 // layer statistics' interval, version 4 the checkpoint settings; older files still load,

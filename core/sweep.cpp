@@ -131,6 +131,33 @@ std::string sweep_json_text(const Sweep& sweep, const std::vector<SweepResult>& 
   return j.dump(2) + "\n";
 }
 
+Sweep sweep_from_json_text(const std::string& text) {
+  using nlohmann::json;
+  try {
+    const json j = json::parse(text);
+    Sweep sweep;
+    sweep.name = j.at("sweep").get<std::string>();
+    sweep.setting = sweep_setting(j.at("setting").get<std::string>()).key;
+    sweep.values = j.at("values").get<std::vector<std::string>>();
+    for (const auto& placement : j.at("placements")) sweep.placements.push_back(parse_norm(placement.get<std::string>()));
+    sweep.seeds = j.at("seeds").get<int>();
+    for (const auto& [key, value] : j.at("fixed").items()) {
+      const ConfigField& field = config_field(key);
+      set_field_text(field, sweep.base, value.get<std::string>());
+    }
+    expand(sweep);  // refuses what cannot run, naming it
+    return sweep;
+  } catch (const json::exception& error) {
+    throw UserError(std::string("not a sweep description: ") + error.what());
+  } catch (const std::out_of_range& error) {
+    throw UserError(std::string("a sweep description names an unknown setting: ") + error.what());
+  }
+}
+
+std::filesystem::path sweep_description_path(const std::filesystem::path& folder, const std::string& sweep_name) {
+  return folder / (file_stem(sweep_name) + kSweepDescriptionSuffix);
+}
+
 std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results) {
   std::vector<NormPlacement> order;
   std::map<std::pair<NormPlacement, double>, std::vector<const SweepResult*>> groups;

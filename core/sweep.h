@@ -93,6 +93,13 @@ void write_summary_csv(const std::string& setting, const std::vector<SweepResult
 // The sweep (its setting, values, placements, seeds and every fixed setting by its
 // config key) and its summary rows, as JSON.
 std::string sweep_json_text(const Sweep& sweep, const std::vector<SweepResult>& results);
+// The sweep that text describes (its results are not read), so the description written
+// beside a sweep's runs rebuilds it: in a cluster's array tasks and in a window following
+// the folder. UserError saying what is missing or refused.
+Sweep sweep_from_json_text(const std::string& text);
+// The description's file in a sweep's folder: DIR/<sweep>.sweep.json (never read as a run).
+std::filesystem::path sweep_description_path(const std::filesystem::path& folder, const std::string& sweep_name);
+inline constexpr const char* kSweepDescriptionSuffix = ".sweep.json";
 
 // A placement's point at one value over its seeds: what the chart draws.
 struct SweepPoint {

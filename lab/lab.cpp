@@ -17,7 +17,8 @@ Lab::Lab(const QString& runs_folder, QObject* parent)
     : QObject(parent),
       archive_(std::make_unique<RunArchive>(runs_folder)),
       store_(new RunStore(this)),
-      queue_(new TrainingQueue(*store_, default_side_by_side("cpu"), this)) {  // until the device is known
+      queue_(new TrainingQueue(*store_, default_side_by_side("cpu"), this)),  // until the device is known
+      follower_(new FolderFollower(*store_, FolderFollower::Watch::NotificationsAndPolling, this)) {
   connect(queue_, &TrainingQueue::progress_changed, this, &Lab::progress_changed);
   connect(queue_, &TrainingQueue::busy_changed, this, &Lab::busy_changed);
   connect(queue_, &TrainingQueue::save_failed, this, &Lab::save_failed);
@@ -195,7 +196,7 @@ QString Lab::resume_run(int id) {
 }
 
 bool Lab::left_queued(const RunEntry& run) const {
-  return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id);
+  return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id) && !run.followed;
 }
 
 bool Lab::has_unqueued_runs() const {

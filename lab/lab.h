@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "folder_follower.h"
 #include "presets.h"
 #include "run_archive.h"
 #include "run_record.h"
@@ -59,6 +60,10 @@ class Lab : public QObject {
 
   // The folder's runs into the store, in the order they were made; what could not be read.
   RunArchive::Restored restore();
+  // Shows every run in another folder and follows it as its files change (FolderFollower:
+  // only reads); empty, or why not. Its sweep's description comes with sweep_found.
+  QString follow_folder(const QString& folder) { return follower_->follow(folder); }
+  FolderFollower& follower() { return *follower_; }
 
   // What "auto" means here. Without an NVIDIA driver the answer is immediate; with one the
   // worker looks (loading the CUDA libraries can take a while) and device_found follows.
@@ -141,7 +146,8 @@ class Lab : public QObject {
   // Queues each config the store has no answer for; one already queued or training is
   // left to finish. `owned` collects the ids that joined the queue here.
   Started train_missing(const std::vector<TrainConfig>& configs, QSet<int>* owned);
-  // Queued, but not waiting in the queue: from an earlier session, or imported so.
+  // Queued, but not waiting in the queue: from an earlier session, or imported so (a
+  // followed folder's queued runs are another program's to train).
   bool left_queued(const RunEntry& run) const;
   void on_device(const Environment& found);
   void remove_run(int id);
@@ -154,6 +160,7 @@ class Lab : public QObject {
   std::optional<Environment> device_;
   std::vector<TrainConfig> waiting_starts_;                 // Start pressed before the device was known
   std::optional<std::pair<TrainConfig, int>> waiting_course_;  // the course likewise: base and seeds
+  FolderFollower* follower_;
   QSet<int> sweep_runs_;  // runs start_sweep queued
   int side_by_side_choice_ = 0;
   // A few steps timed on the worker: (config, seconds per step); negative while asked, 0 if it failed.

@@ -11,13 +11,13 @@ namespace normlab::lab {
 
 RunStore::RunStore(QObject* parent) : QObject(parent) {}
 
-int RunStore::add(RunRecord record, const QString& file) {
+int RunStore::add(RunRecord record, const QString& file, bool followed) {
   std::vector<ShadedRun> shown;
   for (const RunEntry& run : runs_) shown.push_back({&run.record.config, run.shade});
   const int shade = next_shade(record.config, shown);
   const int id = next_id_++;
   emit run_about_to_be_added(int(runs_.size()));
-  runs_.push_back({id, std::move(record), shade, true, file});
+  runs_.push_back({id, std::move(record), shade, true, file, followed});
   emit run_added(id);
   return id;
 }

@@ -16,6 +16,7 @@ struct RunEntry {
   int shade = 0;         // which look of its hue it is drawn in (core/palette.h)
   bool visible = true;
   QString file;          // the app's own copy in its runs folder; empty if none
+  bool followed = false; // shown from a followed folder: another program's run, never trained here
 };
 
 class RunStore : public QObject {
@@ -24,7 +25,7 @@ class RunStore : public QObject {
   explicit RunStore(QObject* parent = nullptr);
 
   // Adds a run at the end, in its seed group's shade or the least used of its hue; returns its id.
-  int add(RunRecord record, const QString& file);
+  int add(RunRecord record, const QString& file, bool followed = false);
   void remove(int id);
 
   const std::vector<RunEntry>& runs() const { return runs_; }

@@ -1,6 +1,7 @@
 #pragma once
 // The lab's types (lab/) under the names the widgets use, declared only.
 namespace normlab::lab {
+class FolderFollower;
 class Lab;
 class RunStore;
 struct RunEntry;
@@ -8,6 +9,7 @@ class TrainingQueue;
 }  // namespace normlab::lab
 
 namespace normlab::ui {
+using lab::FolderFollower;
 using lab::Lab;
 using lab::RunEntry;
 using lab::RunStore;

@@ -111,6 +111,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(lab_, &Lab::progress_changed, this, &MainWindow::update_progress);
   connect(lab_, &Lab::busy_changed, this, &MainWindow::update_actions);
   connect(lab_, &Lab::device_found, this, &MainWindow::on_device_found);
+  connect(&lab_->follower(), &FolderFollower::sweep_found, this, &MainWindow::show_followed_sweep);
   connect(lab_, &Lab::note, this, [this](const QString& text) { statusBar()->showMessage(text, kStatusMessageMs); });
   connect(lab_, &Lab::run_failed, this, [this](int id, const QString& message, int dropped) {
     const RunEntry* run = store_->find(id);

@@ -5,8 +5,9 @@
 #include <functional>
 #include <memory>
 
-#include "run_record.h"
 #include "lab_names.h"
+#include "run_record.h"
+#include "sweep.h"
 
 class QDockWidget;
 class QCheckBox;
@@ -50,6 +51,9 @@ class MainWindow : public QMainWindow {
   // Adds runs from JSON files. All or nothing: one bad file and none is added, and the
   // errors are reported. Returns how many were added.
   int import_runs(const QStringList& files);
+  // Shows every run in `folder` and follows it live (Lab::follow_folder); a sweep described
+  // there fills the Sweeps tab, its fixed settings the next run's. Reports why not.
+  bool follow_folder(const QString& folder);
   // PNG or SVG by the file's suffix; `pixels` is the image size (SVG: its canvas size).
   bool export_chart(const QString& path, QSize pixels);
   // One run to a .json file, or several to a folder (one file each).
@@ -106,6 +110,8 @@ class MainWindow : public QMainWindow {
   void report(const QString& title, const QString& text);
   // main_window_files.cpp
   void import_dialog();
+  void follow_dialog();
+  void show_followed_sweep(const Sweep& sweep);
   void export_json_dialog();
   void export_csv_dialog();
   void export_image_dialog();
@@ -139,6 +145,7 @@ class MainWindow : public QMainWindow {
   QAction* start_queued_action_ = nullptr;
   QAction* course_action_ = nullptr;
   QAction* import_action_ = nullptr;
+  QAction* follow_action_ = nullptr;
   QAction* export_json_action_ = nullptr;
   QAction* export_csv_action_ = nullptr;
   QAction* export_image_action_ = nullptr;

@@ -14,6 +14,8 @@
 #include "main_window.h"
 #include "lab.h"
 #include "run_text.h"
+#include "settings_panel.h"
+#include "sweep_view.h"
 
 namespace normlab::ui {
 
@@ -101,6 +103,36 @@ void MainWindow::import_dialog() {
   if (files.isEmpty()) return;
   remember_folder("import", files.front());
   import_runs(files);
+}
+
+void MainWindow::follow_dialog() {
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Follow a folder of runs"), last_folder("follow"));
+  if (folder.isEmpty()) return;
+  remember_folder("follow", folder);
+  follow_folder(folder);
+}
+
+bool MainWindow::follow_folder(const QString& folder) {
+  const QString problem = lab_->follow_folder(folder);
+  if (!problem.isEmpty()) {
+    report(tr("Cannot follow the folder"), problem);
+    return false;
+  }
+  statusBar()->showMessage(tr("Following %1: its runs update as their files change").arg(lab_->follower().folder()),
+                           kStatusMessageMs);
+  return true;
+}
+
+void MainWindow::show_followed_sweep(const Sweep& sweep) {
+  settings_->set_config(sweep.base);
+  sweeps_->choose_preset(std::nullopt);
+  sweeps_->set_setting(sweep.setting);
+  QStringList values;
+  for (const std::string& value : sweep.values) values << qstr(value);
+  sweeps_->set_values(values.join(QLatin1Char(',')));
+  sweeps_->set_placements(sweep.placements);
+  sweeps_->set_seeds(sweep.seeds);
+  sweeps_->refresh();
 }
 
 void MainWindow::export_json_dialog() {

@@ -99,6 +99,10 @@ void MainWindow::build_actions() {
   import_action_ = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("Import runs\u2026"), this);
   import_action_->setShortcut(QKeySequence::Open);
   connect(import_action_, &QAction::triggered, this, &MainWindow::import_dialog);
+  follow_action_ = new QAction(tr("Follow folder\u2026"), this);
+  follow_action_->setToolTip(tr("Show every run in a folder that normlab-cli or a cluster writes, updated as its "
+                                "files change; nothing is written there"));
+  connect(follow_action_, &QAction::triggered, this, &MainWindow::follow_dialog);
   export_json_action_ = new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("Export runs as JSON\u2026"), this);
   export_json_action_->setShortcut(QKeySequence::Save);
   connect(export_json_action_, &QAction::triggered, this, &MainWindow::export_json_dialog);
@@ -158,6 +162,7 @@ void MainWindow::build_actions() {
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(import_action_);
+  file->addAction(follow_action_);
   file->addSeparator();
   file->addAction(export_json_action_);
   file->addAction(export_csv_action_);

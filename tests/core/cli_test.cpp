@@ -333,6 +333,83 @@ TEST_F(CliTest, SweepWritesEveryRunAndASummary) {
 
 // The course experiment over seeds: every run once per seed, each with its own files, and
 // per experiment the mean and range of the final held-out loss.
+// --status without Slurm reads the run files: done, missing, running while the file
+// changes, failed once it has been quiet for a minute; with every point done, the summary.
+TEST_F(CliTest, SweepStatusFromTheRunFiles) {
+  corpus_file(synthetic_corpus());
+  const std::string sweep =
+      "sweep --vary layers --values 1,2 --placements pre --corpus corpus.txt --device cpu --threads 1 --d-model 32 "
+      "--heads 2 --context 16 --batch 4 --vocab 256 --steps 8 --warmup 2 --eval-interval 4 --eval-batches 2 "
+      "--out runs ";
+  ASSERT_EQ(run(sweep + "--task 1"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("[task 1]  pre-norm lr 1e-3 warmup 2 layers 2: done"));
+  EXPECT_FALSE(fs::exists(temp_ / "runs" / "pre-norm_lr_1e-3_warmup_2_layers_1.json")) << "task 1 trains point 1 alone";
+  ASSERT_EQ(run(sweep + "--status"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("0      1          pre       missing   pre-norm lr 1e-3 warmup 2 layers 1\n"));
+  EXPECT_THAT(out_, HasSubstr("1      2          pre       done      pre-norm lr 1e-3 warmup 2 layers 2\n"));
+  EXPECT_THAT(out_, HasSubstr("layers-sweep: 1 done, 0 queued, 0 running, 0 failed, 1 missing\n"));
+  EXPECT_FALSE(fs::exists(temp_ / "runs" / "layers-sweep.csv")) << "no summary before every point is done";
+
+  // Point 0 as a process would leave it, still saying running.
+  const fs::path point = temp_ / "runs" / "pre-norm_lr_1e-3_warmup_2_layers_1.json";
+  RunRecord running = read_json(temp_ / "runs" / "pre-norm_lr_1e-3_warmup_2_layers_2.json");
+  running.config.model.layers = 1;
+  running.config.name = "pre-norm lr 1e-3 warmup 2 layers 1";
+  running.status = RunStatus::Running;
+  write_json(running, point);
+  ASSERT_EQ(run(sweep + "--status"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("1 done, 0 queued, 1 running, 0 failed, 0 missing"));
+  fs::last_write_time(point, fs::file_time_type::clock::now() - std::chrono::seconds(61));
+  ASSERT_EQ(run(sweep + "--status"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("0      1          pre       failed    pre-norm lr 1e-3 warmup 2 layers 1\n"));
+
+  ASSERT_EQ(run(sweep + "--task 0"), 0) << out_ << err_;
+  ASSERT_EQ(run(sweep + "--status"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("2 done, 0 queued, 0 running, 0 failed, 0 missing"));
+  EXPECT_THAT(out_, HasSubstr("unigram baseline"));
+  EXPECT_EQ(read_lines(temp_ / "runs" / "layers-sweep.csv").size(), 3u);
+  EXPECT_EQ(read_file(temp_ / "runs" / "layers-sweep.svg").rfind("<svg", 0), 0u);
+
+  // The description beside the runs drives a task alone, as the job script does.
+  ASSERT_EQ(run("sweep --sweep-file runs/layers-sweep.sweep.json --task 1"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("[task 1]  pre-norm lr 1e-3 warmup 2 layers 2: done before with the same settings"));
+}
+
+// An array task stopped by Slurm (SIGTERM: scancel, preemption, a time limit) or killed
+// outright goes on from its checkpoint when the task runs again, and ends as if never stopped.
+TEST_F(CliTest, ATaskStoppedOrKilledResumesItsCheckpoint) {
+  corpus_file(synthetic_corpus());
+  const std::string sweep =
+      "sweep --vary layers --values 2 --placements pre --corpus corpus.txt --device cpu --threads 1 --d-model 32 "
+      "--heads 2 --context 16 --batch 4 --vocab 256 --steps 3000 --warmup 3 --eval-interval 50 --eval-batches 2 "
+      "--lr 3e-3 --checkpoint-interval 0 ";
+  ASSERT_EQ(run(sweep + "--out whole --task 0"), 0) << out_ << err_;
+  const RunRecord whole = read_json(temp_ / "whole" / "pre-norm_lr_3e-3_warmup_3_layers_2.json");
+  for (const int signal : {SIGTERM, SIGKILL}) {
+    const std::string out = signal == SIGTERM ? "term" : "kill";
+    const fs::path point = temp_ / out / "pre-norm_lr_3e-3_warmup_3_layers_2.json";
+    const pid_t pid = start(sweep + "--out " + out + " --task 0");
+    ASSERT_GE(pid, 0);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!fs::exists(checkpoint_path(point)) && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(fs::exists(checkpoint_path(point))) << read_file(temp_ / "stderr.txt");
+    ASSERT_EQ(::kill(pid, signal), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_EQ(read_json(point).status, signal == SIGTERM ? RunStatus::Stopped : RunStatus::Running)
+        << "the run ended before it was stopped: give it more steps";
+
+    ASSERT_EQ(run(sweep + "--out " + out + " --task 0"), 0) << out_ << err_;
+    EXPECT_THAT(out_, HasSubstr("goes on from its checkpoint at step")) << out;
+    const RunRecord resumed = read_json(point);
+    EXPECT_EQ(resumed.status, RunStatus::Done);
+    ASSERT_EQ(resumed.steps.size(), whole.steps.size());
+    expect_same_losses(resumed, whole);
+  }
+}
+
 TEST_F(CliTest, WorkshopOverSeedsPrintsMeanAndRange) {
   corpus_file(synthetic_corpus());
   ASSERT_EQ(run("train --preset workshop --seeds 2 --corpus corpus.txt --device cpu --threads 1 --layers 1 "

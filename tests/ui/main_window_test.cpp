@@ -20,6 +20,7 @@
 #include <QXmlStreamReader>
 #include <functional>
 
+#include "atomic_file.h"
 #include "cuda_backend.h"
 #include "inside_view.h"
 #include "loss_chart.h"
@@ -31,6 +32,7 @@
 #include "same_losses.h"
 #include "seeds.h"
 #include "settings_panel.h"
+#include "sweep_view.h"
 #include "test_support.h"
 #include "lab.h"
 #include "lab_names.h"
@@ -567,6 +569,43 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // steps 0 (evaluated) to 200
+}
+
+// A folder a cluster's array tasks write: File > Follow folder shows its runs as they land,
+// and its sweep's description fills the Sweeps tab (its fixed settings the next run's).
+TEST_F(MainWindowTest, FollowingAFolderFillsTheSweepsTabAsPointsLand) {
+  const QString followed = folder_.filePath(QStringLiteral("cluster runs"));
+  ASSERT_TRUE(QDir().mkpath(followed));
+  Sweep sweep;
+  sweep.name = "depth";
+  sweep.setting = "layers";
+  sweep.values = {"1", "2"};
+  sweep.placements = {NormPlacement::Pre};
+  sweep.base = test::tiny_config(corpus_, 40);
+  write_file_atomically(sweep_description_path(followed.toStdString(), sweep.name), sweep_json_text(sweep, {}));
+  const std::vector<SweepRun> points = expand(sweep);
+  auto land = [&](std::size_t i) {
+    RunRecord run = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 40, 10);
+    run.config = points[i].config;
+    write_json(run, QDir(followed).filePath(QString::number(i) + QStringLiteral(".json")).toStdString());
+  };
+  land(0);
+
+  EXPECT_FALSE(window_->follow_folder(folder_.filePath(QStringLiteral("nowhere"))));
+  ASSERT_EQ(errors_.size(), 1);
+  EXPECT_TRUE(errors_.front().startsWith(QStringLiteral("Cannot follow the folder: "))) << errors_.front().toStdString();
+  ASSERT_TRUE(window_->follow_folder(followed));
+  EXPECT_EQ(window_->store().runs().size(), 1u);
+  window_->sweep_view().refresh();
+  const std::vector<SweepRun> shown = expand(window_->sweep_view().sweep());
+  ASSERT_EQ(shown.size(), points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) EXPECT_EQ(shown[i].config.name, points[i].config.name);
+  EXPECT_EQ(window_->sweep_view().results().size(), 1u);
+  EXPECT_EQ(window_->sweep_view().runs_to_train().size(), 1u);
+
+  land(1);
+  ASSERT_TRUE(test::wait_until([&] { return window_->sweep_view().results().size() == 2; }, 3 * lab::FolderFollower::kPollMs));
+  EXPECT_TRUE(window_->sweep_view().runs_to_train().empty());
 }
 
 TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
