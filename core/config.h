@@ -139,8 +139,9 @@ struct TrainConfig {
 // Throws UserError naming the first invalid field and why.
 void validate(const TrainConfig& config);
 
-// "post-norm lr 6e-3 warmup 30", short enough for a legend; the norm type and the depth
-// when they are not the defaults: "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16".
+// "post-norm lr 6e-3 warmup 30", short enough for a legend; the norm type, DyT's α₀, the
+// switches and the depth when they are not the defaults:
+// "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16", "pre-norm DyT alpha0 2 QK-norm lr 1e-3 warmup 30".
 std::string default_run_name(const TrainConfig& config);
 
 // "6e-3", "1e-3", "2.5e-4": how the app writes learning rates.
