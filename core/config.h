@@ -57,8 +57,8 @@ inline constexpr PlacementInfo kPlacements[] = {
      "init by \u03b2 = (8N)^-\u00bc (DeepNet)", Hue::Amber, false},
     {NormPlacement::Mix, "mix", "Mix-norm", "post in the first \u230aN/4\u230b blocks, pre after",
      "Post-norm in the first quarter of the blocks, pre-norm in the rest (Mix-LN)", Hue::Purple, true},
-    {NormPlacement::LayerNormScaling, "lns", "LayerNorm Scaling", "x \u2190 x + f(Norm(x) / \u221a\u2113), \u2113 = 1 \u2026 N",
-     "Pre-norm with each norm's output divided by the square root of its block's depth, so deep blocks "
+    {NormPlacement::LayerNormScaling, "lns", "LN Scaling", "x \u2190 x + f(Norm(x) / \u221a\u2113)",
+     "Pre-norm with each norm's output divided by \u221a\u2113, \u2113 the block's depth from 1, so deep blocks "
      "add less (LayerNorm Scaling, the Curse of Depth)", Hue::Indigo, true},
     {NormPlacement::ReZero, "rezero", "ReZero", "x \u2190 x + \u03b1\u00b7f(x), \u03b1\u2080 = 0",
      "No norm anywhere: each block's sub-layers are added through one learnt scalar \u03b1 that starts at 0 "

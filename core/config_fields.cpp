@@ -106,7 +106,7 @@ std::vector<ConfigField> make_fields() {
                 "Caps the attention logits' growth, reported to widen the range of learning rates that train "
                 "(Henry et al. 2020; Wortsman et al. 2023)"},
                [](TrainConfig& c) -> Switch& { return c.model.qk_norm; });
-  model_switch("scaled_residual_init", "scaled-init", "Scaled residual init",
+  model_switch("scaled_residual_init", "scaled-init", "Scaled init",
                "start the matrices that write into the residual stream (attention output, MLP down) with a "
                "smaller spread; not with deepnorm, which sets its own",
                {"", "", "W_out, W_down ~ N(0, (0.02 / \u221a(2N))\u00b2)",
