@@ -104,7 +104,11 @@ std::string field_type_name(const ConfigField& field) {
 void add_config_options(CLI::App& command, Options& options) {
   const TrainConfig defaults;
   for (const ConfigField& field : config_fields()) {
-    std::string help = field.help + " [" + accepted_values(field);
+    std::string help = field.help;
+    for (const Choice& choice : field.choices) {  // each design's formula, from its table row
+      if (!choice.formula.empty()) help += "; " + choice.name + ": " + choice.formula;
+    }
+    help += " [" + accepted_values(field);
     const std::string shown_default = field_text(field, defaults);
     if (!shown_default.empty()) help += "; default " + shown_default;
     help += "]";

@@ -62,6 +62,7 @@ RunRecord record_at_end(const TrainConfig& config) {
     if (step % config.eval_interval == 0) run.evals.push_back({step, 0.1 * step, 5.0 + 1.0 / step});
     if (!records_layer_stats(config, step)) continue;
     for (const StatisticInfo& statistic : layer_statistics()) {
+      if (!records(statistic, config.model)) continue;
       const int layers = statistic.per_layer ? config.model.layers : 0;
       run.add_point({statistic.name, layers, step, std::vector<double>(std::max(layers, 1), 1.0 / step)});
     }

@@ -26,6 +26,9 @@ void validate(const TrainConfig& c) {
   if (c.model.d_model % c.model.heads != 0) {
     throw UserError("heads must divide d_model (" + std::to_string(c.model.d_model) + ")");
   }
+  if (c.model.scaled_residual_init == Switch::On && c.model.norm == NormPlacement::DeepNorm) {
+    throw UserError("scaled-init does not combine with deepnorm, which sets its own initial scale");
+  }
 }
 
 std::string format_lr(double lr) {
@@ -45,7 +48,14 @@ std::string default_run_name(const TrainConfig& c) {
   std::string name = info(c.model.norm).label;  // "Pre-norm" -> "pre-norm"
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
   // LayerNorm, the default and every earlier run's norm, goes unsaid.
-  if (c.model.norm_type != NormType::LayerNorm) name += std::string(" ") + kNormTypes[std::size_t(c.model.norm_type)].label;
+  // ReZero has no norm, so its norm type goes unsaid as well.
+  const bool has_norms = info(c.model.norm).norms;
+  if (has_norms && c.model.norm_type != NormType::LayerNorm) name += std::string(" ") + kNormTypes[std::size_t(c.model.norm_type)].label;
+  if (has_norms && c.model.norm_type == NormType::Dyt && c.model.dyt_alpha0 != ModelConfig{}.dyt_alpha0) {
+    name += " alpha0 " + field_text(config_field("dyt_alpha0"), c);
+  }
+  if (c.model.qk_norm == Switch::On) name += " QK-norm";
+  if (c.model.scaled_residual_init == Switch::On) name += " scaled init";
   name += " lr " + format_lr(c.peak_lr) + " warmup " + std::to_string(c.warmup_steps);
   // The course's depth goes unsaid too; any other is part of what sets a run apart.
   if (c.model.layers != ModelConfig{}.layers) name += " layers " + std::to_string(c.model.layers);

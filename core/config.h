@@ -5,6 +5,7 @@
 // panel all read.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -17,11 +18,11 @@ struct UserError : std::runtime_error {
 
 // Where each block normalises. A closed set: code that differs by placement switches
 // over it without a default, so the compiler names every place a new one must go.
-enum class NormPlacement { Pre, Post, Peri, DeepNorm, Mix };
+enum class NormPlacement { Pre, Post, Peri, DeepNorm, Mix, LayerNormScaling, ReZero };
 
-// The colour family the app draws a placement's runs in (green: post-norm with a long
+// The colour family the app draws a design's runs in (green: post-norm with a long
 // warmup, the plate's third curve; see core/palette.h).
-enum class Hue { Blue, Red, Green, Teal, Amber, Purple };
+enum class Hue { Blue, Red, Green, Teal, Amber, Purple, Indigo, Magenta, Olive };
 
 // An enum's table lists its values in enum order, so table[size_t(value)] describes value.
 template <typename Row, std::size_t N>
@@ -40,9 +41,10 @@ struct PlacementInfo {
   const char* help;     // one sentence for the tooltip and --help
   Hue hue;
   bool final_norm;      // whether the output needs a last norm: the stream is never normalised otherwise
+  bool norms = true;    // false: the blocks have no norm at all (ReZero), so the norm type does not apply
 };
 
-// Adding a placement: a row here and its lines in residual_update (core/model.cpp).
+// Adding a placement: a row here and its line in BlockImpl::update (core/model.cpp).
 inline constexpr PlacementInfo kPlacements[] = {
     {NormPlacement::Pre, "pre", "Pre-norm", "x \u2190 x + f(Norm x)",
      "Normalise each sub-layer's input; the residual stream is never rescaled", Hue::Blue, true},
@@ -55,11 +57,17 @@ inline constexpr PlacementInfo kPlacements[] = {
      "init by \u03b2 = (8N)^-\u00bc (DeepNet)", Hue::Amber, false},
     {NormPlacement::Mix, "mix", "Mix-norm", "post in the first \u230aN/4\u230b blocks, pre after",
      "Post-norm in the first quarter of the blocks, pre-norm in the rest (Mix-LN)", Hue::Purple, true},
+    {NormPlacement::LayerNormScaling, "lns", "LN Scaling", "x \u2190 x + f(Norm(x) / \u221a\u2113)",
+     "Pre-norm with each norm's output divided by \u221a\u2113, \u2113 the block's depth from 1, so deep blocks "
+     "add less (LayerNorm Scaling, the Curse of Depth)", Hue::Indigo, true},
+    {NormPlacement::ReZero, "rezero", "ReZero", "x \u2190 x + \u03b1\u00b7f(x), \u03b1\u2080 = 0",
+     "No norm anywhere: each block's sub-layers are added through one learnt scalar \u03b1 that starts at 0 "
+     "(ReZero)", Hue::Magenta, false, false},
 };
 static_assert(in_enum_order(kPlacements));
 
-// How each norm rescales its input.
-enum class NormType { LayerNorm, RmsNorm };
+// How each norm rescales its input, or (DyT) what takes its place.
+enum class NormType { LayerNorm, RmsNorm, Dyt };
 
 struct NormTypeInfo {
   NormType value;
@@ -67,6 +75,9 @@ struct NormTypeInfo {
   const char* label;    // "LayerNorm"
   const char* formula;  // what it computes
   const char* help;
+  // A norm type that drops normalisation is a design of its own and has its own hue;
+  // the others are drawn in their placement's.
+  std::optional<Hue> hue = std::nullopt;
 };
 
 inline constexpr NormTypeInfo kNormTypes[] = {
@@ -74,6 +85,9 @@ inline constexpr NormTypeInfo kNormTypes[] = {
      "Centre and scale each position, then a learnt gain and bias"},
     {NormType::RmsNorm, "rmsnorm", "RMSNorm", "x / rms(x) · g",
      "Scale each position by its root mean square, then a learnt gain; no centring, no bias"},
+    {NormType::Dyt, "dyt", "DyT", "\u03b3 \u00b7 tanh(\u03b1 x) + \u03b2",
+     "No statistics at all: squash each value with tanh at a learnt scale \u03b1 (one per DyT), then a learnt "
+     "gain and bias (Dynamic Tanh)", Hue::Olive},
 };
 static_assert(in_enum_order(kNormTypes));
 
@@ -83,6 +97,9 @@ NormPlacement parse_norm(const std::string& text);  // a placement's name, else 
 // The block's update rule in one line, e.g. "x ← x + f(Norm x)".
 const char* formula(NormPlacement norm);
 
+// A model switch: a change that combines with every placement and norm type.
+enum class Switch { Off, On };
+
 struct ModelConfig {
   int layers = 8;
   int d_model = 128;
@@ -91,6 +108,9 @@ struct ModelConfig {
   int vocab = 8192;
   NormPlacement norm = NormPlacement::Pre;
   NormType norm_type = NormType::LayerNorm;
+  double dyt_alpha0 = 0.5;                        // DyT's α at init (the paper's default)
+  Switch qk_norm = Switch::Off;                   // RMS-normalise queries and keys per head
+  Switch scaled_residual_init = Switch::Off;      // GPT-2: stream-writing matrices start at 0.02/√(2N)
 };
 
 // Defaults live here; ranges, names and help texts in config_fields().
@@ -119,8 +139,9 @@ struct TrainConfig {
 // Throws UserError naming the first invalid field and why.
 void validate(const TrainConfig& config);
 
-// "post-norm lr 6e-3 warmup 30", short enough for a legend; the norm type and the depth
-// when they are not the defaults: "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16".
+// "post-norm lr 6e-3 warmup 30", short enough for a legend; the norm type, DyT's α₀, the
+// switches and the depth when they are not the defaults:
+// "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16", "pre-norm DyT alpha0 2 QK-norm lr 1e-3 warmup 30".
 std::string default_run_name(const TrainConfig& config);
 
 // "6e-3", "1e-3", "2.5e-4": how the app writes learning rates.

@@ -81,6 +81,39 @@ std::vector<ConfigField> make_fields() {
   norm_type.since_version = 2;  // earlier run files all used LayerNorm, the default
   norm_type.member = Member<NormType>([](TrainConfig& c) -> NormType& { return c.model.norm_type; });
 
+  auto& dyt_alpha0 = add({"dyt_alpha0", "dyt-alpha0", "DyT \u03b1\u2080", "DyT alpha0",
+                          "where each DyT's \u03b1 starts (tanh(\u03b1 x)): small squashes little, large saturates; "
+                          "the paper's default 0.5; only with norm type dyt",
+                          S::Model, W::Decimal, 0, 100});
+  dyt_alpha0.above_min = true;
+  dyt_alpha0.step = 0.25;
+  dyt_alpha0.since_version = 5;  // earlier runs had no DyT
+  dyt_alpha0.member = Member<double>([](TrainConfig& c) -> double& { return c.model.dyt_alpha0; });
+
+  // A switch is off or on; the "on" choice carries the formula the panel and --help show.
+  auto model_switch = [&](const char* key, const char* flag, const char* label, const char* help, Choice on,
+                          Member<Switch> member) {
+    auto& field = add({key, flag, label, label, help, S::Model, W::Menu});
+    on.name = "on";
+    on.label = "On";
+    field.choices = {{"off", "Off"}, std::move(on)};
+    field.since_version = 5;  // earlier runs had neither switch: off
+    field.member = member;
+  };
+  model_switch("qk_norm", "qk-norm", "QK-norm",
+               "RMS-normalise each head's queries and keys, with a learnt gain, before their dot product",
+               {"", "", "q \u2190 q / rms(q) \u00b7 g_q, k \u2190 k / rms(k) \u00b7 g_k, per head",
+                "Caps the attention logits' growth, reported to widen the range of learning rates that train "
+                "(Henry et al. 2020; Wortsman et al. 2023)"},
+               [](TrainConfig& c) -> Switch& { return c.model.qk_norm; });
+  model_switch("scaled_residual_init", "scaled-init", "Scaled init",
+               "start the matrices that write into the residual stream (attention output, MLP down) with a "
+               "smaller spread; not with deepnorm, which sets its own",
+               {"", "", "W_out, W_down ~ N(0, (0.02 / \u221a(2N))\u00b2)",
+                "Each of the 2N sub-layers then adds a smaller update at first, so the stream's size at the top "
+                "does not grow with depth (GPT-2)"},
+               [](TrainConfig& c) -> Switch& { return c.model.scaled_residual_init; });
+
   whole("vocab", "vocab", "Vocabulary", "vocabulary size", "BPE vocabulary size", S::Model, 64, 65536,
         [](TrainConfig& c) -> int& { return c.model.vocab; });
   whole("context", "context", "Context", "context", "tokens per sequence", S::Model, 2, 4096,

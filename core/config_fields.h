@@ -31,7 +31,8 @@ enum class Section { Placement, Schedule, Model, Training, DeviceAndData, Hidden
 template <typename T>
 using Member = T& (*)(TrainConfig&);
 using FieldMember = std::variant<Member<int>, Member<std::uint64_t>, Member<double>,
-                                 Member<std::string>, Member<NormPlacement>, Member<NormType>>;
+                                 Member<std::string>, Member<NormPlacement>, Member<NormType>,
+                                 Member<Switch>>;
 
 struct Choice {
   std::string name;     // in files and on the command line

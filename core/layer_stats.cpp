@@ -54,6 +54,14 @@ std::vector<torch::Tensor> matrices(const BlockImpl& b) {
 // them; the relative update needs the update.
 enum class Moment { AfterBackward, AfterUpdate };
 
+// DyT's α of a block's norm1 (0) or norm2 (1).
+torch::Tensor dyt_alpha(const BlockImpl& b, int which) {
+  return (which == 0 ? b.norm1 : b.norm2).ptr()->as<DytImpl>()->alpha;
+}
+
+bool has_dyt(const ModelConfig& m) { return info(m.norm).norms && m.norm_type == NormType::Dyt; }
+bool has_rezero(const ModelConfig& m) { return m.norm == NormPlacement::ReZero; }
+
 struct Statistic {
   StatisticInfo info;
   Moment moment;
@@ -78,7 +86,8 @@ const std::vector<Statistic>& statistics() {
          return per_block(s, [&](std::size_t l) { return gradient_norm(block(s, l).mlp->parameters()); });
        }},
       {{"attention_norm_input_rms", "RMS into the attention's norm", "RMS",
-        "the scale the first norm divides by: its backward pass divides the gradient by it too", true},
+        "the scale the first norm divides by: its backward pass divides the gradient by it too (DyT divides by "
+        "nothing: what it squashes; ReZero has no norm: what enters the attention)", true},
        Moment::AfterBackward,
        [](const State& s) { return per_block(s, [&](std::size_t l) { return s.probes[l].norm_input_rms[0]; }); }},
       {{"mlp_norm_input_rms", "RMS into the MLP's norm", "RMS", "the scale the second norm divides by", true},
@@ -97,11 +106,32 @@ const std::vector<Statistic>& statistics() {
         "1: each query spreads its attention evenly; 0: it looks at one key", true},
        Moment::AfterBackward,
        [](const State& s) { return per_block(s, [&](std::size_t l) { return s.probes[l].attention_entropy; }); }},
+      {{"attention_dyt_alpha", "DyT \u03b1 before the attention", "\u03b1",
+        "the scale inside tanh(\u03b1 x) of each block's first DyT, from \u03b1\u2080: larger squashes more", true,
+        has_dyt, "runs with norm type DyT"},
+       Moment::AfterUpdate,
+       [](const State& s) { return per_block(s, [&](std::size_t l) { return dyt_alpha(block(s, l), 0); }); }},
+      {{"mlp_dyt_alpha", "DyT \u03b1 before the MLP", "\u03b1", "the same for each block's second DyT", true,
+        has_dyt, "runs with norm type DyT"},
+       Moment::AfterUpdate,
+       [](const State& s) { return per_block(s, [&](std::size_t l) { return dyt_alpha(block(s, l), 1); }); }},
+      {{"rezero_alpha", "ReZero \u03b1", "\u03b1",
+        "how much of its sub-layers each block adds to the stream: 0 at the start, so every block begins as "
+        "the identity; negative values are not drawn on the log colour scale", true,
+        has_rezero, "ReZero runs"},
+       Moment::AfterUpdate,
+       [](const State& s) { return per_block(s, [&](std::size_t l) { return block(s, l).rezero_alpha; }); }},
   };
   return table;
 }
 
+bool recorded(const Statistic& statistic, const State& s) { return records(statistic.info, s.model->config); }
+
 }  // namespace
+
+bool records(const StatisticInfo& statistic, const ModelConfig& model) {
+  return !statistic.recorded_for || statistic.recorded_for(model);
+}
 
 const std::vector<StatisticInfo>& layer_statistics() {
   static const std::vector<StatisticInfo> infos = [] {
@@ -165,7 +195,9 @@ void LayerRecorder::after_backward() {
   }
   s.measured.resize(statistics().size());
   for (std::size_t i = 0; i < statistics().size(); ++i) {
-    if (statistics()[i].moment == Moment::AfterBackward) s.measured[i] = statistics()[i].measure(s);
+    if (statistics()[i].moment == Moment::AfterBackward && recorded(statistics()[i], s)) {
+      s.measured[i] = statistics()[i].measure(s);
+    }
   }
 }
 
@@ -174,15 +206,18 @@ std::vector<SeriesPoint> LayerRecorder::after_update() {
   State& s = *state_;
   const auto& table = statistics();
   for (std::size_t i = 0; i < table.size(); ++i) {
-    if (table[i].moment == Moment::AfterUpdate) s.measured[i] = table[i].measure(s);
+    if (table[i].moment == Moment::AfterUpdate && recorded(table[i], s)) s.measured[i] = table[i].measure(s);
   }
   std::vector<torch::Tensor> flat;
-  for (const auto& values : s.measured) flat.push_back(values.to(torch::kDouble).reshape({-1}));
+  for (const auto& values : s.measured) {
+    if (values.defined()) flat.push_back(values.to(torch::kDouble).reshape({-1}));
+  }
   const auto host = torch::cat(flat).to(torch::kCPU).contiguous();
   const double* next = host.data_ptr<double>();
   const int layers = int(s.probes.size());
   std::vector<SeriesPoint> points;
   for (const Statistic& statistic : table) {
+    if (!recorded(statistic, s)) continue;
     const int count = statistic.info.per_layer ? layers : 1;
     points.push_back({statistic.info.name, statistic.info.per_layer ? layers : 0, 0, {next, next + count}});
     next += count;

@@ -15,11 +15,17 @@ struct StatisticInfo {
   std::string unit;   // what the numbers are in, for colour bars and readouts
   std::string help;   // what to look for, one sentence
   bool per_layer;     // false: one value per step
+  // The models that have it (a parameter only some designs have), nullptr for every model;
+  // `only_for` says which in words: "runs with norm type DyT".
+  bool (*recorded_for)(const ModelConfig& model) = nullptr;
+  std::string only_for;
 };
 
 // In display order. Adding a statistic: one row in layer_stats.cpp.
 const std::vector<StatisticInfo>& layer_statistics();
 const StatisticInfo* find_statistic(const std::string& name);  // nullptr if none of ours
+// Whether a model of this config has the statistic to record.
+bool records(const StatisticInfo& statistic, const ModelConfig& model);
 
 // Every step up to here, then every config.layer_stats_every steps: the mechanism the
 // view shows forms within the first 10 to 20 updates.

@@ -9,6 +9,12 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
     : heads(config.heads) {
   qkv = register_module("qkv", torch::nn::Linear(config.d_model, 3 * config.d_model));
   proj = register_module("proj", torch::nn::Linear(config.d_model, config.d_model));
+  if (config.qk_norm == Switch::On) {  // gains start at 1 and draw nothing: the other weights stay as they were
+    q_norm = torch::nn::AnyModule(RmsNorm(config.d_model / config.heads));
+    register_module("q_norm", q_norm.ptr());
+    k_norm = torch::nn::AnyModule(RmsNorm(config.d_model / config.heads));
+    register_module("k_norm", k_norm.ptr());
+  }
 }
 
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
@@ -17,7 +23,12 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   auto split = qkv(x).view({batch, time, 3, heads, width / heads}).permute({2, 0, 3, 1, 4});
   // unbind, not three selects: backward then writes one gradient, not three zero-filled ones
   const auto qkv_heads = split.unbind(0);
-  const auto &q = qkv_heads[0], &k = qkv_heads[1], &v = qkv_heads[2];
+  auto q = qkv_heads[0], k = qkv_heads[1];
+  const auto& v = qkv_heads[2];
+  if (!q_norm.is_empty()) {
+    q = q_norm.forward(q);
+    k = k_norm.forward(k);
+  }
   if (entropy_out) *entropy_out = mean_normalised_attention_entropy(q, k);
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
   return proj(y.transpose(1, 2).reshape({batch, time, width}));
@@ -48,11 +59,21 @@ torch::Tensor RmsNormImpl::forward(const torch::Tensor& x) {
   return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + 1e-5) * weight;  // LayerNorm's epsilon
 }
 
+DytImpl::DytImpl(std::int64_t width, double alpha0) {
+  alpha = register_parameter("alpha", torch::full({}, alpha0));
+  weight = register_parameter("weight", torch::ones({width}));
+  bias = register_parameter("bias", torch::zeros({width}));
+}
+
+// Element-wise only, no reduction: three kernels, the last fusing gain and bias.
+torch::Tensor DytImpl::forward(const torch::Tensor& x) { return torch::addcmul(bias, weight, torch::tanh(alpha * x)); }
+
 torch::nn::AnyModule make_norm(const ModelConfig& config) {
   switch (config.norm_type) {
     case NormType::LayerNorm:
       return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model})));
     case NormType::RmsNorm: return torch::nn::AnyModule(RmsNorm(config.d_model));
+    case NormType::Dyt: return torch::nn::AnyModule(Dyt(config.d_model, config.dyt_alpha0));
   }
   throw std::logic_error("unknown norm type");
 }
@@ -63,15 +84,22 @@ double deepnorm_beta(int layers) { return std::pow(8.0 * layers, -0.25); }
 BlockImpl::BlockImpl(const ModelConfig& config, int index)
     : placement(config.norm),
       mixed_as(index < config.layers / 4 ? NormPlacement::Post : NormPlacement::Pre),
-      residual_scale(config.norm == NormPlacement::DeepNorm ? deepnorm_alpha(config.layers) : 1.0) {
+      residual_scale(config.norm == NormPlacement::DeepNorm ? deepnorm_alpha(config.layers) : 1.0),
+      depth_scale(config.norm == NormPlacement::LayerNormScaling ? 1.0 / std::sqrt(index + 1.0) : 1.0) {
   // Registered in this order so pre- and post-norm models draw their initial weights
   // exactly as before the output norms existed.
-  norm1 = make_norm(config);
-  register_module("norm1", norm1.ptr());
+  const bool norms = info(config.norm).norms;
+  if (norms) {
+    norm1 = make_norm(config);
+    register_module("norm1", norm1.ptr());
+  }
   attention = register_module("attention", CausalSelfAttention(config));
-  norm2 = make_norm(config);
-  register_module("norm2", norm2.ptr());
+  if (norms) {
+    norm2 = make_norm(config);
+    register_module("norm2", norm2.ptr());
+  }
   mlp = register_module("mlp", Mlp(config));
+  if (config.norm == NormPlacement::ReZero) rezero_alpha = register_parameter("rezero_alpha", torch::zeros({}));
   if (config.norm == NormPlacement::Peri) {
     out_norm1 = make_norm(config);
     register_module("out_norm1", out_norm1.ptr());
@@ -89,6 +117,8 @@ torch::Tensor BlockImpl::update(NormPlacement rule, const torch::Tensor& x, SubL
     case NormPlacement::Peri: return x + out_norm.forward(f(normalise(which, x)));      // x + Norm(f(Norm x))
     case NormPlacement::DeepNorm: return normalise(which, residual_scale * x + f(x));  // Norm(alpha x + f(x))
     case NormPlacement::Mix: return update(mixed_as, x, f, which, out_norm);           // post early, pre after
+    case NormPlacement::LayerNormScaling: return x + f(normalise(which, x) * depth_scale);  // x + f(Norm(x) / √ℓ)
+    case NormPlacement::ReZero: return x + rezero_alpha * f(measure(which, x));            // x + α f(x)
   }
   throw std::logic_error("unknown norm placement");
 }
@@ -99,11 +129,15 @@ torch::Tensor BlockImpl::forward(torch::Tensor x) {
 }
 
 torch::Tensor BlockImpl::normalise(int which, const torch::Tensor& input) {
+  return (which == 0 ? norm1 : norm2).forward(measure(which, input));
+}
+
+const torch::Tensor& BlockImpl::measure(int which, const torch::Tensor& input) {
   if (probe_) {
     torch::NoGradGuard no_grad;
     probe_->norm_input_rms[which] = input.detach().square().mean().sqrt();
   }
-  return (which == 0 ? norm1 : norm2).forward(input);
+  return input;
 }
 
 void BlockImpl::set_probe(BlockProbe* probe) {
@@ -133,6 +167,18 @@ GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {
     }
   }
   if (config.norm == NormPlacement::DeepNorm) init_deepnorm();
+  if (config.scaled_residual_init == Switch::On) init_scaled_residual();
+}
+
+// GPT-2's residual scaling: the same draws as without it, scaled, so the switch changes
+// these two matrices and nothing else (std 0.02 becomes 0.02/√(2N)).
+void GptImpl::init_scaled_residual() {
+  const double scale = 1.0 / std::sqrt(2.0 * config.layers);
+  for (auto& module : *blocks) {
+    auto& block = *module->as<BlockImpl>();
+    block.attention->proj->weight.mul_(scale);
+    block.mlp->down->weight.mul_(scale);
+  }
 }
 
 void GptImpl::init_deepnorm() {

@@ -1,7 +1,9 @@
 #pragma once
 // A small GPT, in the shape of nanoGPT's model.py. The norm placement is read in
 // BlockImpl::update, where each placement is one line, in the placement table
-// (final_norm), and for DeepNorm in its residual scale and initialisation.
+// (final_norm, norms), and for DeepNorm in its residual scale and initialisation. The
+// norm type is read in make_norm; the model switches (QK-norm, scaled residual init) in
+// the attention and at initialisation.
 #include <torch/torch.h>
 
 #include "config.h"
@@ -11,7 +13,7 @@ namespace normlab {
 // What a block measures of its own forward pass when a LayerRecorder arms it. Scalars,
 // computed from detached tensors: the step's graph is the same with or without it.
 struct BlockProbe {
-  torch::Tensor norm_input_rms[2];  // RMS of the input of norm1 and norm2
+  torch::Tensor norm_input_rms[2];  // RMS of the input of norm1 and norm2 (ReZero, with none: of each sub-layer)
   torch::Tensor attention_entropy;  // mean over heads and positions, 0 (one key) to 1 (uniform)
 };
 
@@ -24,6 +26,7 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::nn::Linear qkv{nullptr}, proj{nullptr};
+  torch::nn::AnyModule q_norm, k_norm;  // QK-norm: RMSNorm over each head's dimension; empty when off
   int heads;
   torch::Tensor* entropy_out = nullptr;  // set while recording: the fused kernel keeps no probabilities
 };
@@ -46,6 +49,16 @@ struct RmsNormImpl : torch::nn::Module {
 };
 TORCH_MODULE(RmsNorm);
 
+// Dynamic Tanh (Zhu et al. 2025), in a norm's place: γ · tanh(α x) + β, α one learnt
+// scalar starting at alpha0, γ and β per channel starting at 1 and 0.
+struct DytImpl : torch::nn::Module {
+  DytImpl(std::int64_t width, double alpha0);
+  torch::Tensor forward(const torch::Tensor& x);
+
+  torch::Tensor alpha, weight, bias;
+};
+TORCH_MODULE(Dyt);
+
 // The norm the config's norm type names, over d_model.
 torch::nn::AnyModule make_norm(const ModelConfig& config);
 
@@ -63,13 +76,15 @@ struct BlockImpl : torch::nn::Module {
   void set_probe(BlockProbe* probe);
 
   // norm1 and norm2 are each sub-layer's norm (its input's, or the sum's); peri-norm
-  // also normalises each sub-layer's output, with out_norm1 and out_norm2.
+  // also normalises each sub-layer's output, with out_norm1 and out_norm2. ReZero has none.
   torch::nn::AnyModule norm1, norm2, out_norm1, out_norm2;
   CausalSelfAttention attention{nullptr};
   Mlp mlp{nullptr};
   NormPlacement placement;
   NormPlacement mixed_as;        // mix: post in the first quarter of the blocks, pre after
   double residual_scale = 1.0;   // DeepNorm's alpha; 1 otherwise
+  double depth_scale = 1.0;      // LayerNorm Scaling's 1/√ℓ, ℓ = index + 1; 1 otherwise
+  torch::Tensor rezero_alpha;    // ReZero's learnt scalar, from 0; undefined otherwise
 
  private:
   // One sub-layer f's update of the residual stream x: the formulas of kPlacements.
@@ -78,6 +93,7 @@ struct BlockImpl : torch::nn::Module {
   torch::Tensor update(NormPlacement rule, const torch::Tensor& x, SubLayer& f, int which,
                        torch::nn::AnyModule& out_norm);
   torch::Tensor normalise(int which, const torch::Tensor& input);  // norm1 (0) or norm2 (1), measured when armed
+  const torch::Tensor& measure(int which, const torch::Tensor& input);  // the RMS of a norm's (or sub-layer's) input
   BlockProbe* probe_ = nullptr;
 };
 TORCH_MODULE(Block);
@@ -98,6 +114,7 @@ struct GptImpl : torch::nn::Module {
 
  private:
   void init_deepnorm();
+  void init_scaled_residual();
 };
 TORCH_MODULE(Gpt);
 

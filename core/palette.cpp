@@ -19,6 +19,9 @@ std::uint32_t base_colour(Hue hue) {
     case Hue::Teal: return 0x00838f;
     case Hue::Amber: return 0xc77800;
     case Hue::Purple: return 0x8e24aa;
+    case Hue::Indigo: return 0x4a35b1;   // between pre-norm's blue and mix's purple: a pre-norm variant
+    case Hue::Magenta: return 0xb0267f;
+    case Hue::Olive: return 0x7c8a00;
   }
   return 0;  // not reached: the switch names every hue
 }
@@ -60,6 +63,9 @@ std::uint32_t to_rgb(Hsl c) {
 }  // namespace
 
 Hue family_of(const TrainConfig& config) {
+  // A norm type that drops the norm (DyT) is the design, whatever its placement; ReZero has no norm to replace.
+  const auto& type = kNormTypes[std::size_t(config.model.norm_type)];
+  if (type.hue && info(config.model.norm).norms) return *type.hue;
   const Hue hue = info(config.model.norm).hue;
   const bool long_warmup = config.warmup_steps > kShortWarmup && config.warmup_steps * 10 >= config.steps;
   return hue == Hue::Red && long_warmup ? Hue::Green : hue;

@@ -1,7 +1,9 @@
 #pragma once
 // The app's colour rule, as 0xRRGGBB. A run's hue says its design and nothing else may
 // change it: pre-norm blue, post-norm red (green with a long warmup), peri-norm teal,
-// DeepNorm amber, mix purple. Runs of one hue are told apart by lightness, then by a
+// DeepNorm amber, mix purple, LayerNorm Scaling indigo, ReZero magenta, DyT (any
+// placement) olive. The model switches (QK-norm, scaled init) modify a design and keep
+// its hue: their runs are told apart like any other setting, by shade. Runs of one hue are told apart by lightness, then by a
 // dashed line; the runs of one seed group are one curve and share one shade. The window
 // (ui/run_colors) and the sweep chart both draw from here.
 #include <cstdint>
@@ -14,8 +16,9 @@ namespace normlab {
 inline constexpr int kLightnessSteps = 4;
 inline constexpr int kShades = 2 * kLightnessSteps;  // each lightness solid, then dashed
 
-// The hue a run is drawn in: its placement's, or green for post-norm with a long warmup
-// (more than the course's short warmup and at least a tenth of the run).
+// The hue a run is drawn in: its norm type's when it has one (DyT), else its placement's,
+// or green for post-norm with a long warmup (more than the course's short warmup and at
+// least a tenth of the run).
 Hue family_of(const TrainConfig& config);
 
 // The `shade`-th colour of a hue: shade 0 is the hue's own colour, the next ones darker or

@@ -90,9 +90,10 @@ bool mark_interrupted(RunRecord& run, const std::string& why);
 inline constexpr double kLostAfterSeconds = 60;
 
 // Version 2 added named series and the fields marked since_version 2, version 3 the
-// layer statistics' interval, version 4 the checkpoint settings; older files still load,
-// with those fields at their defaults.
-inline constexpr int kRunSchemaVersion = 4;
+// layer statistics' interval, version 4 the checkpoint settings, version 5 DyT's α₀ and the
+// QK-norm and scaled-init switches; older files still load, with those fields at their
+// defaults (the switches off).
+inline constexpr int kRunSchemaVersion = 5;
 
 // The run file's text, streamed: the numbers are written as they are formatted.
 void write_json_text(std::ostream& out, const RunRecord& run);

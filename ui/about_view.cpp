@@ -14,9 +14,13 @@ AboutView::AboutView(QWidget* parent) : QTextBrowser(parent) {
       " p, li { font-size: 10.5pt; line-height: 135%; } .formula { font-family: 'DejaVu Serif';"
       " font-style: italic; font-size: 11.5pt; } .pre { color: #1f5fb0; font-weight: 600; }"
       " .post { color: #c62828; font-weight: 600; } .long { color: #2e7d32; font-weight: 600; }"
-      " .muted { color: #5f6b7a; }"));
+      " .muted { color: #5f6b7a; } .lns { color: #4a35b1; font-weight: 600; }"
+      " .rezero { color: #b0267f; font-weight: 600; } .dyt { color: #7c8a00; font-weight: 600; }"));
   const QString pre = QString::fromUtf8(formula(NormPlacement::Pre));
   const QString post = QString::fromUtf8(formula(NormPlacement::Post));
+  const QString lns = QString::fromUtf8(formula(NormPlacement::LayerNormScaling));
+  const QString rezero = QString::fromUtf8(formula(NormPlacement::ReZero));
+  const QString dyt = QString::fromUtf8(kNormTypes[std::size_t(NormType::Dyt)].formula);
   setHtml(tr(R"(
 <div style="max-width: 46em">
 <h1>Where the norm goes</h1>
@@ -116,8 +120,40 @@ post-norm in the first quarter of the blocks and pre-norm after; and each can us
 final held-out loss against depth, learning rate or warmup, one line per placement, with
 the dashed baseline across. A point on the baseline is a result: that design, at that
 setting, learnt only how common each token is.</p>
+
+<h2>Taming the norm, or dropping it</h2>
+<p>The newest answers change the norm itself, or what flows past it. Each is a choice in the
+settings, drawn in its own colour; the two switches combine with any placement.</p>
+<ul>
+<li><span class="dyt">DyT</span> (Dynamic Tanh, norm type <i>dyt</i>) &nbsp;<span class="formula">%5</span><br>
+Every norm is replaced by an element-wise squashing: no mean, no RMS, nothing computed
+across the position. &alpha; is one learnt number per DyT, starting at &alpha;<sub>0</sub>
+(0.5 by default). The claim (Zhu et al., 2025): a trained LayerNorm behaves much like a
+tanh, so a tanh can stand in for it at no loss. On a corpus as small as this one a design can
+look better than it does at scale; read DyT's curves with that in mind, and watch its
+&alpha; in the <b>Inside the model</b> tab.</li>
+<li><b>QK-norm</b> (a switch): each head's queries and keys are RMS-normalised, with a
+learnt gain, before their dot product. The claim (Henry et al., 2020; Wortsman et al., 2023):
+attention logits can no longer grow without bound, so more learning rates train.</li>
+<li><span class="lns">LayerNorm Scaling</span> &nbsp;<span class="formula">%3</span><br>
+Pre-norm with each norm's output divided by &radic;&#8467;, &#8467; the block's depth from 1.
+The claim (the Curse of Depth, 2025): in pre-norm the stream grows with depth, so deep
+blocks add little and behave almost as the identity; shrinking their input's scale keeps
+them useful.</li>
+<li><span class="rezero">ReZero</span> &nbsp;<span class="formula">%4</span><br>
+No norm anywhere, not even before the output head. Each block adds its sub-layers through one
+learnt number &alpha; that starts at 0, so the model begins as the identity and opens each
+block as it learns (Bachlechner et al., 2020). Its &alpha; is recorded per block: watch it
+leave 0.</li>
+<li><b>Scaled residual init</b> (a switch): the attention's output matrix and the MLP's
+down matrix start 1/&radic;(2N) as large as the others (GPT-2), so the stream does not grow
+with depth at the start.</li>
+</ul>
+<p>What NormLab's own short runs show so far is in <i>docs/designs.md</i>; the full
+comparison over seeds, learning rates and depths is still to be run.</p>
 </div>)")
-              .arg(pre.toHtmlEscaped(), post.toHtmlEscaped()));
+              .arg(pre.toHtmlEscaped(), post.toHtmlEscaped(), lns.toHtmlEscaped(), rezero.toHtmlEscaped(),
+                   dyt.toHtmlEscaped()));
 }
 
 }  // namespace normlab::ui

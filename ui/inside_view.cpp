@@ -51,9 +51,12 @@ PlotLayout layout_for(QSize size) {
 QString value_text(double v) { return std::isfinite(v) ? QString::number(v, 'g', 3) : QStringLiteral("\u2014"); }
 
 // Why a panel's run (or no run) has no values of the statistic.
-QString why_no_values(const RunEntry* run) {
+QString why_no_values(const RunEntry* run, const StatisticInfo& info) {
   if (!run) return QObject::tr("No run to show.");
   const RunRecord& r = run->record;
+  if (!records(info, r.config.model)) {
+    return QObject::tr("None: this run's design has no such parameter; it is recorded for %1.").arg(qstr(info.only_for));
+  }
   if (r.config.layer_stats_every == 0) {
     return QObject::tr("Not recorded: \u201cInside the model\u201d was off for this run.");
   }
@@ -101,9 +104,15 @@ class InsidePlot : public QWidget {
     const auto scale = log_scale_of({series_of(0), series_of(1)});
     if (!info || !scale) {
       p.setPen(QColor(0x5f, 0x6b, 0x7a));
+      const RunEntry* runs[2] = {store_.find(run_ids[0]), store_.find(run_ids[1])};
+      const bool other_designs = info && std::none_of(std::begin(runs), std::end(runs), [&](const RunEntry* run) {
+        return run && records(*info, run->record.config.model);
+      });
       p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter | Qt::TextWordWrap,
-                 QObject::tr("No values of this statistic in these runs yet.\nRuns record them while they train, "
-                             "unless \u201cInside the model\u201d is off in the settings; older run files have none."));
+                 other_designs
+                     ? QObject::tr("Neither run has this parameter: it is recorded for %1.").arg(qstr(info->only_for))
+                     : QObject::tr("No values of this statistic in these runs yet.\nRuns record them while they train, "
+                                   "unless \u201cInside the model\u201d is off in the settings; older run files have none."));
       return;
     }
     const PlotLayout l = layout_for(size);
@@ -161,7 +170,8 @@ class InsidePlot : public QWidget {
     p.drawRect(r.adjusted(0, 0, -1, -1));
     if (!s || s->steps.empty()) {
       p.setPen(QColor(0x5f, 0x6b, 0x7a));
-      p.drawText(r.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, why_no_values(run));
+      p.drawText(r.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+                 why_no_values(run, *find_statistic(statistic)));
       return;
     }
     const int rows = s->width();

@@ -357,12 +357,33 @@ QWidget* SettingsPanel::spin_box(const ConfigField& field) {
 
 QLayout* SettingsPanel::menu_box(const ConfigField& field, QComboBox* menu) {
   take_wheel_when_focused(menu);
-  for (const Choice& choice : field.choices) menu->addItem(utf8(choice.label), utf8(choice.name));
+  bool formulas = false;
+  for (const Choice& choice : field.choices) {
+    menu->addItem(utf8(choice.label), utf8(choice.name));
+    if (!choice.help.empty()) menu->setItemData(menu->count() - 1, utf8(choice.help), Qt::ToolTipRole);
+    formulas = formulas || !choice.formula.empty();
+  }
   menu->setToolTip(capitalised_sentence(utf8(field.help)));
   connect(menu, &QComboBox::currentIndexChanged, this, &SettingsPanel::revalidate);
   auto* box = new QVBoxLayout;
   box->setSpacing(2);
   box->addWidget(menu);
+  if (formulas) {  // the chosen norm type's or switch's formula under the menu, as the placements show theirs
+    auto* formula = new QLabel;
+    formula->setObjectName(utf8(field.key + "_formula"));
+    QFont formula_font(QStringLiteral("DejaVu Serif"));
+    formula_font.setItalic(true);
+    formula->setFont(formula_font);
+    formula->setStyleSheet(QStringLiteral("color: #333;"));
+    formula->setWordWrap(true);
+    const auto show_formula = [formula, &field](int index) {
+      formula->setText(index < 0 ? QString() : utf8(field.choices[std::size_t(index)].formula));
+      formula->setVisible(!formula->text().isEmpty());
+    };
+    connect(menu, &QComboBox::currentIndexChanged, formula, show_formula);
+    show_formula(menu->currentIndex());
+    box->addWidget(formula);
+  }
   if (field.key == "device") {  // shows what "auto" found (set_device)
     device_ = menu;
     device_found_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));

@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QImage>
 #include <QLabel>
@@ -49,7 +50,7 @@ class SweepPlot : public QWidget {
  public:
   SweepPlot() {
     setMouseTracking(true);
-    setMinimumSize(560, 220);
+    setMinimumSize(560, 198);  // not 220: the placements' second row of check boxes takes the rest of a 700-pixel window
   }
 
   SweepChart chart;
@@ -199,12 +200,19 @@ void SweepView::build_controls() {
   row->addWidget(seeds_);
   auto* placements_row = new QHBoxLayout;
   placements_row->setSpacing(10);
-  placements_row->addWidget(new QLabel(tr("Placements")));
+  placements_row->addWidget(new QLabel(tr("Placements")), 0, Qt::AlignTop);
+  // In rows of four: all of them in one row would widen the tab past what the settings leave.
+  constexpr int kPerRow = 4;
+  auto* placement_grid = new QGridLayout;
+  placement_grid->setHorizontalSpacing(10);
+  placement_grid->setVerticalSpacing(2);
+  placements_row->addLayout(placement_grid);
   for (const PlacementInfo& placement : kPlacements) {
     auto* box = new QCheckBox(qstr(placement.label));
     box->setToolTip(QStringLiteral("%1\n%2").arg(qstr(placement.formula), qstr(placement.help)));
+    const int index = int(placements_.size());
     placements_.emplace_back(placement.value, box);
-    placements_row->addWidget(box);
+    placement_grid->addWidget(box, index / kPerRow, index % kPerRow);
     connect(box, &QCheckBox::toggled, this, [this] {
       save_controls();
       refresh();

@@ -111,21 +111,39 @@ TEST(ConfigFields, SameExperimentComparesEveryFieldThatShapesTheResult) {
 
 TEST(ConfigFields, RunNamesTellEveryPlacementAndNormTypeApart) {
   std::set<std::string> names;
+  std::size_t designs = 0;
   for (const PlacementInfo& row : kPlacements) {
+    designs += row.norms ? std::size(kNormTypes) : 1;  // without norms (ReZero) the norm type changes nothing
     for (const NormTypeInfo& type : kNormTypes) {
-      TrainConfig c;
-      c.model.norm = row.value;
-      c.model.norm_type = type.value;
-      names.insert(default_run_name(c));
+      for (const Switch qk_norm : {Switch::Off, Switch::On}) {
+        for (const Switch scaled_init : {Switch::Off, Switch::On}) {
+          TrainConfig c;
+          c.model.norm = row.value;
+          c.model.norm_type = type.value;
+          c.model.qk_norm = qk_norm;
+          c.model.scaled_residual_init = scaled_init;
+          names.insert(default_run_name(c));
+        }
+      }
     }
   }
-  EXPECT_EQ(names.size(), std::size(kPlacements) * std::size(kNormTypes));
+  EXPECT_EQ(names.size(), designs * 4);
   TrainConfig c;
   EXPECT_EQ(default_run_name(c), "pre-norm lr 1e-3 warmup 30");  // as every earlier run was named
   c.model.norm = NormPlacement::DeepNorm;
   c.model.norm_type = NormType::RmsNorm;
   c.model.layers = 16;
   EXPECT_EQ(default_run_name(c), "deepnorm RMSNorm lr 1e-3 warmup 30 layers 16");
+  TrainConfig d;
+  d.model.norm_type = NormType::Dyt;
+  d.model.qk_norm = Switch::On;
+  EXPECT_EQ(default_run_name(d), "pre-norm DyT QK-norm lr 1e-3 warmup 30");
+  d.model.dyt_alpha0 = 2;  // α₀ is said once it is not the paper's default
+  d.model.qk_norm = Switch::Off;
+  d.model.scaled_residual_init = Switch::On;
+  EXPECT_EQ(default_run_name(d), "pre-norm DyT alpha0 2 scaled init lr 1e-3 warmup 30");
+  d.model.norm = NormPlacement::ReZero;  // no norm: neither the type nor α₀ applies
+  EXPECT_EQ(default_run_name(d), "rezero scaled init lr 1e-3 warmup 30");
 }
 
 }  // namespace

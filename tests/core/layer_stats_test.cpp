@@ -28,6 +28,13 @@ double norm_of(const std::vector<torch::Tensor>& grads) {
   return std::sqrt(squares);
 }
 
+// How many of the statistics a model of this config records.
+std::size_t recorded_for(const ModelConfig& model) {
+  std::size_t count = 0;
+  for (const auto& info : layer_statistics()) count += records(info, model);
+  return count;
+}
+
 class LayerStatsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -75,7 +82,7 @@ TEST_F(LayerStatsTest, GradientNormsEqualAutograd) {
 
     std::vector<SeriesPoint> points;
     recorded.step(batch, 1e-3, &points);
-    ASSERT_EQ(points.size(), layer_statistics().size());
+    ASSERT_EQ(points.size(), recorded_for(config_.model));
 
     Gpt& model = direct.model();
     const auto loss = model->loss(batch.inputs, batch.targets);
@@ -134,6 +141,39 @@ TEST_F(LayerStatsTest, NormInputsAndUpdatesMatchDirectMeasures) {
   }
 }
 
+// DyT's and ReZero's α series are the parameters after the step, one per block (DyT: one
+// per norm); every design records the RMS series, ReZero's being what enters each sub-layer.
+TEST_F(LayerStatsTest, AlphaSeriesAreTheParametersAfterTheUpdate) {
+  const Batch batch = random_batch();
+  for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::ReZero}) {
+    config_.model.norm = norm;
+    config_.model.norm_type = NormType::Dyt;
+    Learner learner(config_, 256, torch::kCPU);
+    std::vector<SeriesPoint> points;
+    learner.step(batch, 1e-2, &points);
+    ASSERT_EQ(points.size(), recorded_for(config_.model));
+    const bool rezero = norm == NormPlacement::ReZero;
+    EXPECT_EQ(points.size(), layer_statistics().size() - (rezero ? 2 : 1)) << "DyT's two series or ReZero's one";
+    for (int layer = 0; layer < 3; ++layer) {
+      auto& block = *learner.model()->blocks[layer]->as<BlockImpl>();
+      if (rezero) {
+        const double alpha = block.rezero_alpha.item<double>();
+        EXPECT_NE(alpha, 0.0) << "moved from 0 by the first update";
+        EXPECT_EQ(point_named(points, "rezero_alpha").values.at(layer), alpha);
+      } else {
+        const double first = block.norm1.ptr()->as<DytImpl>()->alpha.item<double>();
+        EXPECT_NE(first, 0.5) << "moved from alpha0 by the first update";
+        EXPECT_NEAR(first, 0.5, 0.05);
+        EXPECT_EQ(point_named(points, "attention_dyt_alpha").values.at(layer), first);
+        EXPECT_EQ(point_named(points, "mlp_dyt_alpha").values.at(layer),
+                  block.norm2.ptr()->as<DytImpl>()->alpha.item<double>());
+      }
+      EXPECT_GT(point_named(points, "attention_norm_input_rms").values.at(layer), 0.0);
+      EXPECT_GT(point_named(points, "mlp_norm_input_rms").values.at(layer), 0.0);
+    }
+  }
+}
+
 TEST(AttentionEntropy, UniformIsOneAndPeakedIsNearZero) {
   const auto zeros = torch::zeros({2, 3, 16, 8});
   EXPECT_NEAR(mean_normalised_attention_entropy(zeros, zeros).item<double>(), 1.0, 1e-6);
@@ -176,9 +216,13 @@ TEST_F(LayerStatsTrainingTest, TrainerRecordsSeriesAndReportsEachPoint) {
     if (records_layer_stats(config_, step)) expected_steps.push_back(step);
   }
   EXPECT_EQ(expected_steps.size(), 100u + 4u);  // 105, 112, 119, and 120: the last step and an evaluation
-  EXPECT_EQ(reported.size(), expected_steps.size() * layer_statistics().size());
+  EXPECT_EQ(reported.size(), expected_steps.size() * recorded_for(config_.model));
   for (const auto& info : layer_statistics()) {
     const Series* series = run.find_series(info.name);
+    if (!records(info, config_.model)) {
+      EXPECT_EQ(series, nullptr) << info.name << " belongs to other designs";
+      continue;
+    }
     ASSERT_NE(series, nullptr) << info.name;
     EXPECT_EQ(series->layers, info.per_layer ? config_.model.layers : 0);
     EXPECT_EQ(series->steps, expected_steps) << info.name;

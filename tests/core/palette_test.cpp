@@ -20,8 +20,11 @@ double hue_degrees(std::uint32_t rgb) {
 
 double hue_distance(double a, double b) { return std::min(std::abs(a - b), 360 - std::abs(a - b)); }
 
+const std::vector<Hue> kAllHues = {Hue::Blue,   Hue::Red,    Hue::Green,   Hue::Teal, Hue::Amber,
+                                   Hue::Purple, Hue::Indigo, Hue::Magenta, Hue::Olive};
+
 TEST(Palette, EveryShadeKeepsItsHueAndLooksDifferent) {
-  for (const Hue hue : {Hue::Blue, Hue::Red, Hue::Green, Hue::Teal, Hue::Amber, Hue::Purple}) {
+  for (const Hue hue : kAllHues) {
     const double own = hue_degrees(hue_colour(hue, 0));
     std::set<std::pair<std::uint32_t, bool>> looks;
     for (int shade = 0; shade < kShades; ++shade) {
@@ -32,7 +35,7 @@ TEST(Palette, EveryShadeKeepsItsHueAndLooksDifferent) {
     EXPECT_EQ(hue_colour(hue, kShades), hue_colour(hue, 0)) << "shades repeat after all are used";
   }
   // The hues themselves stay far apart, so a colour names its design.
-  const std::vector<Hue> hues = {Hue::Blue, Hue::Red, Hue::Green, Hue::Teal, Hue::Amber, Hue::Purple};
+  const std::vector<Hue>& hues = kAllHues;
   for (std::size_t i = 0; i < hues.size(); ++i) {
     for (std::size_t j = i + 1; j < hues.size(); ++j) {
       EXPECT_GT(hue_distance(hue_degrees(hue_colour(hues[i], 0)), hue_degrees(hue_colour(hues[j], 0))), 25.0);
@@ -61,6 +64,30 @@ TEST(Palette, FamiliesFollowThePlate) {
     c.warmup_steps = c.steps / 2;  // a long warmup makes only post-norm green
     EXPECT_EQ(family_of(c), placement.value == NormPlacement::Post ? Hue::Green : placement.hue) << placement.name;
   }
+}
+
+// DyT is its own design whatever the placement; the switches keep their design's hue.
+TEST(Palette, DytHasItsOwnHueAndSwitchesKeepTheDesigns) {
+  std::set<Hue> design_hues;
+  for (const PlacementInfo& placement : kPlacements) EXPECT_TRUE(design_hues.insert(placement.hue).second) << placement.name;
+  EXPECT_TRUE(design_hues.insert(*kNormTypes[std::size_t(NormType::Dyt)].hue).second) << "DyT shares no placement's hue";
+  for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri}) {
+    TrainConfig c;
+    c.model.norm = norm;
+    c.model.norm_type = NormType::Dyt;
+    EXPECT_EQ(family_of(c), Hue::Olive) << to_string(norm);
+    c.model.norm_type = NormType::RmsNorm;
+    EXPECT_EQ(family_of(c), info(norm).hue) << "RMSNorm is drawn as its placement";
+  }
+  TrainConfig rezero;
+  rezero.model.norm = NormPlacement::ReZero;
+  rezero.model.norm_type = NormType::Dyt;  // no norm to replace
+  EXPECT_EQ(family_of(rezero), Hue::Magenta);
+  TrainConfig lns;
+  lns.model.norm = NormPlacement::LayerNormScaling;
+  lns.model.qk_norm = Switch::On;
+  lns.model.scaled_residual_init = Switch::On;
+  EXPECT_EQ(family_of(lns), Hue::Indigo);
 }
 
 TEST(Palette, ASeedGroupSharesAShadeAndNewCurvesTakeTheLeastUsed) {

@@ -1,5 +1,6 @@
 // Each placement and norm type computes the formula its table row states: the block's
-// output against the same update written out here, with the norms computed by hand.
+// output against the same update written out here, with the norms and the attention
+// (with and without QK-norm) computed by hand.
 #include <cmath>
 #include <tuple>
 
@@ -13,7 +14,7 @@ using Tensor = torch::Tensor;
 
 constexpr double kEps = 1e-5;  // LayerNorm's, which RMSNorm shares
 
-ModelConfig tiny(NormPlacement placement, NormType type) {
+ModelConfig tiny(NormPlacement placement, NormType type, Switch qk_norm = Switch::Off) {
   ModelConfig m;
   m.layers = 8;  // DeepNorm's alpha is then exactly 2; mix runs blocks 0 and 1 post-norm
   m.d_model = 8;
@@ -22,6 +23,7 @@ ModelConfig tiny(NormPlacement placement, NormType type) {
   m.vocab = 16;
   m.norm = placement;
   m.norm_type = type;
+  m.qk_norm = qk_norm;
   return m;
 }
 
@@ -36,8 +38,33 @@ Tensor by_hand(torch::nn::AnyModule& norm, NormType type, const Tensor& x) {
       return centred / (variance + kEps).sqrt() * gain + params["bias"];
     }
     case NormType::RmsNorm: return x / (x.pow(2).mean(-1, /*keepdim=*/true) + kEps).sqrt() * gain;
+    case NormType::Dyt: return gain * torch::tanh(params["alpha"] * x) + params["bias"];
   }
   throw std::logic_error("unknown norm type");
+}
+
+Tensor rms_by_hand(const Tensor& x, const Tensor& gain) {
+  return x / (x.pow(2).mean(-1, /*keepdim=*/true) + kEps).sqrt() * gain;
+}
+
+// Causal self-attention written out: softmax(q kᵀ / √d) v over the visible keys, per head,
+// with q and k RMS-normalised over each head's dimension first when QK-norm is on.
+Tensor attention_by_hand(CausalSelfAttentionImpl& a, const Tensor& x) {
+  const auto batch = x.size(0), time = x.size(1), width = x.size(2), head = width / a.heads;
+  const Tensor qkv = torch::matmul(x, a.qkv->weight.t()) + a.qkv->bias;
+  auto heads_of = [&](int part) {
+    return qkv.narrow(-1, part * width, width).reshape({batch, time, a.heads, head}).transpose(1, 2);
+  };
+  Tensor q = heads_of(0), k = heads_of(1);
+  const Tensor v = heads_of(2);
+  if (!a.q_norm.is_empty()) {
+    q = rms_by_hand(q, a.q_norm.ptr()->named_parameters()["weight"]);
+    k = rms_by_hand(k, a.k_norm.ptr()->named_parameters()["weight"]);
+  }
+  const Tensor future = torch::ones({time, time}).triu(1).to(torch::kBool);
+  const Tensor weights = torch::softmax((torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(head))).masked_fill(future, -INFINITY), -1);
+  const Tensor y = torch::matmul(weights, v).transpose(1, 2).reshape({batch, time, width});
+  return torch::matmul(y, a.proj->weight.t()) + a.proj->bias;
 }
 
 // Gains and biases away from 1 and 0, so a norm applied in the wrong place shows.
@@ -48,21 +75,22 @@ void randomise_norms(torch::nn::Module& module) {
   }
 }
 
-class PlacementFormula : public ::testing::TestWithParam<std::tuple<NormPlacement, NormType>> {};
+class PlacementFormula : public ::testing::TestWithParam<std::tuple<NormPlacement, NormType, Switch>> {};
 
 TEST_P(PlacementFormula, BlockComputesItsRowsUpdate) {
   const NormPlacement placement = std::get<0>(GetParam());
   const NormType type = std::get<1>(GetParam());
   torch::manual_seed(11);
-  const ModelConfig config = tiny(placement, type);
+  const ModelConfig config = tiny(placement, type, std::get<2>(GetParam()));
   const Tensor x = 3 * torch::randn({2, 4, 8}) + 1;
   // Mix: block 1 is in the first quarter of 8 (post-norm), block 2 is not (pre-norm).
   for (const int index : {1, 2}) {
     Block block(config, index);
     randomise_norms(*block);
     torch::NoGradGuard no_grad;
+    if (placement == NormPlacement::ReZero) block->rezero_alpha.fill_(0.7);  // at its initial 0 a block is the identity
     auto N = [&](torch::nn::AnyModule& norm, const Tensor& t) { return by_hand(norm, type, t); };
-    auto A = [&](const Tensor& t) { return block->attention(t); };
+    auto A = [&](const Tensor& t) { return attention_by_hand(*block->attention, t); };
     auto M = [&](const Tensor& t) { return block->mlp(t); };
     auto pre = [&] {
       const Tensor h = x + A(N(block->norm1, x));
@@ -88,6 +116,17 @@ TEST_P(PlacementFormula, BlockComputesItsRowsUpdate) {
         break;
       }
       case NormPlacement::Mix: expected = index == 1 ? post() : pre(); break;
+      case NormPlacement::LayerNormScaling: {
+        const double scale = 1 / std::sqrt(index + 1.0);  // ℓ counts the blocks from 1
+        const Tensor h = x + A(N(block->norm1, x) * scale);
+        expected = h + M(N(block->norm2, h) * scale);
+        break;
+      }
+      case NormPlacement::ReZero: {
+        const Tensor h = x + 0.7 * A(x);
+        expected = h + 0.7 * M(h);
+        break;
+      }
     }
     const Tensor actual = block->forward(x);
     EXPECT_TRUE(torch::allclose(actual, expected, 1e-5, 1e-5))
@@ -99,11 +138,79 @@ TEST_P(PlacementFormula, BlockComputesItsRowsUpdate) {
 INSTANTIATE_TEST_SUITE_P(
     Placements, PlacementFormula,
     ::testing::Combine(::testing::Values(NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri,
-                                         NormPlacement::DeepNorm, NormPlacement::Mix),
-                       ::testing::Values(NormType::LayerNorm, NormType::RmsNorm)),
+                                         NormPlacement::DeepNorm, NormPlacement::Mix,
+                                         NormPlacement::LayerNormScaling, NormPlacement::ReZero),
+                       ::testing::Values(NormType::LayerNorm, NormType::RmsNorm, NormType::Dyt),
+                       ::testing::Values(Switch::Off, Switch::On)),
     [](const auto& info) {
-      return to_string(std::get<0>(info.param)) + "_" + kNormTypes[std::size_t(std::get<1>(info.param))].name;
+      return to_string(std::get<0>(info.param)) + "_" + kNormTypes[std::size_t(std::get<1>(info.param))].name +
+             (std::get<2>(info.param) == Switch::On ? "_qknorm" : "");
     });
+
+TEST(NormType, DytIsAScaledTanhWithGainAndBias) {
+  Dyt dyt(3, 0.5);
+  EXPECT_DOUBLE_EQ(dyt->alpha.item<double>(), 0.5);
+  EXPECT_EQ(dyt->alpha.dim(), 0) << "one alpha per DyT";
+  // At init (gain 1, bias 0): tanh(0.5 x); tanh(1) = 0.76159.
+  const Tensor y = dyt->forward(torch::tensor({{2.0f, 0.0f, -40.0f}}));
+  EXPECT_NEAR(y[0][0].item<double>(), 0.7615942, 1e-6);
+  EXPECT_EQ(y[0][1].item<double>(), 0.0);
+  EXPECT_NEAR(y[0][2].item<double>(), -1.0, 1e-6) << "saturates instead of rescaling";
+  // Unlike a norm it keeps the scale: doubling the input changes the output.
+  const Tensor x = torch::tensor({{0.1f, 0.2f, 0.3f}});
+  EXPECT_FALSE(torch::allclose(dyt->forward(2 * x), dyt->forward(x)));
+  ModelConfig config = tiny(NormPlacement::Pre, NormType::Dyt);
+  config.dyt_alpha0 = 2;
+  Gpt model(config);
+  for (const auto& item : model->named_parameters()) {
+    if (item.key().find("alpha") != std::string::npos) {
+      EXPECT_DOUBLE_EQ(item.value().item<double>(), 2.0) << item.key();
+    }
+  }
+  EXPECT_TRUE(model->named_parameters().contains("final_norm.alpha")) << "the final norm is a DyT too";
+}
+
+TEST(QkNorm, GainsPerHeadDimensionAndOnlyWhenOn) {
+  torch::manual_seed(17);
+  Gpt off(tiny(NormPlacement::Pre, NormType::LayerNorm));
+  torch::manual_seed(17);
+  Gpt on(tiny(NormPlacement::Pre, NormType::LayerNorm, Switch::On));
+  EXPECT_FALSE(off->named_parameters().contains("blocks.0.attention.q_norm.weight"));
+  const auto params = on->named_parameters();
+  ASSERT_TRUE(params.contains("blocks.7.attention.k_norm.weight"));
+  EXPECT_EQ(params["blocks.0.attention.q_norm.weight"].size(0), 4) << "d_model 8 over 2 heads";
+  // The gains start at 1 and draw nothing: every other weight is as without the switch.
+  for (const auto& item : off->named_parameters()) EXPECT_TRUE(torch::equal(item.value(), params[item.key()])) << item.key();
+}
+
+// GPT-2's residual scaling: the matrices that write into the stream start 1/√(2N) of the
+// usual draw, and nothing else changes.
+TEST(ScaledResidualInit, ShrinksOutputAndDownProjectionsOnly) {
+  for (const auto placement : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::ReZero}) {
+    ModelConfig config;  // 8 blocks of width 128: 2N = 16, std 0.02 / 4
+    config.norm = placement;
+    torch::manual_seed(16);
+    Gpt plain(config);
+    config.scaled_residual_init = Switch::On;
+    torch::manual_seed(16);
+    Gpt scaled(config);
+    const auto before = plain->named_parameters();
+    for (const auto& item : scaled->named_parameters()) {
+      const std::string& name = item.key();
+      const bool writes_stream = name.find("attention.proj.weight") != std::string::npos ||
+                                 name.find("mlp.down.weight") != std::string::npos;
+      const Tensor expected = writes_stream ? before[name] / 4 : before[name];
+      EXPECT_TRUE(torch::allclose(item.value(), expected, 0, 1e-9)) << to_string(placement) << " " << name;
+      if (writes_stream) {
+        EXPECT_NEAR(item.value().std().item<double>(), 0.005, 0.0005) << name;
+      }
+    }
+  }
+  TrainConfig deep;
+  deep.model.norm = NormPlacement::DeepNorm;
+  deep.model.scaled_residual_init = Switch::On;
+  EXPECT_THROW(validate(deep), UserError) << "DeepNorm sets its own initial scale";
+}
 
 TEST(NormType, RmsNormIsTheRootMeanSquareFormula) {
   torch::manual_seed(12);
@@ -196,7 +303,27 @@ TEST(Placements, FinalNormAndNormCountFollowTheTable) {
     const bool peri = row.value == NormPlacement::Peri;
     EXPECT_EQ(names.contains("blocks.0.out_norm1.weight"), peri) << row.name;
     EXPECT_EQ(names.contains("blocks.7.out_norm2.bias"), peri) << row.name;
+    EXPECT_EQ(names.contains("blocks.0.norm1.weight"), row.norms) << row.name;
+    EXPECT_EQ(names.contains("blocks.7.norm2.weight"), row.norms) << row.name;
+    EXPECT_EQ(names.contains("blocks.3.rezero_alpha"), row.value == NormPlacement::ReZero) << row.name;
   }
+}
+
+TEST(Placements, ReZeroStartsEveryBlockAsTheIdentity) {
+  Gpt model(tiny(NormPlacement::ReZero, NormType::LayerNorm));
+  const Tensor x = torch::randn({2, 4, 8});
+  torch::NoGradGuard no_grad;
+  for (auto& block : *model->blocks) {
+    EXPECT_EQ(block->as<BlockImpl>()->rezero_alpha.item<double>(), 0.0);
+    EXPECT_TRUE(torch::equal(block->as<BlockImpl>()->forward(x), x));
+  }
+}
+
+TEST(Placements, LayerNormScalingDividesByTheRootOfTheDepth) {
+  Gpt model(tiny(NormPlacement::LayerNormScaling, NormType::LayerNorm));
+  for (int i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(model->blocks[i]->as<BlockImpl>()->depth_scale, 1 / std::sqrt(i + 1.0));
+  Gpt pre(tiny(NormPlacement::Pre, NormType::LayerNorm));
+  EXPECT_DOUBLE_EQ(pre->blocks[7]->as<BlockImpl>()->depth_scale, 1.0);
 }
 
 TEST(Placements, MixIsPostInTheFirstQuarterOfTheBlocks) {

@@ -371,6 +371,34 @@ TEST_F(RunRecordTest, VersionThreeFileStillLoads) {
   EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("checkpoint_interval"));
 }
 
+// Version 4 (before DyT's alpha0 and the model switches) still loads: QK-norm and scaled
+// init off, alpha0 the default; the switches and alpha0 round-trip in today's version.
+TEST_F(RunRecordTest, VersionFourFileLoadsWithTheSwitchesOff) {
+  RunRecord expected = run_with_series();
+  expected.config.model.norm_type = NormType::Dyt;
+  expected.config.model.dyt_alpha0 = 2;
+  expected.config.model.qk_norm = Switch::On;
+  expected.config.model.scaled_residual_init = Switch::On;
+  const json today = json::parse(to_json_text(expected));
+  EXPECT_EQ(today["config"]["qk_norm"], "on");
+  EXPECT_EQ(today["config"]["scaled_residual_init"], "on");
+  const RunRecord round_trip = from_json_text(today.dump());
+  EXPECT_EQ(round_trip.config.model.qk_norm, Switch::On);
+  EXPECT_EQ(round_trip.config.model.scaled_residual_init, Switch::On);
+  EXPECT_EQ(round_trip.config.model.dyt_alpha0, 2.0);
+
+  json j = today;
+  j["version"] = 4;
+  for (const char* key : {"dyt_alpha0", "qk_norm", "scaled_residual_init"}) j["config"].erase(key);
+  const RunRecord run = from_json_text(j.dump());
+  EXPECT_EQ(run.config.model.qk_norm, Switch::Off);
+  EXPECT_EQ(run.config.model.scaled_residual_init, Switch::Off);
+  EXPECT_EQ(run.config.model.dyt_alpha0, ModelConfig{}.dyt_alpha0);
+  EXPECT_EQ(run.config.model.norm_type, NormType::Dyt);
+  j["version"] = 5;
+  EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("dyt_alpha0"));
+}
+
 TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   RunRecord a = run_with_series();
   RunRecord b = sample_run();
