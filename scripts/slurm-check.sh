@@ -36,10 +36,11 @@ conf=/etc/slurm/slurm.conf
 marker="# written by normlab's scripts/slurm-check.sh"
 if [ -f "$conf" ] && ! grep -qF "$marker" "$conf"; then fail "$conf is not this script's: not touching it"; fi
 host=$(hostname -s)
+# Addresses given, so nothing has to resolve the host name (a fresh root's /etc/hosts may not know it).
 cat >"$conf" <<EOF
 $marker
 ClusterName=normlab
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=slurm
 AuthType=auth/munge
 StateSaveLocation=/var/spool/slurmctld
@@ -59,7 +60,7 @@ MaxArraySize=1001
 MpiDefault=none
 MailProg=/bin/true
 KillWait=30
-NodeName=$host CPUs=$(nproc) RealMemory=2000 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=2000 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 mkdir -p /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/munge
