@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLineSeries>
+#include <QMenu>
 #include <QScreen>
 #include <QSlider>
 #include <QStatusBar>
@@ -533,6 +534,31 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
     EXPECT_EQ(read_json(runs[i].file.toStdString()).status, RunStatus::Done);
   }
   EXPECT_EQ(started, (QList<int>{runs[1].id, runs[2].id, runs[3].id}));
+}
+
+// Issue 16: Run > Runs side by side sets how many runs train at once, says what auto means
+// here, and comes back in the next session.
+TEST_F(MainWindowTest, TheSideBySideChoiceTakesEffectAndComesBack) {
+  auto* menu = window_->findChild<QMenu*>(QStringLiteral("sideBySideMenu"));
+  ASSERT_TRUE(menu);
+  QAction *automatic = nullptr, *one = nullptr;
+  for (QAction* choice : menu->actions()) {
+    if (choice->data().toInt() == 0) automatic = choice;
+    if (choice->data().toInt() == 1) one = choice;
+  }
+  ASSERT_TRUE(automatic && one);
+  EXPECT_TRUE(automatic->isChecked());
+  EXPECT_EQ(automatic->text(), QStringLiteral("Auto: %1 here").arg(window_->lab().auto_side_by_side()));
+  EXPECT_EQ(window_->lab().queue().side_by_side(), window_->lab().auto_side_by_side());
+  one->trigger();
+  EXPECT_TRUE(one->isChecked() && !automatic->isChecked());
+  EXPECT_EQ(window_->lab().queue().side_by_side(), 1);
+  window_->close();
+
+  QStringList errors;
+  auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  EXPECT_EQ(next->lab().side_by_side_choice(), 1);
+  EXPECT_EQ(next->lab().queue().side_by_side(), 1);
 }
 
 TEST_F(MainWindowTest, RemovingARunDeletesItsSavedCopy) {
