@@ -45,6 +45,15 @@ class CliTest : public CacheTest {
     return pid;
   }
 
+  // Waits up to two minutes for `file` to appear (a started run's first checkpoint).
+  static bool appears(const fs::path& file) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!fs::exists(file) && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return fs::exists(file);
+  }
+
   std::string out_, err_;
 };
 
@@ -170,11 +179,7 @@ TEST_F(CliTest, KilledRunResumesWithTheUninterruptedNumbers) {
   const fs::path checkpoint = temp_ / "runs" / "cut.ckpt";
   const pid_t pid = start("train " + tiny + "--name cut --checkpoint-interval 1");
   ASSERT_GE(pid, 0);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!fs::exists(checkpoint) && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(fs::exists(checkpoint)) << read_file(temp_ / "stderr.txt");
+  ASSERT_TRUE(appears(checkpoint)) << read_file(temp_ / "stderr.txt");
   const int delay_ms = std::random_device()() % 1000;
   SCOPED_TRACE("killed " + std::to_string(delay_ms) + " ms after the first checkpoint");
   std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
@@ -214,11 +219,7 @@ TEST_F(CliTest, AStoppedSweepResumesItsPointFromTheCheckpoint) {
   const fs::path point = temp_ / "cut" / "pre-norm_lr_3e-3_warmup_3_layers_2.json";
   const pid_t pid = start(tiny + "--out cut");
   ASSERT_GE(pid, 0);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!fs::exists(checkpoint_path(point)) && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(fs::exists(checkpoint_path(point))) << read_file(temp_ / "stderr.txt");
+  ASSERT_TRUE(appears(checkpoint_path(point))) << read_file(temp_ / "stderr.txt");
   ASSERT_EQ(::kill(pid, SIGINT), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
@@ -390,11 +391,7 @@ TEST_F(CliTest, ATaskStoppedOrKilledResumesItsCheckpoint) {
     const fs::path point = temp_ / out / "pre-norm_lr_3e-3_warmup_3_layers_2.json";
     const pid_t pid = start(sweep + "--out " + out + " --task 0");
     ASSERT_GE(pid, 0);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    while (!fs::exists(checkpoint_path(point)) && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ASSERT_TRUE(fs::exists(checkpoint_path(point))) << read_file(temp_ / "stderr.txt");
+    ASSERT_TRUE(appears(checkpoint_path(point))) << read_file(temp_ / "stderr.txt");
     ASSERT_EQ(::kill(pid, signal), 0);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
