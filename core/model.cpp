@@ -156,6 +156,8 @@ GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {
     final_norm = make_norm(config);
     register_module("final_norm", final_norm.ptr());
   }
+  if (info(config.norm).norms && config.norm_type == NormType::Dyt)
+    embedding_scale = register_parameter("embedding_scale", torch::full({}, std::sqrt(double(config.d_model))));
 
   torch::NoGradGuard no_grad;
   for (auto& module : modules(/*include_self=*/false)) {
@@ -202,6 +204,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
   const auto time = ids.size(1);
   auto positions = torch::arange(time, ids.options());
   auto x = token_embedding(ids) + position_embedding(positions);
+  if (embedding_scale.defined()) x = x * embedding_scale;
   for (auto& block : *blocks) x = block->as<BlockImpl>()->forward(x);
   if (!final_norm.is_empty()) x = final_norm.forward(x);
   return F::linear(x, token_embedding->weight);  // output tied to the input embedding

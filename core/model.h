@@ -111,6 +111,9 @@ struct GptImpl : torch::nn::Module {
   torch::nn::Embedding token_embedding{nullptr}, position_embedding{nullptr};
   torch::nn::ModuleList blocks{nullptr};
   torch::nn::AnyModule final_norm;  // when the placement's table row asks for one
+  // DyT models only: a learnt scalar on the summed embeddings, from √d (the DyT paper's
+  // LLaMA recipe), so the first DyT sees values of order 1 rather than std 0.02.
+  torch::Tensor embedding_scale;
 
  private:
   void init_deepnorm();

@@ -170,6 +170,24 @@ TEST(NormType, DytIsAScaledTanhWithGainAndBias) {
   EXPECT_TRUE(model->named_parameters().contains("final_norm.alpha")) << "the final norm is a DyT too";
 }
 
+// The DyT paper's language-model recipe: the embeddings enter the stream multiplied by a
+// learnt scalar that starts at √d, so the first DyT does not see values of std 0.02.
+TEST(NormType, DytModelsScaleTheEmbeddingsByALearntScalarFromRootD) {
+  const ModelConfig config = tiny(NormPlacement::Pre, NormType::Dyt);
+  Gpt model(config);
+  ASSERT_TRUE(model->embedding_scale.defined());
+  EXPECT_TRUE(model->embedding_scale.requires_grad());
+  EXPECT_FLOAT_EQ(model->embedding_scale.item<float>(), std::sqrt(float(config.d_model)));
+  EXPECT_FALSE(Gpt(tiny(NormPlacement::Pre, NormType::LayerNorm))->embedding_scale.defined());
+  EXPECT_FALSE(Gpt(tiny(NormPlacement::ReZero, NormType::Dyt))->embedding_scale.defined()) << "ReZero has no norm to replace";
+  // Doubling the scale doubles what the first block receives: the logits change.
+  const Tensor ids = torch::tensor({{1, 2, 3}});
+  const Tensor before = model->forward(ids);
+  torch::NoGradGuard no_grad;
+  model->embedding_scale.mul_(2);
+  EXPECT_FALSE(torch::allclose(model->forward(ids), before));
+}
+
 TEST(QkNorm, GainsPerHeadDimensionAndOnlyWhenOn) {
   torch::manual_seed(17);
   Gpt off(tiny(NormPlacement::Pre, NormType::LayerNorm));
