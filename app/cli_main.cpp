@@ -19,6 +19,7 @@
 #include "atomic_file.h"
 #include "bench.h"
 #include "checkpoint.h"
+#include "cli_gpu.h"
 #include "config.h"
 #include "config_fields.h"
 #include "cuda_backend.h"
@@ -702,6 +703,8 @@ int main(int argc, char** argv) {
   CLI::App* train = app.add_subcommand("train", "one run, or the course's five with --preset workshop");
   CLI::App* sweep = app.add_subcommand("sweep", "final loss against one setting, per placement: runs plus a summary CSV");
   CLI::App* bench = app.add_subcommand("bench", "time training steps on a device");
+  GpuOptions gpu_options;
+  CLI::App* gpu = add_gpu_command(app, gpu_options);
   add_config_options(*train, options);
   train->add_option("--preset", options.preset,
                     "workshop: five runs, pre and post at 1e-3 and 6e-3 with warmup 30, post at 1e-3 with "
@@ -790,7 +793,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand(train)) options.command = "train";
     if (app.got_subcommand(sweep)) options.command = "sweep";
     if (app.got_subcommand(bench)) options.command = "bench";
-    if (options.command.empty()) throw UserError("no command: say 'train', 'sweep' or 'bench' (see --help)");
+    if (app.got_subcommand(gpu)) options.command = "gpu";
+    if (options.command.empty()) throw UserError("no command: say 'train', 'sweep', 'bench' or 'gpu' (see --help)");
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
@@ -808,6 +812,7 @@ int main(int argc, char** argv) {
   try {
     if (options.command == "train") return run_train(options);
     if (options.command == "sweep") return run_sweep(options);
+    if (options.command == "gpu") return run_gpu(*gpu, gpu_options, g_cancel);
     return run_bench(options);
   } catch (const UserError& error) {
     std::fprintf(stderr, "normlab-cli: %s\n", error.what());

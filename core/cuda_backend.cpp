@@ -3,10 +3,12 @@
 #include <dlfcn.h>
 
 #include <filesystem>
+#include <mutex>
 #include <vector>
 
 #include <torch/torch.h>
 
+#include "cuda_install.h"
 #include "paths.h"
 
 namespace normlab {
@@ -33,14 +35,22 @@ std::vector<fs::path> pinned_wheel_dirs() {
   return dirs;
 }
 
-CudaBackend load() {
-  CudaBackend backend;
+// Beside the LibTorch in use, then in the source set-up's wheel, then where
+// `normlab-cli gpu install` puts it.
+std::vector<fs::path> candidate_dirs() {
   std::vector<fs::path> candidates{loaded_libtorch_dir()};
   for (auto& dir : pinned_wheel_dirs()) candidates.push_back(std::move(dir));
+  candidates.push_back(cuda_install_dir() / "torch" / "lib");
+  return candidates;
+}
+
+CudaBackend load() {
+  CudaBackend backend;
   std::string errors;
-  for (const auto& dir : candidates) {
+  for (const auto& dir : candidate_dirs()) {
     const auto library = dir / "libtorch_cuda.so";
-    if (dir.empty() || !fs::exists(library)) continue;
+    std::error_code error;
+    if (dir.empty() || !fs::exists(library, error)) continue;
     // RTLD_GLOBAL: the CUDA libraries it pulls in must serve later LibTorch lookups too.
     if (dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
       backend.loaded = true;
@@ -50,8 +60,7 @@ CudaBackend load() {
     errors += std::string(errors.empty() ? "" : "; ") + dlerror();
   }
   backend.reason = errors.empty()
-      ? "no libtorch_cuda.so " NORMLAB_TORCH_VERSION " beside LibTorch or in " +
-            (user_cache_home() / "normlab").string()
+      ? "no libtorch_cuda.so " NORMLAB_TORCH_VERSION " beside LibTorch or in " + cache_dir().string()
       : errors;
   return backend;
 }
@@ -63,12 +72,44 @@ const CudaBackend& load_cuda_backend() {
   return backend;
 }
 
-bool nvidia_driver_present() {
+std::string find_cuda_backend() {
+  for (const auto& dir : candidate_dirs()) {
+    std::error_code error;
+    if (!dir.empty() && fs::exists(dir / "libtorch_cuda.so", error)) return (dir / "libtorch_cuda.so").string();
+  }
+  return {};
+}
+
+namespace {
+
+std::mutex probe_mutex;
+std::function<std::string()> driver_probe;  // set by tests
+
+std::string look_for_driver() {
   std::error_code error;
-  if (fs::exists("/proc/driver/nvidia", error)) return true;
+  if (fs::exists("/proc/driver/nvidia", error)) return "/proc/driver/nvidia";
   void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (driver) dlclose(driver);
-  return driver != nullptr;
+  if (!driver) return {};
+  dlclose(driver);
+  return "libcuda.so.1";
+}
+
+}  // namespace
+
+std::string find_nvidia_driver() {
+  std::function<std::string()> probe;
+  {
+    std::lock_guard lock(probe_mutex);
+    probe = driver_probe;
+  }
+  return probe ? probe() : look_for_driver();
+}
+
+bool nvidia_driver_present() { return !find_nvidia_driver().empty(); }
+
+void set_nvidia_driver_probe(std::function<std::string()> probe) {
+  std::lock_guard lock(probe_mutex);
+  driver_probe = std::move(probe);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // is loaded. NormLab links only the CPU library and loads the backend at run time, so one
 // program runs where the 3.5 GB of CUDA libraries are absent (the .deb) and uses the GPU
 // where they are. No torch in this header.
+#include <functional>
 #include <string>
 
 namespace normlab {
@@ -18,10 +19,17 @@ struct CudaBackend {
 // that scripts/normlab.sh installs under $XDG_CACHE_HOME/normlab.
 const CudaBackend& load_cuda_backend();
 
-// Whether an NVIDIA driver is installed: its kernel module (/proc/driver/nvidia) or its
-// user-space library (libcuda.so.1). Cheap, so "auto" on a machine without one answers at
-// once instead of loading the 1 GB backend only to find no GPU.
-bool nvidia_driver_present();
+// Where the backend would be loaded from, without loading it; empty when nowhere.
+std::string find_cuda_backend();
+
+// Where an NVIDIA driver was found: its kernel module (/proc/driver/nvidia) or its
+// user-space library (libcuda.so.1); empty when none. Cheap, so "auto" on a machine
+// without one answers at once instead of loading the 1 GB backend only to find no GPU.
+std::string find_nvidia_driver();
+bool nvidia_driver_present();  // !find_nvidia_driver().empty()
+
+// Tests stand in for the driver look-up with their own; an empty function restores it.
+void set_nvidia_driver_probe(std::function<std::string()> probe);
 
 // From the CUDA driver LibTorch loaded, for GPU 0; no CUDA headers needed. The name is
 // "CUDA GPU" and the capability 0 when the driver cannot say.

@@ -20,6 +20,7 @@ install_packages() {
   local wanted=(build-essential cmake pkg-config git
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev
     nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libsentencepiece-dev libopenblas-dev
+    libcurl4-openssl-dev libssl-dev libarchive-dev
     bible-kjv xvfb xauth python3 python3-venv
     help2man appstream desktop-file-utils dpkg-dev)  # man pages, metadata checks, packaging
   local missing=()
