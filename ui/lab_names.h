@@ -2,6 +2,7 @@
 // The lab's types (lab/) under the names the widgets use, declared only.
 namespace normlab::lab {
 class FolderFollower;
+class GpuInstaller;
 class Lab;
 class RunStore;
 struct RunEntry;
@@ -10,6 +11,7 @@ class TrainingQueue;
 
 namespace normlab::ui {
 using lab::FolderFollower;
+using lab::GpuInstaller;
 using lab::Lab;
 using lab::RunEntry;
 using lab::RunStore;

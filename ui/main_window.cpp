@@ -31,6 +31,7 @@
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
+#include "gpu_installer.h"
 #include "lab.h"
 #include "presets.h"
 #include "run_details.h"
@@ -58,6 +59,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent),
       options_(std::move(options)),
       lab_(new Lab(options_.data_folder.isEmpty() ? default_data_folder() : options_.data_folder, this)),
+      gpu_installer_(new GpuInstaller(this)),
       store_(&lab_->store()),
       run_model_(new RunTableModel(*store_, this)),
       chart_(new LossChart(*store_)),
@@ -144,6 +146,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   update_actions();
   update_progress();
   lab_->probe_device();
+  connect(gpu_installer_, &GpuInstaller::notice, this, &MainWindow::show_gpu_notice);
+  gpu_installer_->look_for_gpu(install_gpu_action_->text().remove(QLatin1Char('&')).prepend(tr("Help \u25b8 ")));
 }
 
 MainWindow::~MainWindow() { lab_->shutdown(); }

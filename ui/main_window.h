@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 
+#include "cuda_install.h"
 #include "lab_names.h"
 #include "run_record.h"
 #include "sweep.h"
@@ -33,6 +34,8 @@ struct MainWindowOptions {
   std::function<void(const QString& title, const QString& text)> report_error;
   // Asks before something is deleted; the default is a modal question.
   std::function<bool(const QString& title, const QString& text)> confirm;
+  // Where Help > Install GPU support… fetches from and installs to (tests: a local index).
+  CudaInstallOptions gpu_install;
 };
 
 class MainWindow : public QMainWindow {
@@ -62,6 +65,9 @@ class MainWindow : public QMainWindow {
   void remove_runs(const QList<int>& run_ids);  // asks first
   // Each goes on from its checkpoint; those that cannot are reported with the reason.
   void resume_runs(const QList<int>& run_ids);
+  // Help > Install GPU support…: asks, then fetches the CUDA libraries with a progress
+  // dialog that can stop it; the GPU is used from the next start.
+  void install_gpu_support();
 
   Lab& lab() { return *lab_; }
   RunStore& store();
@@ -115,9 +121,12 @@ class MainWindow : public QMainWindow {
   void export_json_dialog();
   void export_csv_dialog();
   void export_image_dialog();
+  // main_window_gpu.cpp
+  void show_gpu_notice(const QString& text);
 
   MainWindowOptions options_;
   Lab* lab_;
+  GpuInstaller* gpu_installer_;
   RunStore* store_;
   RunTableModel* run_model_;
   LossChart* chart_;
@@ -157,6 +166,7 @@ class MainWindow : public QMainWindow {
   QAction* log_action_ = nullptr;
   QAction* outliers_action_ = nullptr;
   QAction* group_seeds_action_ = nullptr;
+  QAction* install_gpu_action_ = nullptr;
   QMenu* side_by_side_menu_ = nullptr;  // Run > Runs side by side: one checkable choice per count
 };
 

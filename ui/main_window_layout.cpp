@@ -26,9 +26,11 @@
 #include <utility>
 
 #include "format.h"
+#include "gpu_status.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
+
 #include "lab.h"
 #include "run_table.h"
 #include "settings_panel.h"
@@ -217,6 +219,10 @@ void MainWindow::build_menus() {
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("About this experiment"), this, [this] { views_->setCurrentWidget(about_); });
+  install_gpu_action_ = help->addAction(tr("Install GPU support\u2026"), this, &MainWindow::install_gpu_support);
+  install_gpu_action_->setObjectName(QStringLiteral("installGpuAction"));
+  install_gpu_action_->setToolTip(tr("Fetch LibTorch's CUDA libraries (%1) so that NormLab trains on an NVIDIA GPU")
+                                      .arg(qstr(cuda_download_size_text())));
   help->addAction(tr("About NormLab"), this, [this] {
     QMessageBox::about(this, tr("About NormLab"),
                        tr("<b>NormLab %1</b><p>Trains a small GPT with its LayerNorm before or after each "

@@ -593,6 +593,8 @@ void SettingsPanel::add_actions(QAction* start, QAction* stop, QAction* course) 
 int SettingsPanel::course_seeds() const { return course_seeds_->value(); }
 void SettingsPanel::set_course_seeds(int seeds) { course_seeds_->setValue(seeds); }
 
+QString SettingsPanel::course_note() const { return course_note_->text(); }
+
 void SettingsPanel::set_course_note(const QString& text) {
   course_note_->setText(text);
   course_note_->setVisible(!text.isEmpty());

@@ -42,6 +42,7 @@ class SettingsPanel : public QWidget {
   // Start, Stop and the course experiment, as buttons under the settings.
   void add_actions(QAction* start, QAction* stop, QAction* course);
   void set_course_note(const QString& text);
+  QString course_note() const;
   // How many times the course experiment runs, seeds --seed, --seed + 1, ...
   int course_seeds() const;
   void set_course_seeds(int seeds);

@@ -12,6 +12,7 @@
 #include <QLegend>
 #include <QLineSeries>
 #include <QMenu>
+#include <QProgressDialog>
 #include <QScreen>
 #include <QSlider>
 #include <QStatusBar>
@@ -33,6 +34,7 @@
 #include "same_losses.h"
 #include "seeds.h"
 #include "settings_panel.h"
+#include "stand_in_index.h"
 #include "sweep_view.h"
 #include "test_support.h"
 #include "lab.h"
@@ -171,6 +173,62 @@ TEST_F(MainWindowTest, TheCourseIsReadyWhenTheWindowOpens) {
     EXPECT_TRUE(window_->lab().device_known());
     EXPECT_EQ(window_->settings_panel().config().steps, scaled(TrainConfig{}, Scale::Cpu).steps);
   }
+}
+
+// Help > Install GPU support…: asked first, then fetched (here from a local index of
+// stand-in wheels) with a progress dialog, and the window says the GPU comes with the next start.
+TEST(GpuSupport, HelpInstallsTheCudaLibrariesAfterAsking) {
+  QTemporaryDir dir;
+  const std::filesystem::path home = dir.path().toStdString();
+  const normlab::test::StandIns stand_ins(home / "index");
+  normlab::test::IndexServer server(stand_ins.root);
+  MainWindowOptions options;
+  options.data_folder = dir.filePath(QStringLiteral("runs"));
+  options.gpu_install = stand_ins.options(server.url(), home);
+  QStringList errors, questions;
+  bool answer = false;
+  options.report_error = [&](const QString& title, const QString& text) { errors << title + ": " + text; };
+  options.confirm = [&](const QString&, const QString& question) {
+    questions << question;
+    return answer;
+  };
+  MainWindow window(options);
+  window.show();
+  auto* install = window.findChild<QAction*>(QStringLiteral("installGpuAction"));
+  ASSERT_TRUE(install);
+  install->trigger();
+  ASSERT_EQ(questions.size(), 1);
+  EXPECT_TRUE(questions[0].contains(QString::fromStdString(server.url()))) << "says where from";
+  EXPECT_FALSE(std::filesystem::exists(home / "downloads")) << "no answered no: nothing fetched";
+
+  answer = true;
+  install->trigger();
+  EXPECT_TRUE(window.findChild<QProgressDialog*>(QStringLiteral("gpuInstallProgress")));
+  EXPECT_FALSE(install->isEnabled()) << "one install at a time";
+  ASSERT_TRUE(test::wait_until([&] { return install->isEnabled(); }, 30'000));
+  EXPECT_TRUE(errors.isEmpty()) << errors.join(QLatin1Char('\n')).toStdString();
+  EXPECT_TRUE(window.settings_panel().course_note().contains(QStringLiteral("next start")));
+  EXPECT_TRUE(std::filesystem::exists(home / "cuda/torch/lib/libtorch_cuda.so"));
+}
+
+TEST(GpuSupport, AFailedInstallIsReportedInADialog) {
+  QTemporaryDir dir;
+  const std::filesystem::path home = dir.path().toStdString();
+  const normlab::test::StandIns stand_ins(home / "index");
+  MainWindowOptions options;
+  options.data_folder = dir.filePath(QStringLiteral("runs"));
+  options.gpu_install = stand_ins.options("http://127.0.0.1:9/simple", home);  // offline
+  QStringList errors;
+  options.report_error = [&](const QString& title, const QString& text) { errors << title + ": " + text; };
+  options.confirm = [](const QString&, const QString&) { return true; };
+  MainWindow window(options);
+  window.show();
+  auto* install = window.findChild<QAction*>(QStringLiteral("installGpuAction"));
+  install->trigger();
+  ASSERT_TRUE(test::wait_until([&] { return install->isEnabled(); }, 30'000));
+  ASSERT_EQ(errors.size(), 1);
+  EXPECT_TRUE(errors[0].startsWith(QStringLiteral("Cannot install GPU support: cannot fetch http://127.0.0.1:9/simple/")))
+      << errors[0].toStdString();
 }
 
 TEST_F(MainWindowTest, CourseExperimentOverSeedsQueuesEveryRunPerSeed) {
