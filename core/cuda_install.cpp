@@ -110,6 +110,9 @@ void unpack(const fs::path& wheel, const fs::path& into) {
 }  // namespace
 
 bool install_cuda_libraries(const CudaInstallOptions& options, const CudaInstallCallback& progress) {
+  if (options.index_url.rfind("http://", 0) != 0 && options.index_url.rfind("https://", 0) != 0) {
+    throw UserError("the package index " + options.index_url + " is not an http:// or https:// address");
+  }
   const fs::path downloads = options.downloads.empty() ? options.target.parent_path() / "downloads" : options.downloads;
   fs::create_directories(downloads);
   CudaInstallProgress report;

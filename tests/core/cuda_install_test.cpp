@@ -136,6 +136,15 @@ TEST(CudaInstall, OfflineSaysWhatCouldNotBeReachedInOneLine) {
   EXPECT_EQ(message.find('\n'), std::string::npos);
 }
 
+TEST(CudaInstall, AnIndexThatIsNoWebAddressIsRefusedFirst) {
+  TempDir dir;
+  const StandIns stand_ins(dir / "index");
+  const std::string message =
+      test::user_error([&] { install_cuda_libraries(stand_ins.options("pypi.org/simple", dir.path()), {}); });
+  EXPECT_EQ(message, "the package index pypi.org/simple is not an http:// or https:// address");
+  EXPECT_FALSE(fs::exists(dir / "downloads"));
+}
+
 TEST(CudaInstall, AProjectTheIndexLacksIsNamed) {
   TempDir dir;
   StandIns stand_ins(dir / "index");
