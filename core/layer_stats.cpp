@@ -117,8 +117,8 @@ const std::vector<Statistic>& statistics() {
        [](const State& s) { return per_block(s, [&](std::size_t l) { return dyt_alpha(block(s, l), 1); }); }},
       {{"rezero_alpha", "ReZero \u03b1", "\u03b1",
         "how much of its sub-layers each block adds to the stream: 0 at the start, so every block begins as "
-        "the identity; negative values are not drawn on the log colour scale", true,
-        has_rezero, "ReZero runs"},
+        "the identity; it may turn negative (a linear colour scale)", true,
+        has_rezero, "ReZero runs", /*signed_values=*/true},
        Moment::AfterUpdate,
        [](const State& s) { return per_block(s, [&](std::size_t l) { return block(s, l).rezero_alpha; }); }},
   };

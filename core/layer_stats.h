@@ -19,6 +19,9 @@ struct StatisticInfo {
   // `only_for` says which in words: "runs with norm type DyT".
   bool (*recorded_for)(const ModelConfig& model) = nullptr;
   std::string only_for;
+  // Values that start at 0 or change sign (ReZero's α): drawn on a linear colour scale,
+  // where every other statistic's spans decades and is drawn on a log one.
+  bool signed_values = false;
 };
 
 // In display order. Adding a statistic: one row in layer_stats.cpp.

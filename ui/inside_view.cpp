@@ -101,7 +101,8 @@ class InsidePlot : public QWidget {
     p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
     p.setRenderHint(QPainter::Antialiasing);
     const StatisticInfo* info = find_statistic(statistic);
-    const auto scale = log_scale_of({series_of(0), series_of(1)});
+    const std::vector<const Series*> shown{series_of(0), series_of(1)};
+    const auto scale = info && info->signed_values ? linear_scale_of(shown) : log_scale_of(shown);
     if (!info || !scale) {
       p.setPen(QColor(0x5f, 0x6b, 0x7a));
       const RunEntry* runs[2] = {store_.find(run_ids[0]), store_.find(run_ids[1])};
@@ -160,7 +161,7 @@ class InsidePlot : public QWidget {
   }
 
  private:
-  void paint_panel(QPainter& p, const QRect& r, int panel, const LogScale& scale) const {
+  void paint_panel(QPainter& p, const QRect& r, int panel, const ColourScale& scale) const {
     const RunEntry* run = store_.find(run_ids[panel]);
     const Series* s = series_of(panel);
     p.setPen(run ? run_colour(*run) : Qt::black);
@@ -215,7 +216,7 @@ class InsidePlot : public QWidget {
     }
   }
 
-  void paint_colour_bar(QPainter& p, const QRect& r, const LogScale& scale, const StatisticInfo& info) const {
+  void paint_colour_bar(QPainter& p, const QRect& r, const ColourScale& scale, const StatisticInfo& info) const {
     QLinearGradient gradient(r.bottomLeft(), r.topLeft());
     for (int k = 0; k <= 10; ++k) {
       const Rgb c = colour_at(k / 10.0);
@@ -228,10 +229,10 @@ class InsidePlot : public QWidget {
       p.drawLine(r.right() + 1, y, r.right() + 4, y);
       p.drawText(QRect(r.right() + 6, y - 8, 64, 16), Qt::AlignLeft | Qt::AlignVCenter, value_text(tick));
     }
-    p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap, qstr(info.unit) + QObject::tr(", log"));
+    p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap, qstr(info.unit) + (scale.linear ? QString() : QObject::tr(", log")));
   }
 
-  void paint_profile(QPainter& p, const QRect& r, const LogScale& scale, const StatisticInfo& info) const {
+  void paint_profile(QPainter& p, const QRect& r, const ColourScale& scale, const StatisticInfo& info) const {
     p.setPen(QColor(0xb0, 0xb7, 0xc0));
     p.drawRect(r.adjusted(0, 0, -1, -1));
     p.setPen(QColor(0x33, 0x33, 0x33));

@@ -20,7 +20,7 @@ TEST(HeatmapMath, OneScaleCoversEveryPanelsPositiveValues) {
 }
 
 TEST(HeatmapMath, PositionsAreLogarithmic) {
-  const LogScale scale{-4, 0};
+  const ColourScale scale{-4, 0};
   EXPECT_DOUBLE_EQ(scale_position(scale, 1e-4), 0);
   EXPECT_DOUBLE_EQ(scale_position(scale, 1e-2), 0.5);
   EXPECT_DOUBLE_EQ(scale_position(scale, 1), 1);
@@ -40,6 +40,36 @@ TEST(HeatmapMath, ColourBarTicksAreDecadesThinnedToFit) {
   const auto narrow = colour_bar_ticks({std::log10(0.2), std::log10(0.5)}, 5);
   ASSERT_EQ(narrow.size(), 2u);  // no decade inside: the ends
   EXPECT_NEAR(narrow[0], 0.2, 1e-12);
+}
+
+// ReZero's α: 0 at the start, some blocks' negative later. A linear scale shows them all.
+TEST(HeatmapMath, ALinearScaleDrawsZeroAndNegativeValues) {
+  Series alpha{"rezero_alpha", 3, {1, 600}, {0.0, 0.0, 0.0, 0.028, -0.051, 0.066}};
+  const auto scale = linear_scale_of({&alpha, nullptr});
+  ASSERT_TRUE(scale);
+  EXPECT_TRUE(scale->linear);
+  EXPECT_DOUBLE_EQ(scale->lo, -0.051);
+  EXPECT_DOUBLE_EQ(scale->hi, 0.066);
+  EXPECT_DOUBLE_EQ(scale_position(*scale, -0.051), 0);
+  EXPECT_DOUBLE_EQ(scale_position(*scale, 0.066), 1);
+  EXPECT_NEAR(scale_position(*scale, 0.0), 0.051 / 0.117, 1e-12) << "0 has a colour: the start is visible";
+  EXPECT_TRUE(std::isnan(scale_position(*scale, NAN)));
+  EXPECT_TRUE(std::isnan(scale_position(*log_scale_of({&alpha}), 0.0))) << "where on a log scale 0 has no colour";
+  EXPECT_DOUBLE_EQ(scale_position(ColourScale{0, 0, true}, 0), 0.5);  // all zeros: one colour
+  Series none{"rezero_alpha", 1, {1}, {NAN}};
+  EXPECT_FALSE(linear_scale_of({&none}));
+}
+
+TEST(HeatmapMath, LinearTicksAreRoundStepsThroughZero) {
+  auto expect_ticks = [](const ColourScale& scale, int most, std::vector<double> wanted) {
+    const auto ticks = colour_bar_ticks(scale, most);
+    ASSERT_EQ(ticks.size(), wanted.size());
+    for (std::size_t i = 0; i < ticks.size(); ++i) EXPECT_NEAR(ticks[i], wanted[i], 1e-12) << i;
+  };
+  expect_ticks({-0.051, 0.066, true}, 7, {-0.04, -0.02, 0.0, 0.02, 0.04, 0.06});
+  expect_ticks({0, 1, true}, 6, {0.0, 0.2, 0.4, 0.6, 0.8, 1.0});
+  expect_ticks({0.5, 0.5, true}, 6, {0.5});
+  EXPECT_EQ(colour_bar_ticks({-0.051, 0.066, true}, 7)[2], 0.0) << "an exact zero";
 }
 
 TEST(HeatmapMath, ViridisEndsAndGrowsInLightness) {
