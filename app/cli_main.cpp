@@ -327,22 +327,75 @@ int run_train(const Options& options) {
   return g_cancel ? 130 : 0;
 }
 
-// The run's record from an earlier sweep or train into `out`, when it answers the point
-// (core's `answers`, the window's rule too): a sweep stopped or extended later trains only
-// what it lacks.
-std::optional<RunRecord> answered_before(const TrainConfig& config, const fs::path& out, const std::string& label) {
-  const fs::path file = run_file(out, config.name);
-  if (std::error_code error; !fs::exists(file, error)) return std::nullopt;
-  RunRecord run;
-  try {
-    run = read_json(file);
-  } catch (const UserError&) {
-    return std::nullopt;  // unreadable: trained again, and its file rewritten
+// The runs already in a folder, read once when a point is not found under its own name:
+// any run there that answers the point counts (core's `answers`, the rule the window
+// applies to every run it holds), so a one-seed sweep reads back the "seed 1337" runs of a
+// --seeds sweep with the same settings instead of training them again. Thread-safe: runs
+// side by side ask at once.
+class FolderRuns {
+ public:
+  explicit FolderRuns(fs::path folder) : folder_(std::move(folder)) {}
+
+  // The file of a run in the folder that answers `config`, and its record.
+  std::optional<std::pair<fs::path, RunRecord>> answering(const TrainConfig& config) {
+    std::lock_guard lock(mutex_);
+    if (!read_) read_all();
+    for (const auto& [file, run] : runs_) {
+      if (answers(run, config)) return std::pair{file, run};
+    }
+    return std::nullopt;
   }
-  if (!answers(run, config)) return std::nullopt;
-  std::printf("%s  %s: %s before with the same settings, final held-out %.3f nats; read back from %s\n",
-              label.c_str(), config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss(), file.c_str());
-  return run;
+
+ private:
+  void read_all() {
+    read_ = true;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(folder_, error)) {
+      const std::string name = entry.path().filename().string();
+      if (entry.path().extension() != ".json" || name.find(".sweep.json") != std::string::npos ||
+          name.find(".slurm-jobs.json") != std::string::npos) {
+        continue;
+      }
+      try {
+        RunRecord run = read_json(entry.path());
+        if (progress_of(run.status) == RunProgress::Result) runs_.emplace_back(entry.path(), std::move(run));
+      } catch (const UserError&) {
+        // not a run file, or a damaged one: it answers nothing
+      }
+    }
+  }
+
+  fs::path folder_;
+  std::mutex mutex_;
+  bool read_ = false;
+  std::vector<std::pair<fs::path, RunRecord>> runs_;
+};
+
+// The run's record from an earlier sweep or train into `out`, when it answers the point
+// (core's `answers`, the window's rule too): its own file first, then any other run file
+// in `out` (FolderRuns). A sweep stopped or extended later trains only what it lacks.
+std::optional<RunRecord> answered_before(const TrainConfig& config, const fs::path& out, const std::string& label,
+                                         FolderRuns& others) {
+  const fs::path file = run_file(out, config.name);
+  std::optional<RunRecord> run;
+  if (std::error_code error; fs::exists(file, error)) {
+    try {
+      run = read_json(file);
+    } catch (const UserError&) {
+      // unreadable: trained again, and its file rewritten
+    }
+  }
+  if (run && answers(*run, config)) {
+    std::printf("%s  %s: %s before with the same settings, final held-out %.3f nats; read back from %s\n",
+                label.c_str(), config.name.c_str(), to_string(run->status).c_str(), run->final_val_loss(), file.c_str());
+    return run;
+  }
+  auto other = others.answering(config);
+  if (!other) return std::nullopt;
+  std::printf("%s  %s: %s before with the same settings as \u201c%s\u201d, final held-out %.3f nats; read back from %s\n",
+              label.c_str(), config.name.c_str(), to_string(other->second.status).c_str(),
+              other->second.config.name.c_str(), other->second.final_val_loss(), other->first.c_str());
+  return std::move(other->second);
 }
 
 // Whether the point's run in `out` was cut short and its checkpoint can go on with it: a
@@ -515,7 +568,8 @@ int run_sweep_task(const std::vector<SweepRun>& runs, int task, const fs::path& 
   }
   const TrainConfig& config = runs[std::size_t(task)].config;
   const std::string label = "[task " + std::to_string(task) + "]";
-  if (answered_before(config, out, label)) return 0;
+  FolderRuns others(out);
+  if (answered_before(config, out, label, others)) return 0;
   const bool resuming = resumes_before(config, out, label, /*owned=*/true);
   const RunRecord run = train_with_progress(config, run_file(out, config.name), label, layers_summary, resuming);
   if (g_cancel) return 130;
@@ -624,10 +678,11 @@ int run_sweep(const Options& options) {
   std::vector<std::optional<SweepResult>> ended(runs.size());
   std::vector<SweepResult> results;  // of the runs ended so far, in the sweep's order
   std::mutex summary_mutex;
+  FolderRuns others(out);
   train_side_by_side(runs.size(), at_once, [&](std::size_t i) {
     if (g_cancel) return;
     const std::string label = label_of(i, runs.size());
-    std::optional<RunRecord> run = answered_before(configs[i], out, label);
+    std::optional<RunRecord> run = answered_before(configs[i], out, label, others);
     if (!run) {
       const bool resuming = resumes_before(configs[i], out, label);
       run = train_with_progress(configs[i], run_file(out, configs[i].name), label, options.layers_summary, resuming,

@@ -332,6 +332,26 @@ TEST_F(CliTest, SweepWritesEveryRunAndASummary) {
   EXPECT_EQ(read_json(deep).status, RunStatus::Diverged) << "not trained again";
 }
 
+// A run answers a point whatever its file is called: a one-seed sweep after a --seeds
+// sweep of the same settings reads back the seed-1337 runs ("… seed 1337"), as the window
+// would, instead of training them again under the shorter name.
+TEST_F(CliTest, SweepReadsBackARunOfTheSameSettingsUnderAnotherName) {
+  corpus_file(synthetic_corpus());
+  const std::string tiny =
+      "--corpus corpus.txt --device cpu --threads 1 --d-model 32 --heads 2 --context 16 --batch 4 --vocab 256 "
+      "--layers 1 --steps 6 --warmup 2 --eval-interval 3 --eval-batches 1 --out runs ";
+  ASSERT_EQ(run("sweep --vary lr --values 1e-3 --placements pre --seeds 2 " + tiny), 0) << out_ << err_;
+  ASSERT_TRUE(fs::exists(temp_ / "runs" / "pre-norm_lr_1e-3_warmup_2_layers_1_seed_1337.json"));
+  ASSERT_EQ(run("sweep --vary lr --values 1e-3,2e-3 --placements pre " + tiny), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("[1/2]  pre-norm lr 1e-3 warmup 2 layers 1: done before with the same settings as "
+                              "\u201cpre-norm lr 1e-3 warmup 2 layers 1 seed 1337\u201d"));
+  EXPECT_THAT(out_, HasSubstr("[2/2]  pre-norm lr 2e-3 warmup 2 layers 1 on CPU"));
+  EXPECT_FALSE(fs::exists(temp_ / "runs" / "pre-norm_lr_1e-3_warmup_2_layers_1.json")) << "not trained again";
+  const auto summary = read_lines(temp_ / "runs" / "lr-sweep.csv");
+  ASSERT_EQ(summary.size(), 3u);
+  EXPECT_THAT(summary[1], HasSubstr("\"pre-norm lr 1e-3 warmup 2 layers 1 seed 1337\""));
+}
+
 // The course experiment over seeds: every run once per seed, each with its own files, and
 // per experiment the mean and range of the final held-out loss.
 // --status without Slurm reads the run files: done, missing, running while the file
