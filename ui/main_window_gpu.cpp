@@ -5,6 +5,7 @@
 #include <QProgressDialog>
 #include <QStatusBar>
 
+#include "cuda_backend.h"
 #include "format.h"
 #include "gpu_installer.h"
 #include "gpu_status.h"
@@ -30,8 +31,13 @@ void MainWindow::install_gpu_support() {
          "time. NormLab trains on the GPU from its next start.")
           .arg(QStringLiteral(NORMLAB_TORCH_VERSION), qstr(cuda_download_size_text()), qstr(install.index_url),
                QDir::toNativeSeparators(qstr(install.target.string())));
-  const bool yes = options_.confirm ? options_.confirm(tr("Install GPU support"), question)
-                                    : QMessageBox::question(this, tr("Install GPU support"), question) == QMessageBox::Yes;
+  const QString without_driver =
+      nvidia_driver_present() ? QString()
+                              : tr("\n\nNo NVIDIA driver was found on this machine: NormLab uses these libraries only once "
+                                   "one is installed.");
+  const bool yes = options_.confirm ? options_.confirm(tr("Install GPU support"), question + without_driver)
+                                    : QMessageBox::question(this, tr("Install GPU support"), question + without_driver) ==
+                                          QMessageBox::Yes;
   if (!yes) return;
 
   auto* dialog = new QProgressDialog(tr("Connecting to %1\u2026").arg(qstr(install.index_url)), tr("Stop"), 0, 1000, this);

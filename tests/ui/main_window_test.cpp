@@ -199,6 +199,7 @@ TEST(GpuSupport, HelpInstallsTheCudaLibrariesAfterAsking) {
   install->trigger();
   ASSERT_EQ(questions.size(), 1);
   EXPECT_TRUE(questions[0].contains(QString::fromStdString(server.url()))) << "says where from";
+  EXPECT_EQ(questions[0].contains(QStringLiteral("No NVIDIA driver was found")), !nvidia_driver_present());
   EXPECT_FALSE(std::filesystem::exists(home / "downloads")) << "no answered no: nothing fetched";
 
   answer = true;
