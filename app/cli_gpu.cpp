@@ -13,6 +13,7 @@ namespace normlab {
 
 namespace {
 
+#ifdef NORMLAB_GPU_INSTALL
 using Clock = std::chrono::steady_clock;
 
 const char* stage_text(CudaInstallProgress::Stage stage) {
@@ -63,8 +64,13 @@ class ProgressBar {
   std::int64_t done_ = 0;
   double rate_ = 0, logged_ = -1;
 };
+#endif
 
 int install(const GpuOptions& options, const std::atomic<bool>& cancel) {
+#ifndef NORMLAB_GPU_INSTALL
+  (void)options, (void)cancel;
+  throw UserError("this normlab-cli was built without gpu install (NORMLAB_GPU_INSTALL=OFF)");
+#else
   CudaInstallOptions install;
   if (!options.index_url.empty()) install.index_url = options.index_url;
   std::printf("fetching LibTorch %s's CUDA libraries (%s) from %s into %s\n", NORMLAB_TORCH_VERSION,
@@ -84,6 +90,7 @@ int install(const GpuOptions& options, const std::atomic<bool>& cancel) {
   const GpuFacts facts = probe_gpu(/*try_loading=*/true);
   std::fputs(gpu_status_text(facts).c_str(), stdout);
   return 0;
+#endif
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 
 #include <torch/torch.h>
 
-#include "cuda_install.h"
 #include "paths.h"
 
 namespace normlab {

@@ -20,8 +20,6 @@ namespace normlab {
 
 namespace fs = std::filesystem;
 
-fs::path cuda_install_dir() { return cache_dir() / ("cuda-" NORMLAB_TORCH_VERSION); }
-
 std::string CudaInstallOptions::default_index_url() {
   const char* pip_index = std::getenv("PIP_INDEX_URL");
   return pip_index && *pip_index ? pip_index : "https://pypi.org/simple";

@@ -2,7 +2,8 @@
 // `normlab-cli gpu install` and Help ▸ Install GPU support…: fetches the pinned wheels that
 // hold LibTorch's CUDA backend (core/cuda_wheels.h) from the package index pip uses, checks
 // each against its pinned SHA-256, and unpacks their libraries into the user's cache, where
-// load_cuda_backend() finds them. No torch, no Qt.
+// load_cuda_backend() finds them. No torch, no Qt. Built unless NORMLAB_GPU_INSTALL is OFF
+// (the GPU check's machine, which has neither these libraries' -dev packages nor a network).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -10,12 +11,9 @@
 #include <vector>
 
 #include "cuda_wheels.h"
+#include "paths.h"
 
 namespace normlab {
-
-// cache_dir()/cuda-<LibTorch version>: torch/lib and nvidia/*/lib, laid out as in
-// site-packages so libtorch_cuda.so's RPATH ($ORIGIN/../../nvidia/...) finds its libraries.
-std::filesystem::path cuda_install_dir();
 
 struct CudaInstallOptions {
   // A PEP 691 simple index: $PIP_INDEX_URL when set (the index pip would use), else PyPI's.

@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "cuda_backend.h"
-#include "cuda_install.h"
 #include "cuda_wheels.h"
+#include "paths.h"
 
 namespace normlab {
 

@@ -21,4 +21,6 @@ std::filesystem::path cache_dir() {
   return dir;
 }
 
+std::filesystem::path cuda_install_dir() { return cache_dir() / ("cuda-" NORMLAB_TORCH_VERSION); }
+
 }  // namespace normlab
