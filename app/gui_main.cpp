@@ -56,11 +56,12 @@ int main(int argc, char** argv) {
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/normlab.svg")));
   normlab::ui::install_english_plurals();
   normlab::ui::MainWindow window;
+  // Before anything is queued: a SIGTERM from then on closes the window and saves.
+  normlab::ui::close_on_termination_signals(window);
   window.show();
   if (!request.run_files.isEmpty()) window.import_runs(request.run_files);
   if (!request.follow.isEmpty()) window.follow_folder(request.follow);
   if (request.start) window.start_run();
   if (request.course) window.start_course_experiment();
-  normlab::ui::close_on_termination_signals(window);
   return app.exec();
 }

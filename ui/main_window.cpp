@@ -26,6 +26,8 @@
 #include <cmath>
 #include <utility>
 
+#include <cstdio>
+
 #include "about_view.h"
 #include "inside_view.h"
 #include "format.h"
@@ -155,8 +157,15 @@ MainWindow::~MainWindow() { lab_->shutdown(); }
 RunStore& MainWindow::store() { return *store_; }
 
 void MainWindow::report(const QString& title, const QString& text) {
-  if (options_.report_error) options_.report_error(title, text);
-  else QMessageBox::warning(this, title, text);
+  if (options_.report_error) {
+    options_.report_error(title, text);
+  } else if (closing_) {
+    // A run that failed while the window was closing (its signal still queued): nobody is
+    // there to answer a dialog, which would keep the app running in its own event loop.
+    std::fprintf(stderr, "normlab: %s: %s\n", qPrintable(title), qPrintable(text));
+  } else {
+    QMessageBox::warning(this, title, text);
+  }
 }
 
 void MainWindow::restore_session() {
@@ -236,6 +245,7 @@ void MainWindow::save_session() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  closing_ = true;
   save_session();
   // The window goes at once; a run still preparing its data may take a moment to stop.
   hide();

@@ -147,6 +147,7 @@ class MainWindow : public QMainWindow {
   QProgressBar* run_progress_;
   QProgressBar* queue_progress_;
   bool settings_restored_ = false;
+  bool closing_ = false;  // closeEvent has begun: no more dialogs
 
   QAction* start_action_ = nullptr;
   QAction* stop_action_ = nullptr;
