@@ -144,7 +144,8 @@ on the baseline with or without it.</li>
 Pre-norm with each norm's output divided by &radic;&#8467;, &#8467; the block's depth from 1.
 The claim (the Curse of Depth, 2025): in pre-norm the stream grows with depth, so deep
 blocks add little and behave almost as the identity; shrinking their input's scale keeps
-them useful. <i>Here:</i> level with pre-norm at 1e-3, ahead of it at 6e-3.</li>
+them useful. <i>Here:</i> level with pre-norm at 1e-3 up to 8 blocks; ahead of it at 6e-3,
+and at 16 blocks, where pre-norm gets worse with depth and it does not.</li>
 <li><span class="rezero">ReZero</span> &nbsp;<span class="formula">%4</span><br>
 No norm anywhere, not even before the output head. Each block adds its sub-layers through one
 learnt number &alpha; that starts at 0, so the model begins as the identity and opens each
