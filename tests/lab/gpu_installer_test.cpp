@@ -39,54 +39,50 @@ void watch(GpuInstaller& installer, Outcome& outcome) {
   });
 }
 
-TEST(GpuInstaller, InstallsOnItsOwnThreadAndReportsOnTheCallers) {
-  QTemporaryDir dir;
-  const std::filesystem::path home = dir.path().toStdString();
-  const normlab::test::StandIns stand_ins(home / "index");
-  normlab::test::IndexServer server(stand_ins.root);
-  GpuInstaller installer;
-  Outcome outcome;
-  watch(installer, outcome);
-  ASSERT_TRUE(installer.start(stand_ins.options(server.url(), home)));
-  EXPECT_FALSE(installer.start(stand_ins.options(server.url(), home))) << "one install at a time";
-  ASSERT_TRUE(test::wait_until([&] { return outcome.done; }, 30'000));
-  EXPECT_TRUE(outcome.ok) << outcome.message.toStdString();
-  EXPECT_TRUE(outcome.message.isEmpty());
-  EXPECT_GT(outcome.progress_signals, 0);
-  EXPECT_TRUE(outcome.progress_on_caller_thread);
-  EXPECT_EQ(outcome.last_done, outcome.total);
-  EXPECT_TRUE(std::filesystem::exists(home / "cuda/torch/lib/libtorch_cuda.so"));
+// A home with stand-in wheels, their index on 127.0.0.1, and an installer being watched.
+class GpuInstallerTest : public ::testing::Test {
+ protected:
+  GpuInstallerTest() { watch(installer_, outcome_); }
+  CudaInstallOptions from(const std::string& index) const { return stand_ins_.options(index, home_); }
+  bool ended() { return test::wait_until([&] { return outcome_.done; }, 30'000); }
+
+  QTemporaryDir dir_;
+  const std::filesystem::path home_ = dir_.path().toStdString();
+  const normlab::test::StandIns stand_ins_{home_ / "index"};
+  normlab::test::IndexServer server_{stand_ins_.root};
+  GpuInstaller installer_;
+  Outcome outcome_;
+};
+
+TEST_F(GpuInstallerTest, InstallsOnItsOwnThreadAndReportsOnTheCallers) {
+  ASSERT_TRUE(installer_.start(from(server_.url())));
+  EXPECT_FALSE(installer_.start(from(server_.url()))) << "one install at a time";
+  ASSERT_TRUE(ended());
+  EXPECT_TRUE(outcome_.ok) << outcome_.message.toStdString();
+  EXPECT_TRUE(outcome_.message.isEmpty());
+  EXPECT_GT(outcome_.progress_signals, 0);
+  EXPECT_TRUE(outcome_.progress_on_caller_thread);
+  EXPECT_EQ(outcome_.last_done, outcome_.total);
+  EXPECT_TRUE(std::filesystem::exists(home_ / "cuda/torch/lib/libtorch_cuda.so"));
 }
 
-TEST(GpuInstaller, AFailureArrivesAsOneLine) {
-  QTemporaryDir dir;
-  const std::filesystem::path home = dir.path().toStdString();
-  const normlab::test::StandIns stand_ins(home / "index");
-  GpuInstaller installer;
-  Outcome outcome;
-  watch(installer, outcome);
-  ASSERT_TRUE(installer.start(stand_ins.options("http://127.0.0.1:9/simple", home)));
-  ASSERT_TRUE(test::wait_until([&] { return outcome.done; }, 30'000));
-  EXPECT_FALSE(outcome.ok);
-  EXPECT_TRUE(outcome.message.startsWith(QStringLiteral("cannot fetch http://127.0.0.1:9/simple/"))) << outcome.message.toStdString();
-  EXPECT_FALSE(outcome.message.contains(QLatin1Char('\n')));
+TEST_F(GpuInstallerTest, AFailureArrivesAsOneLine) {
+  ASSERT_TRUE(installer_.start(from("http://127.0.0.1:9/simple")));  // offline
+  ASSERT_TRUE(ended());
+  EXPECT_FALSE(outcome_.ok);
+  EXPECT_TRUE(outcome_.message.startsWith(QStringLiteral("cannot fetch http://127.0.0.1:9/simple/")))
+      << outcome_.message.toStdString();
+  EXPECT_FALSE(outcome_.message.contains(QLatin1Char('\n')));
 }
 
-TEST(GpuInstaller, AStopEndsItWithoutAnError) {
-  QTemporaryDir dir;
-  const std::filesystem::path home = dir.path().toStdString();
-  const normlab::test::StandIns stand_ins(home / "index");
-  normlab::test::IndexServer server(stand_ins.root);
-  GpuInstaller installer;
-  Outcome outcome;
-  watch(installer, outcome);
-  installer.stop();  // before it starts: start() clears it
-  ASSERT_TRUE(installer.start(stand_ins.options(server.url(), home)));
-  installer.stop();
-  ASSERT_TRUE(test::wait_until([&] { return outcome.done; }, 30'000));
-  EXPECT_FALSE(outcome.ok);
-  EXPECT_TRUE(outcome.message.isEmpty()) << "stopped, not failed";
-  EXPECT_FALSE(std::filesystem::exists(home / "cuda"));
+TEST_F(GpuInstallerTest, AStopEndsItWithoutAnError) {
+  installer_.stop();  // before it starts: start() clears it
+  ASSERT_TRUE(installer_.start(from(server_.url())));
+  installer_.stop();
+  ASSERT_TRUE(ended());
+  EXPECT_FALSE(outcome_.ok);
+  EXPECT_TRUE(outcome_.message.isEmpty()) << "stopped, not failed";
+  EXPECT_FALSE(std::filesystem::exists(home_ / "cuda"));
 }
 
 // With no driver nothing is looked for and nothing is said; with one (a stand-in here) the
