@@ -1,0 +1,59 @@
+#pragma once
+// What normlab-cli's commands share: the options parsed from the command line, the config
+// they give, and training one run with its progress line (app/cli_main.cpp); the sweep
+// command, its Slurm submission and status (app/cli_sweep.cpp).
+#include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "run_record.h"
+#include "slurm.h"
+
+namespace normlab::cli {
+
+// Ctrl-C or SIGTERM: the run in progress stops after its step, saved.
+extern std::atomic<bool> g_cancel;
+
+// What the command line asked for: the command, the settings given explicitly (as
+// text, by field key) and the command's own options.
+struct Options {
+  std::string command;
+  std::map<std::string, std::string> settings;
+  std::string name, scale, preset, out = "normlab-runs";
+  std::string resume;                            // train: the run file of the run to go on with
+  std::string vary;                              // sweep: the varied setting's flag
+  std::vector<std::string> values, placements;   // sweep
+  int seeds = 1;                                 // train and sweep
+  int side_by_side = 0;                          // train and sweep: runs at once; 0 = the device's default
+  std::string sweep_file;                        // sweep: the sweep its description file rebuilds
+  int task = -1;                                 // sweep: train only this point (an array task)
+  bool slurm = false, status = false;            // sweep: submit to Slurm; say where each point stands
+  SlurmOptions slurm_options;
+  int bench_steps = 20, bench_warmup = 3;
+  bool json = false;
+  bool layers_summary = false;
+};
+
+// Defaults, then the scale, then every setting given explicitly.
+TrainConfig build_config(const Options& options);
+// Every setting given explicitly, over `c`.
+TrainConfig with_given_settings(TrainConfig c, const Options& options);
+// DIR/<name>.json; its CSV and checkpoint go beside it.
+std::filesystem::path run_file(const std::filesystem::path& out, const std::string& name);
+// Trains one run into `file` with a progress line (see cli_main.cpp), or goes on with it
+// from its checkpoint when `resuming`.
+RunRecord train_with_progress(const TrainConfig& config, const std::filesystem::path& file, const std::string& label,
+                              bool layers_summary, bool resuming = false, bool alone = true);
+// "[3/12]"
+std::string label_of(std::size_t i, std::size_t count);
+// How many of `configs` train at once, setting each one's threads (see cli_main.cpp).
+int share_the_machine(std::vector<TrainConfig>& configs, const Options& options);
+
+// normlab-cli sweep: trains, submits to Slurm, or says where each point stands.
+int run_sweep(const Options& options);
+
+}  // namespace normlab::cli
