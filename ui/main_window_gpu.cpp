@@ -43,7 +43,9 @@ void MainWindow::install_gpu_support() {
   auto* dialog = new QProgressDialog(tr("Connecting to %1\u2026").arg(qstr(install.index_url)), tr("Stop"), 0, 1000, this);
   dialog->setWindowTitle(tr("Installing GPU support"));
   dialog->setObjectName(QStringLiteral("gpuInstallProgress"));
-  dialog->setWindowModality(Qt::WindowModal);
+  // Not modal: a modal progress dialog's setValue() runs the event loop itself, where the
+  // install's end could delete the dialog under it; the window stays usable meanwhile.
+  dialog->setWindowModality(Qt::NonModal);
   dialog->setMinimumDuration(0);
   dialog->setAutoClose(false);
   dialog->setAutoReset(false);
