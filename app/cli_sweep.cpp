@@ -40,39 +40,45 @@ class FolderRuns {
  public:
   explicit FolderRuns(fs::path folder) : folder_(std::move(folder)) {}
 
-  // The file of a run in the folder that answers `config`, and its record.
+  // The file of a run in the folder that answers `config`, and its record: the run the
+  // window would pick among the same runs (core's find_run, then answers).
   std::optional<std::pair<fs::path, RunRecord>> answering(const TrainConfig& config) {
     std::lock_guard lock(mutex_);
     if (!read_) read_all();
-    for (const auto& [file, run] : runs_) {
-      if (answers(run, config)) return std::pair{file, run};
-    }
-    return std::nullopt;
+    const int found = find_run(config, records_);
+    if (found < 0 || !answers(runs_[std::size_t(found)], config)) return std::nullopt;
+    return std::pair{files_[std::size_t(found)], runs_[std::size_t(found)]};
   }
 
  private:
+  static bool ends_with(const std::string& text, const std::string& end) {
+    return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+  }
+
   void read_all() {
     read_ = true;
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(folder_, error)) {
       const std::string name = entry.path().filename().string();
-      if (entry.path().extension() != ".json" || name.find(".sweep.json") != std::string::npos ||
-          name.find(".slurm-jobs.json") != std::string::npos) {
+      if (!ends_with(name, ".json") || ends_with(name, kSweepDescriptionSuffix) || ends_with(name, kSlurmJobsSuffix)) {
         continue;
       }
       try {
-        RunRecord run = read_json(entry.path());
-        if (progress_of(run.status) == RunProgress::Result) runs_.emplace_back(entry.path(), std::move(run));
+        runs_.push_back(read_json(entry.path()));
+        files_.push_back(entry.path());
       } catch (const UserError&) {
         // not a run file, or a damaged one: it answers nothing
       }
     }
+    for (const RunRecord& run : runs_) records_.push_back(&run);
   }
 
   fs::path folder_;
   std::mutex mutex_;
   bool read_ = false;
-  std::vector<std::pair<fs::path, RunRecord>> runs_;
+  std::vector<RunRecord> runs_;
+  std::vector<fs::path> files_;             // runs_[i]'s file
+  std::vector<const RunRecord*> records_;   // into runs_, as find_run takes them
 };
 
 // The run's record from an earlier sweep or train into `out`, when it answers the point
@@ -171,7 +177,7 @@ struct SweepFolder {
         summary(folder / (file_stem(sweep.name) + ".csv")),
         picture(folder / (file_stem(sweep.name) + ".svg")),
         description(sweep_description_path(folder, sweep.name)),
-        jobs(folder / (file_stem(sweep.name) + ".slurm-jobs.json")),
+        jobs(folder / (file_stem(sweep.name) + kSlurmJobsSuffix)),
         script(folder / (file_stem(sweep.name) + ".slurm.sh")) {}
 };
 

@@ -49,6 +49,7 @@ std::map<int, std::string> slurm_task_states(const std::string& text, const std:
 
 // The job array each task was last submitted in, task index -> job id, as kept beside the
 // sweep's runs (DIR/<sweep>.slurm-jobs.json), so --status knows which of Slurm's jobs to read.
+inline constexpr const char* kSlurmJobsSuffix = ".slurm-jobs.json";
 std::string slurm_jobs_json_text(const std::map<int, std::string>& job_of_task);
 std::map<int, std::string> slurm_jobs_from_json_text(const std::string& text);  // UserError if damaged
 
