@@ -16,15 +16,6 @@ namespace {
 #ifdef NORMLAB_GPU_INSTALL
 using Clock = std::chrono::steady_clock;
 
-const char* stage_text(CudaInstallProgress::Stage stage) {
-  switch (stage) {
-    case CudaInstallProgress::Stage::Download: return "downloading";
-    case CudaInstallProgress::Stage::Check: return "checking";
-    case CudaInstallProgress::Stage::Unpack: return "unpacking";
-  }
-  return "";
-}
-
 // A bar redrawn in place on a terminal; elsewhere (a log) a line each time another 5 % is done.
 class ProgressBar {
  public:
@@ -47,7 +38,7 @@ class ProgressBar {
     const int filled = int(fraction * kWidth + 0.5);
     std::fprintf(stderr, "%s[%s%s] %5.1f %% of %.2f GB  %s %d/%d %s", tty_ ? "\r\033[K" : "",
                  std::string(std::size_t(filled), '#').c_str(), std::string(std::size_t(kWidth - filled), '.').c_str(),
-                 100 * fraction, double(p.total) / 1e9, stage_text(p.stage), p.index, p.count, p.file.c_str());
+                 100 * fraction, double(p.total) / 1e9, stage_name(p.stage), p.index, p.count, p.file.c_str());
     if (p.stage == CudaInstallProgress::Stage::Download && rate_ > 0) std::fprintf(stderr, "  %.0f MB/s", rate_ / 1e6);
     std::fputs(tty_ ? "" : "\n", stderr);
     std::fflush(stderr);

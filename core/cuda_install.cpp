@@ -46,6 +46,15 @@ std::string sha256_of_file(const fs::path& file) {
   return hex;
 }
 
+const char* stage_name(CudaInstallProgress::Stage stage) {
+  switch (stage) {
+    case CudaInstallProgress::Stage::Download: return "Downloading";
+    case CudaInstallProgress::Stage::Check: return "Checking";
+    case CudaInstallProgress::Stage::Unpack: return "Unpacking";
+  }
+  return "";
+}
+
 namespace {
 
 using Stage = CudaInstallProgress::Stage;

@@ -32,6 +32,9 @@ struct CudaInstallProgress {
   std::int64_t done = 0, total = 0;  // bytes over all wheels
 };
 
+// "Downloading", "Checking", "Unpacking": what a stage is called, in the progress lines and dialog.
+const char* stage_name(CudaInstallProgress::Stage stage);
+
 // Return false to stop (the install then ends without error and unfinished downloads stay
 // to be resumed).
 using CudaInstallCallback = std::function<bool(const CudaInstallProgress&)>;

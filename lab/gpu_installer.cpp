@@ -7,19 +7,6 @@
 
 namespace normlab::lab {
 
-namespace {
-
-QString stage_text(CudaInstallProgress::Stage stage) {
-  switch (stage) {
-    case CudaInstallProgress::Stage::Download: return GpuInstaller::tr("Downloading");
-    case CudaInstallProgress::Stage::Check: return GpuInstaller::tr("Checking");
-    case CudaInstallProgress::Stage::Unpack: return GpuInstaller::tr("Unpacking");
-  }
-  return {};
-}
-
-}  // namespace
-
 GpuInstaller::GpuInstaller(QObject* parent) : QObject(parent) {}
 
 GpuInstaller::~GpuInstaller() {
@@ -44,7 +31,7 @@ bool GpuInstaller::start(const CudaInstallOptions& options) {
     bool ok = false;
     try {
       ok = install_cuda_libraries(options, [this](const CudaInstallProgress& p) {
-        emit progress(stage_text(p.stage), qstr(p.file), p.index, p.count, p.done, p.total);
+        emit progress(QString::fromUtf8(stage_name(p.stage)), qstr(p.file), p.index, p.count, p.done, p.total);
         return !stop_;
       });
     } catch (const std::exception& error) {  // UserError: one line; anything else says what it is too
