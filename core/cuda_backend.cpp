@@ -113,19 +113,66 @@ void set_nvidia_driver_probe(std::function<std::string()> probe) {
 
 namespace {
 
-// Calls `function` of the CUDA driver with `args` when the driver is loaded; false otherwise.
+constexpr int kComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+constexpr int kComputeCapabilityMinor = 76;  // ..._MINOR
+
+// Calls `function` of the CUDA driver `driver` with `args`: its CUresult (0 is success), or
+// -1 when the driver lacks the function.
+template <typename... Args>
+int call(void* driver, const char* function, Args... args) {
+  using Function = int (*)(Args...);
+  auto f = reinterpret_cast<Function>(dlsym(driver, function));
+  return f ? f(args...) : -1;
+}
+
+// The same with the driver LibTorch loaded; false when it is not loaded or the call fails.
 template <typename... Args>
 bool call_driver(const char* function, Args... args) {
   void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
   if (!driver) return false;
-  using Function = int (*)(Args...);
-  auto call = reinterpret_cast<Function>(dlsym(driver, function));
-  const bool ok = call && call(args...) == 0;
+  const bool ok = call(driver, function, args...) == 0;
   dlclose(driver);
   return ok;
 }
 
 }  // namespace
+
+CudaDriverReport ask_cuda_driver() {
+  CudaDriverReport report;
+  // Not closed: LibTorch may load the same driver later, and a driver that was initialised
+  // should not be unloaded under it.
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!driver) {
+    const char* error = dlerror();
+    report.error = error ? error : "libcuda.so.1 cannot be loaded";
+    return report;
+  }
+  for (const char* function : {"cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGetName", "cuDeviceGetAttribute"}) {
+    if (!dlsym(driver, function)) {
+      report.error = "libcuda.so.1 lacks the CUDA driver API";
+      return report;
+    }
+  }
+  if (const int status = call(driver, "cuInit", 0u); status != 0) {
+    report.error = "cuInit failed with CUDA error " + std::to_string(status) +
+                   (status == 100 ? " (no CUDA-capable device)" : "");
+    return report;
+  }
+  call(driver, "cuDriverGetVersion", &report.version);
+  int devices = 0;
+  call(driver, "cuDeviceGetCount", &devices);
+  for (int i = 0; i < devices; ++i) {
+    CudaDevice device;
+    char name[256] = {};
+    call(driver, "cuDeviceGetName", name, int(sizeof name), i);
+    device.name = name;
+    call(driver, "cuDeviceGetAttribute", &device.major, kComputeCapabilityMajor, i);
+    call(driver, "cuDeviceGetAttribute", &device.minor, kComputeCapabilityMinor, i);
+    report.devices.push_back(device);
+  }
+  if (devices == 0) report.error = "the driver lists no GPU";
+  return report;
+}
 
 std::string cuda_device_name() {
   char name[256] = {};
@@ -133,7 +180,6 @@ std::string cuda_device_name() {
 }
 
 int cuda_compute_capability_major() {
-  constexpr int kComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
   int major = 0;
   return call_driver("cuDeviceGetAttribute", &major, kComputeCapabilityMajor, 0) ? major : 0;
 }

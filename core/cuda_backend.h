@@ -5,6 +5,7 @@
 // where they are. No torch in this header.
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace normlab {
 
@@ -30,6 +31,19 @@ bool nvidia_driver_present();  // !find_nvidia_driver().empty()
 
 // Tests stand in for the driver look-up with their own; an empty function restores it.
 void set_nvidia_driver_probe(std::function<std::string()> probe);
+
+struct CudaDevice {
+  std::string name;
+  int major = 0, minor = 0;  // compute capability
+};
+struct CudaDriverReport {
+  int version = 0;  // the CUDA version the driver supports, 12040 for 12.4; 0: unknown
+  std::vector<CudaDevice> devices;
+  std::string error;  // why it lists no GPU
+};
+// Loads the NVIDIA driver (libcuda.so.1) and asks it, through its API, for its version and
+// its GPUs, without LibTorch. Only where a driver was found: it initialises the driver.
+CudaDriverReport ask_cuda_driver();
 
 // From the CUDA driver LibTorch loaded, for GPU 0; no CUDA headers needed. The name is
 // "CUDA GPU" and the capability 0 when the driver cannot say.

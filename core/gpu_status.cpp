@@ -1,7 +1,5 @@
 #include "gpu_status.h"
 
-#include <dlfcn.h>
-
 #include <cstdio>
 
 #include "cuda_backend.h"
@@ -10,58 +8,15 @@
 
 namespace normlab {
 
-namespace {
-
-// The CUDA driver API, called through dlopen so that nothing links libcuda.
-void ask_driver(GpuFacts& facts) {
-  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (!driver) {
-    const char* error = dlerror();
-    facts.driver_error = error ? error : "libcuda.so.1 cannot be loaded";
-    return;
-  }
-  auto function = [&](const char* name) { return dlsym(driver, name); };
-  using Init = int (*)(unsigned);
-  using IntOut = int (*)(int*);
-  using Name = int (*)(char*, int, int);
-  using Attribute = int (*)(int*, int, int);
-  auto init = reinterpret_cast<Init>(function("cuInit"));
-  auto version = reinterpret_cast<IntOut>(function("cuDriverGetVersion"));
-  auto count = reinterpret_cast<IntOut>(function("cuDeviceGetCount"));
-  auto name = reinterpret_cast<Name>(function("cuDeviceGetName"));
-  auto attribute = reinterpret_cast<Attribute>(function("cuDeviceGetAttribute"));
-  int devices = 0;
-  if (!init || !version || !count || !name || !attribute) {
-    facts.driver_error = "libcuda.so.1 lacks the CUDA driver API";
-  } else if (const int status = init(0); status != 0) {
-    facts.driver_error = "cuInit failed with CUDA error " + std::to_string(status) +
-                         (status == 100 ? " (no CUDA-capable device)" : "");
-  } else {
-    version(&facts.driver_version);
-    count(&devices);
-    for (int i = 0; i < devices; ++i) {
-      GpuFacts::Device device;
-      char text[256] = {};
-      name(text, int(sizeof text), i);
-      device.name = text;
-      attribute(&device.major, 75, i);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-      attribute(&device.minor, 76, i);  // ..._MINOR
-      facts.devices.push_back(device);
-    }
-    if (devices == 0) facts.driver_error = "the driver lists no GPU";
-  }
-  // Not closed: LibTorch may load the same driver later, and a driver that was
-  // initialised should not be unloaded under it.
-}
-
-}  // namespace
-
 GpuFacts probe_gpu(bool try_loading) {
   GpuFacts facts;
   facts.driver = find_nvidia_driver();
   facts.libraries = find_cuda_backend();
   if (facts.driver.empty()) return facts;
-  ask_driver(facts);
+  CudaDriverReport report = ask_cuda_driver();
+  facts.driver_version = report.version;
+  facts.devices = std::move(report.devices);
+  facts.driver_error = std::move(report.error);
   if (try_loading && !facts.libraries.empty()) {
     const CudaBackend& backend = load_cuda_backend();
     if (!backend.loaded) facts.library_error = backend.reason;

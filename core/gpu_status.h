@@ -4,16 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "cuda_backend.h"
+
 namespace normlab {
 
 struct GpuFacts {
   std::string driver;      // where the driver was found; empty: no driver
   int driver_version = 0;  // the CUDA version the driver supports, 12040 for 12.4; 0: unknown
-  struct Device {
-    std::string name;
-    int major = 0, minor = 0;  // compute capability
-  };
-  std::vector<Device> devices;
+  std::vector<CudaDevice> devices;
   std::string driver_error;   // why the driver listed no GPU
   std::string libraries;      // the libtorch_cuda.so that would be loaded; empty: none
   std::string library_error;  // why it failed to load, when loading was tried
