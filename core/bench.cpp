@@ -13,6 +13,7 @@
 #include "corpus.h"
 #include "layer_stats.h"
 #include "learner.h"
+#include "linear.h"
 #include "paths.h"
 #include "trainer.h"
 #include "training_state.h"
@@ -36,7 +37,8 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-// Best of several square fp32 products, large enough to reach the device's dense rate.
+// Best of several square fp32 products, large enough to reach the device's dense rate,
+// through the kernel the run's linear layers use (normlab::linear).
 double measure_matmul_flops(torch::Device device) {
   const std::int64_t n = device.is_cuda() ? 8192 : 1024;
   auto a = torch::randn({n, n}, torch::TensorOptions().device(device));
@@ -45,7 +47,7 @@ double measure_matmul_flops(torch::Device device) {
   for (int rep = 0; rep < 8; ++rep) {
     synchronize(device);
     const double start = now_s();
-    auto c = torch::mm(a, b);
+    auto c = normlab::linear(a, b);
     synchronize(device);
     best = std::min(best, now_s() - start);
   }

@@ -127,6 +127,7 @@ struct TrainConfig {
   std::string device = "auto";  // auto | cpu | cuda
   std::string tf32 = "auto";    // auto | on | off: TF32 inside fp32 matmuls on the GPU
   std::string autocast = "off"; // off | bf16: the forward pass under bf16 autocast
+  std::string cpu_matmul = "onednn";  // onednn | libtorch: the kernel of fp32 linear layers on the CPU
   int threads = 0;              // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
   int eval_interval = 100;
   int eval_batches = 16;

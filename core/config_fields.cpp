@@ -168,6 +168,17 @@ std::vector<ConfigField> make_fields() {
   autocast.since_version = 3;
   autocast.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.autocast; });
 
+  auto& matmul = add({"cpu_matmul", "cpu-matmul", "CPU matmuls", "CPU matmul kernel",
+                      "the kernel behind fp32 linear layers on the CPU: oneDNN, or LibTorch's own (MKL sgemm, which "
+                      "takes a slower path on AMD CPUs); the same fp32 arithmetic, so losses differ only in the "
+                      "last digits, as with another thread count; no effect on the GPU or under autocast",
+                      S::DeviceAndData, W::Menu});
+  matmul.choices = {{"onednn", "oneDNN"}, {"libtorch", "LibTorch (MKL)"}};
+  matmul.since_version = 6;
+  matmul.older_files_text = "libtorch";  // what every run before version 6 used
+  matmul.shapes_result = false;
+  matmul.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.cpu_matmul; });
+
   auto& threads = whole("threads", "threads", "CPU threads", "threads",
                         "threads LibTorch trains with on the CPU; 0 = OMP_NUM_THREADS, else one per core",
                         S::DeviceAndData, 0, 1024, [](TrainConfig& c) -> int& { return c.threads; });

@@ -56,7 +56,8 @@ struct ConfigField {
   std::string unit;             // shown after the number, " step(s)": "(s)" only when it is not 1
   std::string zero_text;        // what 0 stands for, e.g. "off"
   double step = 1;              // decimals: the spin box's step
-  int since_version = 1;        // run files of an older version lack it and load the default
+  int since_version = 1;        // run files of an older version lack it and load the default,
+  std::string older_files_text;  // or this value, when what they ran with was not today's default
   // False for settings that change how fast a run goes or what it records, not what it
   // learns (threads, device, layer statistics): runs differing only there are one experiment.
   bool shapes_result = true;

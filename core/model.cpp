@@ -7,8 +7,8 @@ namespace F = torch::nn::functional;
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
     : heads(config.heads) {
-  qkv = register_module("qkv", torch::nn::Linear(config.d_model, 3 * config.d_model));
-  proj = register_module("proj", torch::nn::Linear(config.d_model, config.d_model));
+  qkv = register_module("qkv", Linear(config.d_model, 3 * config.d_model));
+  proj = register_module("proj", Linear(config.d_model, config.d_model));
   if (config.qk_norm == Switch::On) {  // gains start at 1 and draw nothing: the other weights stay as they were
     q_norm = torch::nn::AnyModule(RmsNorm(config.d_model / config.heads));
     register_module("q_norm", q_norm.ptr());
@@ -47,8 +47,8 @@ torch::Tensor mean_normalised_attention_entropy(const torch::Tensor& q, const to
 }
 
 MlpImpl::MlpImpl(const ModelConfig& config) {
-  up = register_module("up", torch::nn::Linear(config.d_model, 4 * config.d_model));
-  down = register_module("down", torch::nn::Linear(4 * config.d_model, config.d_model));
+  up = register_module("up", Linear(config.d_model, 4 * config.d_model));
+  down = register_module("down", Linear(4 * config.d_model, config.d_model));
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) { return down(F::gelu(up(x))); }
@@ -207,7 +207,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
   if (embedding_scale.defined()) x = x * embedding_scale;
   for (auto& block : *blocks) x = block->as<BlockImpl>()->forward(x);
   if (!final_norm.is_empty()) x = final_norm.forward(x);
-  return F::linear(x, token_embedding->weight);  // output tied to the input embedding
+  return normlab::linear(x, token_embedding->weight);  // output tied to the input embedding
 }
 
 torch::Tensor GptImpl::loss(const torch::Tensor& ids, const torch::Tensor& targets) {

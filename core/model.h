@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "config.h"
+#include "linear.h"
 
 namespace normlab {
 
@@ -25,7 +26,7 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
   explicit CausalSelfAttentionImpl(const ModelConfig& config);
   torch::Tensor forward(const torch::Tensor& x);
 
-  torch::nn::Linear qkv{nullptr}, proj{nullptr};
+  Linear qkv{nullptr}, proj{nullptr};
   torch::nn::AnyModule q_norm, k_norm;  // QK-norm: RMSNorm over each head's dimension; empty when off
   int heads;
   torch::Tensor* entropy_out = nullptr;  // set while recording: the fused kernel keeps no probabilities
@@ -36,7 +37,7 @@ struct MlpImpl : torch::nn::Module {
   explicit MlpImpl(const ModelConfig& config);
   torch::Tensor forward(const torch::Tensor& x);
 
-  torch::nn::Linear up{nullptr}, down{nullptr};
+  Linear up{nullptr}, down{nullptr};
 };
 TORCH_MODULE(Mlp);
 

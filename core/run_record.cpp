@@ -71,13 +71,17 @@ json config_to_json(const TrainConfig& c) {
   return j;
 }
 
-// Fields newer than the file's version are not in it and keep their defaults.
+// Fields newer than the file's version are not in it and keep their defaults, or take
+// the value older files stand for.
 TrainConfig config_from_json(const json& j, const std::string& name, int version) {
   const std::string at = "config";
   TrainConfig c;
   c.name = name;
   for (const ConfigField& f : config_fields()) {
-    if (version < f.since_version) continue;
+    if (version < f.since_version) {
+      if (!f.older_files_text.empty()) set_field_text(f, c, f.older_files_text);
+      continue;
+    }
     visit_field(f, c, [&](auto& value) {
       using T = std::decay_t<decltype(value)>;
       if constexpr (std::is_enum_v<T>) set_field_text(f, c, field<std::string>(j, f.key.c_str(), at));

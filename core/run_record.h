@@ -91,9 +91,10 @@ inline constexpr double kLostAfterSeconds = 60;
 
 // Version 2 added named series and the fields marked since_version 2, version 3 the
 // layer statistics' interval, version 4 the checkpoint settings, version 5 DyT's α₀ and the
-// QK-norm and scaled-init switches; older files still load, with those fields at their
-// defaults (the switches off).
-inline constexpr int kRunSchemaVersion = 5;
+// QK-norm and scaled-init switches, version 6 the CPU matmul kernel; older files still
+// load, with those fields at their defaults (the switches off) or, for the kernel, at
+// what they ran with (LibTorch's).
+inline constexpr int kRunSchemaVersion = 6;
 
 // The run file's text, streamed: the numbers are written as they are formatted.
 void write_json_text(std::ostream& out, const RunRecord& run);

@@ -399,6 +399,20 @@ TEST_F(RunRecordTest, VersionFourFileLoadsWithTheSwitchesOff) {
   EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("dyt_alpha0"));
 }
 
+// Version 5 (before the CPU matmul kernel) loads as what those runs ran with, LibTorch's
+// own sgemm, not today's default: a resumed run then continues with the same kernel.
+TEST_F(RunRecordTest, VersionFiveFileLoadsWithLibTorchsMatmuls) {
+  RunRecord expected = run_with_series();
+  ASSERT_EQ(expected.config.cpu_matmul, "onednn");
+  json j = json::parse(to_json_text(expected));
+  EXPECT_EQ(j["config"]["cpu_matmul"], "onednn");
+  j["version"] = 5;
+  j["config"].erase("cpu_matmul");
+  EXPECT_EQ(from_json_text(j.dump()).config.cpu_matmul, "libtorch");
+  j["version"] = 6;
+  EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("cpu_matmul"));
+}
+
 TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   RunRecord a = run_with_series();
   RunRecord b = sample_run();
