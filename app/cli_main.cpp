@@ -234,18 +234,23 @@ std::string label_of(std::size_t i, std::size_t count) {
 
 // How many of `configs` train at once (--side-by-side, else the device's default, never
 // more than there are), and each one's CPU threads where it names none: the cores
-// divided between them (a run alone keeps LibTorch's default). Says so when it is more than one.
+// divided between the runs of its wave (threads_in_wave; a run alone keeps LibTorch's
+// default). Says so when it is more than one.
 int share_the_machine(std::vector<TrainConfig>& configs, const Options& options) {
   if (configs.empty()) return 1;
   const int asked = options.side_by_side > 0 ? options.side_by_side
                                              : default_side_by_side(describe_device(configs.front().device).device);
   const int at_once = std::max(1, std::min<int>(asked, int(configs.size())));
   if (at_once > 1) {
-    for (TrainConfig& config : configs) {
-      if (config.threads == 0) config.threads = threads_per_run(at_once);
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (configs[i].threads == 0) configs[i].threads = threads_in_wave(i, configs.size(), at_once);
     }
-    std::printf("%d runs side by side, %d CPU thread%s each (--side-by-side 1: one after another)\n", at_once,
-                configs.front().threads, configs.front().threads == 1 ? "" : "s");
+    const int first = configs.front().threads, last = configs.back().threads;
+    const std::string last_wave =
+        last == first ? "" : "; the last " + std::to_string(configs.size() % at_once) + ", fewer at once, " +
+                                 std::to_string(last) + " each";
+    std::printf("%d runs side by side, %d CPU thread%s each%s (--side-by-side 1: one after another)\n", at_once,
+                first, first == 1 ? "" : "s", last_wave.c_str());
   }
   return at_once;
 }

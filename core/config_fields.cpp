@@ -160,9 +160,9 @@ std::vector<ConfigField> make_fields() {
   tf32.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.tf32; });
 
   auto& autocast = add({"autocast", "autocast", "Autocast", "autocast",
-                        "run the forward pass in bf16 where torch's autocast deems it safe: about 1.6x faster "
-                        "on a CPU with bf16 instructions (AVX-512 BF16, AMX), losses within what the thread count "
-                        "changes; off keeps everything in fp32 (the course's numbers)",
+                        "run the forward pass in bf16 where torch's autocast deems it safe: faster on GPUs; on a CPU "
+                        "with bf16 instructions no faster at the CPU scale than oneDNN's fp32 matmuls, losses "
+                        "within what the thread count changes; off keeps everything in fp32 (the course's numbers)",
                         S::DeviceAndData, W::Menu});
   autocast.choices = {{"off", "Off (fp32)"}, {"bf16", "bf16"}};
   autocast.since_version = 3;

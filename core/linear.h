@@ -1,9 +1,9 @@
 #pragma once
 // Linear layers whose CPU fp32 products go through oneDNN rather than LibTorch's own
-// (MKL) sgemm. Same precision (fp32 in, fp32 accumulate), different kernels: on AMD
-// CPUs MKL takes its AVX2 path while oneDNN uses AVX-512, about 2x faster on the
-// CPU scale's shapes (bench/matmul_kernels.py measures it). Everything else (the GPU,
-// autocast's bf16, non-float inputs) goes to torch::nn::functional::linear.
+// (MKL) sgemm. Same precision (fp32 in, fp32 accumulate), different kernels: on AMD CPUs
+// MKL takes its AVX2 path while oneDNN uses AVX-512, about 2x faster on the CPU scale's
+// shapes (`normlab-cli bench --cpu-matmul onednn|libtorch` measures both). Everything
+// else (the GPU, autocast's bf16, non-float inputs) goes to torch::nn::functional::linear.
 #include <torch/torch.h>
 
 namespace normlab {

@@ -19,6 +19,12 @@ int default_side_by_side(const std::string& device, int cores) {
 
 int threads_per_run(int side_by_side, int cores) { return std::max(1, cores / std::max(1, side_by_side)); }
 
+int threads_in_wave(std::size_t i, std::size_t count, int side_by_side, int cores) {
+  const std::size_t places = std::max(side_by_side, 1);
+  const std::size_t wave_start = i / places * places;
+  return threads_per_run(int(std::min(places, count - wave_start)), cores);
+}
+
 std::vector<double> finish_times(const std::vector<double>& running, const std::vector<double>& pending, int slots) {
   std::vector<double> ends = running;
   // When each slot is next free: idle ones at once, the others as runs end. With more runs

@@ -23,6 +23,13 @@ int default_side_by_side(const std::string& device, int cores = cpu_threads());
 // between them, at least one each, so together they never take more than the machine has.
 int threads_per_run(int side_by_side, int cores = cpu_threads());
 
+// The CPU threads of run i (from 0) of `count` that train `side_by_side` at once in
+// order, as the command line runs them: runs i / side_by_side train together (a wave),
+// and the cores are divided between the runs of the wave, so a last wave with fewer runs
+// than places gives each more (the course's fifth run on 2 cores takes both). Fixed before
+// the run starts, as the thread count changes its last digits.
+int threads_in_wave(std::size_t i, std::size_t count, int side_by_side, int cores = cpu_threads());
+
 // When each run ends, in seconds from now, when the `running` runs (seconds left each)
 // and then the `pending` ones (seconds each, in queue order) share `slots`: a pending run
 // starts as soon as a slot is free. Answers running runs first, then pending ones.

@@ -45,7 +45,9 @@ void expect_close(const Gradients& a, const Gradients& b) {
   EXPECT_TRUE(torch::allclose(a.input, b.input, 1e-5, 1e-5));
   EXPECT_TRUE(torch::allclose(a.weight, b.weight, 1e-5, 1e-4));
   EXPECT_EQ(a.bias.defined(), b.bias.defined());
-  if (a.bias.defined()) EXPECT_TRUE(torch::allclose(a.bias, b.bias, 1e-5, 1e-4));
+  if (a.bias.defined()) {
+    EXPECT_TRUE(torch::allclose(a.bias, b.bias, 1e-5, 1e-4));
+  }
 }
 
 const auto libtorch_linear = [](const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {

@@ -22,6 +22,19 @@ TEST(SideBySide, RunsShareTheCoresWithoutTakingMoreThanThereAre) {
   EXPECT_EQ(threads_per_run(0, 8), 8) << "no limit reads as one run";
 }
 
+TEST(SideBySide, ALastWaveOfFewerRunsTakesTheCoresTheOthersLeave) {
+  const auto threads = [](std::size_t count, int side_by_side, int cores) {
+    std::vector<int> each;
+    for (std::size_t i = 0; i < count; ++i) each.push_back(threads_in_wave(i, count, side_by_side, cores));
+    return each;
+  };
+  EXPECT_THAT(threads(5, 2, 2), ElementsAre(1, 1, 1, 1, 2)) << "the course on 2 cores";
+  EXPECT_THAT(threads(4, 2, 2), ElementsAre(1, 1, 1, 1));
+  EXPECT_THAT(threads(5, 3, 16), ElementsAre(5, 5, 5, 8, 8));
+  EXPECT_THAT(threads(3, 8, 16), ElementsAre(5, 5, 5)) << "one wave of three";
+  EXPECT_THAT(threads(2, 1, 4), ElementsAre(4, 4)) << "one after another: every core each";
+}
+
 TEST(SideBySide, TwoRunsAtOnceOnTheCpuAndMoreOnBiggerMachinesAndGpus) {
   EXPECT_EQ(default_side_by_side("cpu", 1), 2) << "the two curves of the course's moment";
   EXPECT_EQ(default_side_by_side("cpu", 2), 2);
