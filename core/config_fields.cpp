@@ -145,39 +145,44 @@ std::vector<ConfigField> make_fields() {
                     double(std::numeric_limits<std::uint64_t>::max())});
   seed.member = Member<std::uint64_t>([](TrainConfig& c) -> std::uint64_t& { return c.seed; });
 
-  auto& device = add({"device", "device", "Device", "device", "auto takes the GPU when LibTorch sees one",
-                      S::DeviceAndData, W::Menu});
-  device.choices = {{"auto", "Auto"}, {"cpu", "CPU"}, {"cuda", "CUDA GPU"}};
-  device.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.device; });
+  // A text setting chosen from a drop-down list of `choices`.
+  auto menu = [&](const char* key, const char* flag, const char* label, const char* noun, const char* help,
+                  std::vector<Choice> choices, Member<std::string> member) -> ConfigField& {
+    auto& field = add({key, flag, label, noun, help, S::DeviceAndData, W::Menu});
+    field.choices = std::move(choices);
+    field.member = member;
+    return field;
+  };
+
+  auto& device = menu("device", "device", "Device", "device", "auto takes the GPU when LibTorch sees one",
+                      {{"auto", "Auto"}, {"cpu", "CPU"}, {"cuda", "CUDA GPU"}},
+                      [](TrainConfig& c) -> std::string& { return c.device; });
   device.shapes_result = false;
 
-  auto& tf32 = add({"tf32", "tf32", "TF32 matmuls", "TF32 setting",
+  auto& tf32 = menu("tf32", "tf32", "TF32 matmuls", "TF32 setting",
                     "let fp32 matmuls on the GPU round their inputs to TF32 (10-bit mantissa): faster, "
                     "slightly less exact; auto = on GPUs that have it (Ampere on); no effect on the CPU",
-                    S::DeviceAndData, W::Menu});
-  tf32.choices = {{"auto", "Auto"}, {"on", "On"}, {"off", "Off"}};
+                    {{"auto", "Auto"}, {"on", "On"}, {"off", "Off"}},
+                    [](TrainConfig& c) -> std::string& { return c.tf32; });
   tf32.since_version = 3;  // earlier runs never ran on a GPU
-  tf32.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.tf32; });
 
-  auto& autocast = add({"autocast", "autocast", "Autocast", "autocast",
+  auto& autocast = menu("autocast", "autocast", "Autocast", "autocast",
                         "run the forward pass in bf16 where torch's autocast deems it safe: faster on GPUs; on a CPU "
                         "with bf16 instructions no faster at the CPU scale than oneDNN's fp32 matmuls, losses "
                         "within what the thread count changes; off keeps everything in fp32 (the course's numbers)",
-                        S::DeviceAndData, W::Menu});
-  autocast.choices = {{"off", "Off (fp32)"}, {"bf16", "bf16"}};
+                        {{"off", "Off (fp32)"}, {"bf16", "bf16"}},
+                        [](TrainConfig& c) -> std::string& { return c.autocast; });
   autocast.since_version = 3;
-  autocast.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.autocast; });
 
-  auto& matmul = add({"cpu_matmul", "cpu-matmul", "CPU matmuls", "CPU matmul kernel",
+  auto& matmul = menu("cpu_matmul", "cpu-matmul", "CPU matmuls", "CPU matmul kernel",
                       "the kernel behind fp32 linear layers on the CPU: oneDNN, or LibTorch's own (MKL sgemm, which "
                       "takes a slower path on AMD CPUs); the same fp32 arithmetic, so losses differ only in the "
                       "last digits, as with another thread count; no effect on the GPU or under autocast",
-                      S::DeviceAndData, W::Menu});
-  matmul.choices = {{"onednn", "oneDNN"}, {"libtorch", "LibTorch (MKL)"}};
+                      {{"onednn", "oneDNN"}, {"libtorch", "LibTorch (MKL)"}},
+                      [](TrainConfig& c) -> std::string& { return c.cpu_matmul; });
   matmul.since_version = 6;
   matmul.older_files_text = "libtorch";  // what every run before version 6 used
   matmul.shapes_result = false;
-  matmul.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.cpu_matmul; });
 
   auto& threads = whole("threads", "threads", "CPU threads", "threads",
                         "threads LibTorch trains with on the CPU; 0 = OMP_NUM_THREADS, else one per core",
@@ -206,14 +211,13 @@ std::vector<ConfigField> make_fields() {
   checkpoints.since_version = 4;  // earlier runs wrote no checkpoints
   checkpoints.shapes_result = false;
 
-  auto& final_checkpoint = add({"final_checkpoint", "final-checkpoint", "Final checkpoint", "final checkpoint",
+  auto& final_checkpoint = menu("final_checkpoint", "final-checkpoint", "Final checkpoint", "final checkpoint",
                                 "when the run is done: drop its checkpoint, or keep it with the final weights and "
                                 "the optimiser's state",
-                                S::DeviceAndData, W::Menu});
-  final_checkpoint.choices = {{"drop", "Drop"}, {"keep", "Keep"}};
+                                {{"drop", "Drop"}, {"keep", "Keep"}},
+                                [](TrainConfig& c) -> std::string& { return c.final_checkpoint; });
   final_checkpoint.since_version = 4;
   final_checkpoint.shapes_result = false;
-  final_checkpoint.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.final_checkpoint; });
   return {f.begin(), f.end()};
 }
 

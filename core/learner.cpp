@@ -94,8 +94,9 @@ torch::Device prepare_device(const TrainConfig& config, Environment& environment
     // set last) is done and cannot undo this one.
     torch::get_num_threads();
     torch::set_num_threads(environment.threads);
-    set_onednn_matmuls(config.cpu_matmul == "onednn");
-    if (config.cpu_matmul == "onednn" && config.autocast == "off") precision += ", oneDNN matmuls";
+    const bool onednn = config.cpu_matmul == "onednn";
+    set_onednn_matmuls(onednn);
+    if (onednn && config.autocast == "off") precision += ", oneDNN matmuls";
   }
   if (config.autocast == "bf16") precision += ", bf16 autocast";
   environment.precision = precision;
