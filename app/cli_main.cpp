@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -30,6 +29,7 @@
 #include "run_record.h"
 #include "run_text.h"
 #include "slurm.h"
+#include "stop_signals.h"
 #include "sweep.h"
 #include "trainer.h"
 
@@ -360,6 +360,9 @@ std::string one_line(std::string text) {
 }
 
 int main(int argc, char** argv) {
+  // Ctrl-C, and Slurm's SIGTERM on scancel, preemption or a time limit: the run stops
+  // after its step, saved with a checkpoint to go on from. First, before any thread starts.
+  route_stop_signals([](int) { g_cancel = true; });
   Options options;
   CLI::App app(kAbout, "normlab-cli");
   char footer[2048];
@@ -472,9 +475,6 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  // Ctrl-C, and Slurm's SIGTERM on scancel, preemption or a time limit: the run stops
-  // after its step, saved with a checkpoint to go on from.
-  for (const int stop : {SIGINT, SIGTERM}) std::signal(stop, [](int) { g_cancel = true; });
   keep_freed_memory_for_reuse();
   try {
     if (options.command == "train") return run_train(options);

@@ -44,6 +44,7 @@ Request parse_command_line(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  normlab::ui::route_termination_signals();  // first: before Qt or LibTorch start threads
   normlab::keep_freed_memory_for_reuse();
   QCoreApplication::setOrganizationName(QStringLiteral("NormLab"));
   QCoreApplication::setApplicationName(QStringLiteral("NormLab"));

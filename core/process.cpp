@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config.h"
+#include "stop_signals.h"
 
 namespace normlab {
 
@@ -43,6 +44,7 @@ ProgramOutput run_program(const fs::path& program, const std::vector<std::string
   const pid_t pid = ::fork();
   if (pid < 0) throw UserError("cannot start " + program.string() + ": " + std::strerror(errno));
   if (pid == 0) {
+    unblock_stop_signals();  // the parent's are taken by its own thread (stop_signals.h)
     ::dup2(out[1], STDOUT_FILENO);
     if (errors == Errors::Dropped) {
       const int null = ::open("/dev/null", O_WRONLY);

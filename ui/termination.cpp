@@ -5,34 +5,37 @@
 
 #include <QSocketNotifier>
 #include <QWidget>
-#include <csignal>
+#include <atomic>
+
+#include "stop_signals.h"
 
 namespace normlab::ui {
 
 namespace {
-int g_signal_pipe[2] = {-1, -1};
-
-// Only async-signal-safe work here: wake the event loop, which does the rest.
-void on_signal(int) {
-  const char byte = 1;
-  [[maybe_unused]] const ssize_t n = ::write(g_signal_pipe[0], &byte, 1);
-}
+// The signal thread's end of the socket pair whose other end the window's event loop
+// watches; -1 until there is a window.
+std::atomic<int> g_signal_socket{-1};
 }  // namespace
 
+void route_termination_signals() {
+  route_stop_signals([](int signal) {
+    const int socket = g_signal_socket.load();
+    if (socket < 0) ::_exit(128 + signal);
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t n = ::write(socket, &byte, 1);
+  });
+}
+
 void close_on_termination_signals(QWidget& window) {
-  if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signal_pipe) != 0) return;
-  auto* notifier = new QSocketNotifier(g_signal_pipe[1], QSocketNotifier::Read, &window);
-  QObject::connect(notifier, &QSocketNotifier::activated, &window, [&window] {
+  int sockets[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) return;
+  auto* notifier = new QSocketNotifier(sockets[1], QSocketNotifier::Read, &window);
+  QObject::connect(notifier, &QSocketNotifier::activated, &window, [&window, socket = sockets[1]] {
     char byte;
-    [[maybe_unused]] const ssize_t n = ::read(g_signal_pipe[1], &byte, 1);
+    [[maybe_unused]] const ssize_t n = ::read(socket, &byte, 1);
     window.close();
   });
-  struct sigaction action = {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  g_signal_socket.store(sockets[0]);
 }
 
 }  // namespace normlab::ui
