@@ -74,16 +74,24 @@ TEST(ConfigFields, ValidateChecksEveryRangeFromTheTable) {
               HasSubstr("norm placement"));
 }
 
+// That info(value) is value's row, config.h's static_assert(in_enum_order(kPlacements))
+// holds; here, what is built from the table: each choice the settings panel offers, taken
+// by its name, sets the placement whose formula the panel shows beside it.
 TEST(ConfigFields, PlacementTableGivesNamesFormulasAndFinalNorm) {
-  for (const PlacementInfo& row : kPlacements) {
-    EXPECT_EQ(&info(row.value), &row);
-    EXPECT_EQ(parse_norm(row.name), row.value);
-  }
+  for (const PlacementInfo& row : kPlacements) EXPECT_EQ(parse_norm(row.name), row.value);
   EXPECT_TRUE(info(NormPlacement::Pre).final_norm);
   EXPECT_FALSE(info(NormPlacement::Post).final_norm);
   const ConfigField& norm = config_field("norm");
   ASSERT_EQ(norm.choices.size(), std::size(kPlacements));
-  EXPECT_EQ(norm.choices[1].formula, formula(NormPlacement::Post));
+  std::set<NormPlacement> chosen;
+  for (const Choice& choice : norm.choices) {
+    TrainConfig c;
+    set_field_text(norm, c, choice.name);
+    chosen.insert(c.model.norm);
+    EXPECT_EQ(choice.formula, formula(c.model.norm)) << choice.name;
+    EXPECT_EQ(field_text(norm, c), choice.name);
+  }
+  EXPECT_EQ(chosen.size(), std::size(kPlacements)) << "every placement can be chosen";
 }
 
 TEST(ConfigFields, SameExperimentComparesEveryFieldThatShapesTheResult) {
