@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <stdexcept>
-#include <thread>
+
+#include "latch.h"
 
 namespace normlab {
 namespace {
@@ -52,13 +52,16 @@ TEST(SideBySide, FinishTimesFillEachFreeSlotInQueueOrder) {
   EXPECT_THAT(finish_times({4, 8, 12}, {10}, 2), ElementsAre(4, 8, 12, 18));
 }
 
+// The first kAtOnce runs each wait until all of them have started, so they end only if
+// they train at once; the count of runs going shows that no more ever do.
 TEST(SideBySide, TrainsEveryRunOnceAndNeverMoreAtOnceThanAsked) {
   constexpr int kRuns = 7, kAtOnce = 3;
   std::atomic<int> running{0}, most{0}, calls[kRuns] = {};
+  test::Latch first_wave(kAtOnce);
   train_side_by_side(kRuns, kAtOnce, [&](std::size_t i) {
     const int now = ++running;
     for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {}
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (i < std::size_t(kAtOnce)) first_wave.arrive_and_wait();
     ++calls[i];
     --running;
   });
@@ -66,17 +69,38 @@ TEST(SideBySide, TrainsEveryRunOnceAndNeverMoreAtOnceThanAsked) {
   EXPECT_EQ(most, kAtOnce);
 }
 
+// One at a time, no run starts after the one that failed. Two at once, the run beside it
+// (each of the two waits until the other has started, and it ends only once the failure
+// is under way) is let finish, and so is every other that started, before the rethrow.
 TEST(SideBySide, AFailureStopsNewRunsAndIsRethrownOnceAllHaveEnded) {
   std::atomic<int> started{0}, ended{0};
-  EXPECT_THROW(train_side_by_side(10, 2,
+  EXPECT_THROW(train_side_by_side(10, 1,
                                   [&](std::size_t i) {
                                     ++started;
                                     if (i == 0) throw std::runtime_error("no corpus");
-                                    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                                  }),
+               std::runtime_error);
+  EXPECT_EQ(started, 1) << "the failure stops the queue";
+
+  started = 0;
+  std::atomic<bool> beside_ended{false};
+  test::Latch both_started(2), failing(1);
+  EXPECT_THROW(train_side_by_side(10, 2,
+                                  [&](std::size_t i) {
+                                    ++started;
+                                    if (i < 2) both_started.arrive_and_wait();
+                                    if (i == 0) {
+                                      failing.count_down();
+                                      throw std::runtime_error("no corpus");
+                                    }
+                                    if (i == 1) {
+                                      failing.wait();
+                                      beside_ended = true;
+                                    }
                                     ++ended;
                                   }),
                std::runtime_error);
-  EXPECT_LE(started, 3) << "the failure stops the queue: at most the run beside it and one taken meanwhile";
+  EXPECT_TRUE(beside_ended) << "the run beside the failure was let finish";
   EXPECT_EQ(ended, started - 1) << "the runs that started were let finish";
 }
 

@@ -6,10 +6,11 @@
 
 #include <QCoreApplication>
 #include <QTemporaryDir>
-#include <QElapsedTimer>
 #include <QThread>
+#include <atomic>
 
 #include "cuda_backend.h"
+#include "latch.h"
 #include "stand_in_index.h"
 #include "test_support.h"
 
@@ -86,21 +87,37 @@ TEST_F(GpuInstallerTest, AStopEndsItWithoutAnError) {
 }
 
 // With no driver nothing is looked for and nothing is said; with one (a stand-in here) the
-// look-up runs on a thread and the caller's thread is never held up by it.
+// look-up runs on a thread and the caller's thread is never held up by it: the stand-in
+// holds every look-up off the caller's thread until the test lets it go, and on the
+// caller's it is asked once only, whether there is a driver at all.
 TEST(GpuInstaller, TheGpuLookUpNeverHoldsTheCallerUp) {
   GpuInstaller quiet;
   int notices = 0;
   QObject::connect(&quiet, &GpuInstaller::notice, &quiet, [&] { ++notices; });
   set_nvidia_driver_probe([] { return std::string(); });
   quiet.look_for_gpu(QStringLiteral("Install"));
-  set_nvidia_driver_probe([] { return std::string("/proc/driver/nvidia (stand-in)"); });
-  GpuInstaller looking;
-  QElapsedTimer timer;
-  timer.start();
-  looking.look_for_gpu(QStringLiteral("Install"));
-  EXPECT_LT(timer.elapsed(), 100) << "the look-up is not on this thread";
-  QCoreApplication::processEvents();
+
+  const QThread* caller = QThread::currentThread();
+  std::atomic<int> asked_here{0}, asked_elsewhere{0};
+  normlab::test::Latch release(1);
+  set_nvidia_driver_probe([&] {
+    if (QThread::currentThread() == caller) {
+      ++asked_here;
+    } else {
+      ++asked_elsewhere;
+      release.wait();
+    }
+    return std::string("/proc/driver/nvidia (stand-in)");
+  });
+  {
+    GpuInstaller looking;
+    looking.look_for_gpu(QStringLiteral("Install"));
+    EXPECT_EQ(asked_here, 1) << "the look-up is not on this thread";
+    release.count_down();
+  }  // waits for the look-up's thread
   set_nvidia_driver_probe({});
+  EXPECT_EQ(asked_elsewhere, 1) << "the look-up ran, on a thread of its own";
+  QCoreApplication::processEvents();
   EXPECT_EQ(notices, 0);
 }
 
