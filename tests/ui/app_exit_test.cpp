@@ -4,8 +4,6 @@
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QElapsedTimer>
-#include <cstdio>
 #include <optional>
 #include <QProcess>
 #include <QSettings>
@@ -123,22 +121,14 @@ TEST_F(App, KilledDuringTrainingComesBackInterruptedWithItsPoints) {
   EXPECT_EQ(back.evals.size(), 1u);
 }
 
-// The window is ready for the course at once: launched with --course (the button, pressed
-// as soon as it is enabled), the app has queued the five runs, each in its file, within
-// 2 s of its start (target). Without an NVIDIA driver the GPU look-up answers at once;
-// with one it runs off the UI thread (lab/gpu_installer, lab/train_worker).
-TEST_F(App, TheCourseIsQueuedWithinTwoSecondsOfLaunch) {
-  QElapsedTimer launched;
-  launched.start();
+// Launched with --course (the button, pressed as soon as it is enabled), the app queues
+// the five runs, each in its file. How soon is a figure normlab-ui-bench prints (target:
+// under 2 s), not this test's: it depends on the machine.
+TEST_F(App, TheCourseIsQueuedAtLaunch) {
   start(test::tiny_config(corpus(), 10), {QStringLiteral("--course")});
-  const bool queued = test::wait_until([&] {
+  ASSERT_TRUE(test::wait_until([&] {
     return QDir(runs_folder()).entryList({QStringLiteral("*.json")}, QDir::Files).size() == 5;
-  }, 60'000);
-  const qint64 ms = launched.elapsed();
-  ASSERT_TRUE(queued);
-  std::printf("launch to the course's five runs queued: %lld ms (target: under 2000)\n", static_cast<long long>(ms));
-  RecordProperty("launch_to_course_ms", int(ms));
-  EXPECT_LT(ms, 2000);
+  }, 60'000)) << "the course's five runs were not queued in " << runs_folder().toStdString();
   // Closed at once, while the course's first runs fail on the tiny corpus (below): the
   // failures arrive during the close, and used to open an error dialog that kept the app
   // running, unseen, in the dialog's own event loop.
