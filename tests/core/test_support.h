@@ -1,6 +1,6 @@
 #pragma once
 // Shared by every core test: temp folders, a private cache, a synthetic corpus and a
-// tiny run config.
+// tiny run config (the engine's shape of tests/support/tiny_config.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "synthetic_corpus.h"
+#include "tiny_config.h"
 
 namespace normlab::test {
 
@@ -99,25 +100,5 @@ class CacheTest : public ::testing::Test {
  private:
   std::string saved_;
 };
-
-// A model and run small enough for a test: about 100 steps a second on one thread.
-inline TrainConfig tiny_config(const fs::path& corpus) {
-  TrainConfig c;
-  c.threads = 1;
-  c.model.layers = 2;
-  c.model.d_model = 32;
-  c.model.heads = 2;
-  c.model.context = 32;
-  c.model.vocab = 256;
-  c.peak_lr = 3e-3;
-  c.warmup_steps = 10;
-  c.steps = 150;
-  c.batch_size = 8;
-  c.eval_interval = 50;
-  c.eval_batches = 4;
-  c.device = "cpu";
-  c.corpus_path = corpus.string();
-  return c;
-}
 
 }  // namespace normlab::test

@@ -1,6 +1,7 @@
 #include "test_support.h"
 
 #include "synthetic_corpus.h"
+#include "tiny_config.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -22,20 +23,7 @@ QString write_synthetic_corpus(const QString& folder, int bytes) {
 }
 
 TrainConfig tiny_config(const QString& corpus, int steps) {
-  TrainConfig c;
-  c.model.layers = 2;
-  c.model.d_model = 32;
-  c.model.heads = 2;
-  c.model.context = 16;
-  c.model.vocab = 256;
-  c.batch_size = 4;
-  c.steps = steps;
-  c.warmup_steps = 5;
-  c.eval_interval = 10;
-  c.eval_batches = 2;
-  c.device = "cpu";
-  c.corpus_path = corpus.toStdString();
-  return c;
+  return normlab::test::tiny_config(corpus.toStdString(), normlab::test::lab_run(steps));
 }
 
 RunRecord synthetic_run(NormPlacement norm, double lr, int warmup, int steps, int eval_interval) {

@@ -12,7 +12,8 @@ namespace normlab::lab::test {
 // About `bytes` of made-up English-like sentences (fixed seed): enough for a 256-token BPE.
 QString write_synthetic_corpus(const QString& folder, int bytes = 60000);
 
-// Two layers of width 32 on 4 sequences of 16 tokens: a step takes milliseconds on a CPU.
+// The shared tiny run (tests/support/tiny_config.h) in the lab's shape: two layers of width
+// 32 on 4 sequences of 16 tokens, a step in milliseconds on a CPU.
 TrainConfig tiny_config(const QString& corpus, int steps = 30);
 
 // A run as training would record it, without training: pre-norm and long-warmup post-norm
