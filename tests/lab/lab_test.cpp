@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 
 #include "config_fields.h"
+#include "corpus_fixture.h"
 #include "cuda_backend.h"
 #include "qstring.h"
 #include "same_losses.h"
@@ -22,14 +23,8 @@
 namespace normlab::lab {
 namespace {
 
-constexpr int kTrainTimeoutMs = 180'000;  // tokenizer training included, on a busy machine
-
-class LabTest : public ::testing::Test {
+class LabTest : public test::CorpusFixture {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(folder_.isValid());
-    corpus_ = test::write_synthetic_corpus(folder_.path());
-  }
   QString runs() const { return folder_.filePath(QStringLiteral("runs")); }
   TrainConfig tiny(int steps) const {
     TrainConfig c = test::tiny_config(corpus_, steps);
@@ -49,9 +44,6 @@ class LabTest : public ::testing::Test {
     return run;
   }
   static bool idle(Lab& lab) { return test::wait_until([&] { return !lab.queue().busy(); }, kTrainTimeoutMs); }
-
-  QTemporaryDir folder_;
-  QString corpus_;
 };
 
 TEST_F(LabTest, TrainsQueuedRunsInOrderAndSavesEachToItsFile) {

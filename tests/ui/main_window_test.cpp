@@ -23,6 +23,7 @@
 #include <functional>
 
 #include "atomic_file.h"
+#include "corpus_fixture.h"
 #include "cuda_backend.h"
 #include "inside_view.h"
 #include "loss_chart.h"
@@ -43,13 +44,11 @@
 namespace normlab::ui {
 namespace {
 
-constexpr int kTrainTimeoutMs = 180'000;  // tokenizer training included, on a busy machine
-
-class MainWindowTest : public ::testing::Test {
+class MainWindowTest : public test::CorpusFixture {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(folder_.isValid());
-    corpus_ = test::write_synthetic_corpus(folder_.path());
+    CorpusFixture::SetUp();
+    if (HasFatalFailure()) return;
     MainWindowOptions options;
     options.data_folder = folder_.filePath(QStringLiteral("runs"));
     options.report_error = [this](const QString& title, const QString& text) { errors_ << title + ": " + text; };
@@ -82,8 +81,6 @@ class MainWindowTest : public ::testing::Test {
     return window_->store().runs().back().id;
   }
 
-  QTemporaryDir folder_;
-  QString corpus_;
   QStringList errors_;
   QStringList questions_;  // asked to confirm
   std::unique_ptr<MainWindow> window_;

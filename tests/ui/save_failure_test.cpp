@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <functional>
 
+#include "corpus_fixture.h"
 #include "faults_tried.h"
 #include "lab.h"
 #include "main_window.h"
@@ -25,14 +26,8 @@
 namespace normlab::ui {
 namespace {
 
-constexpr int kTrainTimeoutMs = 180'000;
-
-class SaveFailureTest : public ::testing::Test {
+class SaveFailureTest : public test::CorpusFixture {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(folder_.isValid());
-    corpus_ = test::write_synthetic_corpus(folder_.path());
-  }
   void TearDown() override {
     window_.reset();
     for (const QString& dir : mounts_) ::umount2(dir.toUtf8().constData(), MNT_DETACH);
@@ -104,8 +99,7 @@ class SaveFailureTest : public ::testing::Test {
     tried_.push_back(fault);
   }
 
-  QTemporaryDir folder_;
-  QString corpus_, data_;
+  QString data_;
   QStringList errors_;
   std::unique_ptr<MainWindow> window_;
   QStringList mounts_;

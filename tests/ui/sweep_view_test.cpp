@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
 
+#include "corpus_fixture.h"
 #include "loss_chart.h"
 #include "main_window.h"
 #include "run_store.h"
@@ -23,13 +24,13 @@
 namespace normlab::ui {
 namespace {
 
-constexpr int kTrainTimeoutMs = 240'000;  // the tokenizer is trained once, on a busy machine
-
-class SweepViewTest : public ::testing::Test {
+class SweepViewTest : public test::CorpusFixture {
  protected:
+  static constexpr int kTrainTimeoutMs = 240'000;  // the tokenizer is trained once, on a busy machine
+
   void SetUp() override {
-    ASSERT_TRUE(folder_.isValid());
-    corpus_ = test::write_synthetic_corpus(folder_.path());
+    CorpusFixture::SetUp();
+    if (HasFatalFailure()) return;
     open_window();
   }
 
@@ -77,8 +78,6 @@ class SweepViewTest : public ::testing::Test {
     return nullptr;
   }
 
-  QTemporaryDir folder_;
-  QString corpus_;
   QStringList errors_;
   std::unique_ptr<MainWindow> window_;
 };
