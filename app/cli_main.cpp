@@ -167,6 +167,7 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
     std::fflush(stdout);
   };
   callbacks.on_start = [&](const RunRecord& run) {
+    last_val = run.final_val_loss();  // a resumed run's last evaluation, until the next
     std::printf("%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
                 "unigram baseline %.3f nats%s\n",
                 label.c_str(), run.config.name.c_str(), run.environment.device_name.c_str(),
