@@ -86,6 +86,7 @@ void MainWindow::build_actions() {
   connect(stop_action_, &QAction::triggered, this, &MainWindow::stop_run);
 
   stop_all_action_ = new QAction(tr("Stop and clear the queue"), this);
+  stop_all_action_->setObjectName(QStringLiteral("stopAllAction"));
   stop_all_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Period);
   connect(stop_all_action_, &QAction::triggered, this, &MainWindow::stop_all);
 

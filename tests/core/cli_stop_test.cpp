@@ -14,13 +14,12 @@
 #include <cstdio>
 #include <optional>
 #include <random>
-#include <set>
 #include <string_view>
 #include <thread>
 
 #include "checkpoint.h"
-#include "corpus.h"
 #include "run_record.h"
+#include "stopped_run.h"
 #include "test_support.h"
 
 namespace normlab::test {
@@ -97,48 +96,25 @@ class StopTest : public CacheTest {
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 130) << what << "\n" << out << err;
     EXPECT_EQ(err, "") << what;
     std::vector<int> reached;
-    for (const fs::path& file : run_files) reached.push_back(expect_stopped_and_whole(file, what));
+    for (const fs::path& file : run_files) reached.push_back(expect_whole_with_its_checkpoint(file, what));
     return reached;
   }
 
-  // The run file at `stopped` with consecutive steps, every evaluation and series point
-  // inside them, its CSV a row per step, and, once it has trained, a checkpoint at its
-  // last step whose payload loads and holds the same record. Its last step.
-  static int expect_stopped_and_whole(const fs::path& file, const std::string& what) {
-    SCOPED_TRACE(what + ": " + file.filename().string());
-    const RunRecord run = read_json(file);
-    EXPECT_EQ(run.status, RunStatus::Stopped) << run.message;
-    for (std::size_t i = 0; i < run.steps.size(); ++i) EXPECT_EQ(run.steps[i].step, int(i) + 1);
-    const int last = run.steps.empty() ? 0 : run.steps.back().step;
-    std::set<int> rows;
-    for (const auto& s : run.steps) rows.insert(s.step);
-    for (const auto& e : run.evals) {
-      EXPECT_LE(e.step, last);
-      rows.insert(e.step);
-    }
-    for (const Series& series : run.series) {
-      EXPECT_EQ(series.values.size(), series.steps.size() * std::size_t(series.width())) << series.name;
-      for (const int step : series.steps) EXPECT_LE(step, last) << series.name;
-    }
-    fs::path csv = file;
-    EXPECT_EQ(read_lines(csv.replace_extension(".csv")).size(), rows.size() + 1);
-    if (last > 0) expect_loadable_checkpoint(checkpoint_path(file), run);
-    return last;
-  }
-
-  static void expect_loadable_checkpoint(const fs::path& path, const RunRecord& run) {
-    ASSERT_TRUE(fs::exists(path)) << "a stopped run that trained keeps a checkpoint to go on from";
-    const CheckpointHeader header = resumable_checkpoint(path, run.config);
-    EXPECT_EQ(header.step, run.steps.back().step);
-    const std::string bytes = read_file(path);
+  // expect_stopped_and_whole (stopped_run.h), and the checkpoint's payload loaded by
+  // LibTorch, holding the same record. The run's last step.
+  static int expect_whole_with_its_checkpoint(const fs::path& file, const std::string& what) {
+    SCOPED_TRACE(what);
+    const RunRecord run = test::expect_stopped_and_whole(file, test::Csv::Beside);
+    if (run.steps.empty() || !fs::exists(checkpoint_path(file))) return 0;
+    const std::string bytes = read_file(checkpoint_path(file));
     const std::string_view payload = std::string_view(bytes).substr(bytes.find('\n') + 1);
-    ASSERT_EQ(content_hash(payload), header.payload_hash);
     torch::serialize::InputArchive archive, learner;
     archive.load_from(payload.data(), payload.size(), torch::Device(torch::kCPU));
     archive.read("learner", learner);
     c10::IValue record;
     archive.read("record", record);
     EXPECT_EQ(from_json_text(record.toStringRef()).steps.size(), run.steps.size());
+    return run.steps.back().step;
   }
 
   std::mt19937 random_{std::random_device()()};

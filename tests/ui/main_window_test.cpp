@@ -21,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <functional>
+#include <random>
 
 #include "atomic_file.h"
 #include "corpus_fixture.h"
@@ -36,6 +37,7 @@
 #include "seeds.h"
 #include "settings_panel.h"
 #include "stand_in_index.h"
+#include "stopped_run.h"
 #include "sweep_view.h"
 #include "test_support.h"
 #include "lab.h"
@@ -703,6 +705,60 @@ TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
   EXPECT_EQ(read_json(window_->store().find(id)->file.toStdString()).status, RunStatus::Failed);
   EXPECT_FALSE(QFile::exists(dropped_file));
   EXPECT_TRUE(errors_.front().contains(QStringLiteral("no-such-corpus"))) << errors_.front().toStdString();
+}
+
+// Stop (one selected run, then the other), Stop all, and closing the window, each while
+// two runs train side by side, at a random step of their first hundred (layer statistics
+// at every step, an evaluation and a checkpoint every 10): each run ends stopped, its file
+// whole, its checkpoint at its last step. Each way twice, each round in a window of its own.
+TEST_F(MainWindowTest, StopStopAllAndClosingLeaveTwoRunsStoppedAndWhole) {
+  window_->close();
+  std::mt19937 random{std::random_device()()};
+  for (int round = 0; round < 6; ++round) {
+    const char* ways[] = {"Stop", "Stop all", "closing the window"};
+    const int way = round % 3;
+    const int after_steps = std::uniform_int_distribution<int>(0, 100)(random);
+    SCOPED_TRACE(std::string(ways[way]) + " after " + std::to_string(after_steps) + " steps");
+    QStringList errors;
+    auto window = next_session(folder_.filePath(QStringLiteral("runs-%1").arg(round)), errors);
+    window->lab().set_side_by_side(2);
+    TrainConfig config = test::tiny_config(corpus_, 1'000'000);
+    config.model.d_model = 128;  // wide enough for oneDNN's JIT matmuls, as in the CLI's stop test
+    config.model.heads = 4;
+    config.threads = 1;
+    config.eval_interval = 10;
+    config.checkpoint_interval = 0;  // a checkpoint with every save
+    const int first = window->lab().queue_run(config);
+    config.seed += 1;
+    const int second = window->lab().queue_run(config);
+    auto& store = window->store();
+    ASSERT_TRUE(test::wait_until([&] {
+      return int(store.find(first)->record.steps.size()) >= after_steps &&
+             store.find(second)->record.status == RunStatus::Running;
+    }, kTrainTimeoutMs));
+    const QString files[] = {store.find(first)->file, store.find(second)->file};
+    if (way == 0) {
+      auto* table = window->findChild<QTableView*>(QStringLiteral("runTable"));
+      ASSERT_TRUE(table);
+      table->selectRow(0);
+      window->stop_action()->trigger();
+      ASSERT_TRUE(test::wait_until([&] { return store.find(first)->record.status != RunStatus::Running; }, 30'000));
+      EXPECT_EQ(store.find(second)->record.status, RunStatus::Running) << "Stop stops the selected run only";
+      table->selectRow(1);
+      window->stop_action()->trigger();
+    } else if (way == 1) {
+      window->findChild<QAction*>(QStringLiteral("stopAllAction"))->trigger();
+    }
+    if (way == 2) {
+      EXPECT_TRUE(window->close());
+    } else {
+      ASSERT_TRUE(test::wait_until([&] { return !window->lab().queue().busy(); }, 30'000));
+      for (const int id : {first, second}) EXPECT_EQ(store.find(id)->record.status, RunStatus::Stopped);
+    }
+    window.reset();
+    for (const QString& file : files) normlab::test::expect_stopped_and_whole(file.toStdString(), normlab::test::Csv::None);
+    EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
+  }
 }
 
 }  // namespace
