@@ -2,8 +2,9 @@
 # A sweep as a Slurm job array on a real, single-node Slurm (Debian 12's 22.05), as root on
 # a test machine without systemd: installs slurmctld, slurmd, slurm-client and munge,
 # starts munged, slurmctld and slurmd, submits a tiny sweep into a folder whose name holds
-# spaces, quotes and $(...), cancels one task while it trains, submits again, and checks
-# that only that point trained again (from its checkpoint), every run file and the summary.
+# spaces, quotes and $(...), cancels one task in its first steps and one mid-way, submits
+# again, and checks that only those points trained again (from their checkpoints), every
+# run file and the summary.
 #   scripts/slurm-check.sh              builds normlab-cli first (scripts/normlab.sh setup)
 #   NORMLAB_CLI=path scripts/slurm-check.sh   uses that normlab-cli
 # Refuses to touch a slurm.conf it did not write. The daemons it started are stopped at the end.
@@ -107,7 +108,7 @@ say "Slurm $(sinfo --version | cut -d' ' -f2) up on $host with $(nproc) CPUs"
 work=$(mktemp -d /tmp/slurm-check.XXXXXX)
 runs="$work/runs, 'quoted' \"twice\" \$(touch pwned) \`touch pwned\`"
 sweep=(sweep --vary lr --values 1e-3,3e-3 --placements pre,post --device cpu --threads 1 --layers 2
-       --d-model 64 --heads 2 --context 32 --batch 8 --vocab 256 --steps 2000 --warmup 5 --eval-interval 100
+       --d-model 64 --heads 2 --context 32 --batch 8 --vocab 256 --steps 2000 --warmup 5 --eval-interval 500
        --eval-batches 2 --checkpoint-interval 0 --out "$runs")
 # Point 0 trained here first (which also caches the tokenizer the tasks share): a finished
 # point is not submitted.
@@ -122,6 +123,15 @@ early=$("$cli" "${sweep[@]}" --status | tail -1)
 echo "$early"
 grep -q "^lr-sweep: 1 done, .* 0 failed, 0 missing$" <<<"$early" || fail "squeue did not answer for the tasks"
 
+# Task 2 cancelled in its first steps: as soon as its first save (the step-0 evaluation)
+# is there. Slurm takes a moment to pass the SIGTERM on, so the stop comes some hundred
+# milliseconds of steps later, but before the first evaluation and its checkpoint.
+early_run="$runs/pre-norm_lr_3e-3_warmup_5_layers_2.json"
+for _ in $(seq 1200); do [ -f "$early_run" ] && break; sleep 0.05; done
+[ -f "$early_run" ] || fail "task 2 never started training"
+scancel "${job}_2"
+say "cancelled task ${job}_2 in its first steps"
+# Task 3 cancelled mid-way, after its first checkpoint (at its first evaluation, step 500).
 checkpoint="$runs/post-norm_lr_3e-3_warmup_5_layers_2.ckpt"
 for _ in $(seq 600); do [ -f "$checkpoint" ] && break; sleep 0.1; done
 [ -f "$checkpoint" ] || fail "task 3 never wrote a checkpoint"
@@ -137,15 +147,22 @@ wait_for_job() {
 wait_for_job "$job"
 status=$("$cli" "${sweep[@]}" --status)
 echo "$status"
-grep -q "3 done, 0 queued, 0 running, 1 failed, 0 missing" <<<"$status" || fail "expected task 3 failed after scancel"
-grep -q '"status": "stopped"' "$runs/post-norm_lr_3e-3_warmup_5_layers_2.json" ||
-  fail "the cancelled run was not saved as stopped"
+grep -q "2 done, 0 queued, 0 running, 2 failed, 0 missing" <<<"$status" || fail "expected tasks 2 and 3 failed after scancel"
+for run in "$early_run" "$runs/post-norm_lr_3e-3_warmup_5_layers_2.json"; do
+  grep -q '"status": "stopped"' "$run" || fail "the cancelled run $run was not saved as stopped"
+done
+early_step=$(head -1 "${early_run%.json}.ckpt" | sed -n 's/^{"schema":"normlab.checkpoint".*"step":\([0-9]*\),.*/\1/p')
+[ -n "$early_step" ] && [ "$early_step" -gt 0 ] && [ "$early_step" -lt 500 ] ||
+  fail "task 2's checkpoint is not from before its first evaluation (step '${early_step}')"
+say "task 2 stopped with a checkpoint at step $early_step"
 
 again=$("$cli" "${sweep[@]}" --slurm --throttle 2)
 echo "$again"
-grep -qF "(tasks 3)" <<<"$again" || fail "expected only task 3 submitted again"
+grep -qF "(tasks 2-3)" <<<"$again" || fail "expected only tasks 2 and 3 submitted again"
 job2=$(sed -n 's/.*submitted job array \([0-9]*\),.*/\1/p' <<<"$again")
 wait_for_job "$job2"
+grep -q "goes on from its checkpoint at step $early_step" "$runs/slurm/${job2}_2.out" ||
+  fail "task 2 did not resume from step $early_step: $(cat "$runs/slurm/${job2}_2.out")"
 grep -q "goes on from its checkpoint at step" "$runs/slurm/${job2}_3.out" || fail "task 3 did not resume: $(cat "$runs/slurm/${job2}_3.out")"
 
 status=$("$cli" "${sweep[@]}" --status)
@@ -159,4 +176,4 @@ done
   fail "a folder name ran a command"
 echo "$status"
 rm -rf "$work"
-say "ok in $(($(date +%s) - started)) s: 4 points as one job array, task 3 cancelled, re-submitted alone and resumed"
+say "ok in $(($(date +%s) - started)) s: 4 points as one job array, task 2 cancelled in its first steps and task 3 mid-way, both re-submitted alone and resumed"
