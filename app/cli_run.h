@@ -1,7 +1,8 @@
 #pragma once
-// What normlab-cli's commands share: the options parsed from the command line, the config
-// they give, and training one run with its progress line (app/cli_main.cpp); the sweep
-// command, its Slurm submission and status (app/cli_sweep.cpp).
+// What normlab-cli's commands share (app/cli_run.cpp): the options parsed from the command
+// line, the config they give, and training one run with its progress line; and each
+// command's options and what runs it, one file each (cli_train, cli_sweep, cli_bench).
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <cstddef>
 #include <filesystem>
@@ -38,22 +39,34 @@ struct Options {
   bool layers_summary = false;
 };
 
+// One option per config field (its flag, help, default and range, checked as the engine
+// checks it), and --name and --scale.
+void add_config_options(CLI::App& command, Options& options);
+void add_side_by_side_option(CLI::App& command, Options& options);
 // Defaults, then the scale, then every setting given explicitly.
 TrainConfig build_config(const Options& options);
 // Every setting given explicitly, over `c`.
 TrainConfig with_given_settings(TrainConfig c, const Options& options);
 // DIR/<name>.json; its CSV and checkpoint go beside it.
 std::filesystem::path run_file(const std::filesystem::path& out, const std::string& name);
-// Trains one run into `file` with a progress line (see cli_main.cpp), or goes on with it
+// Trains one run into `file` with a progress line (see cli_run.cpp), or goes on with it
 // from its checkpoint when `resuming`.
 RunRecord train_with_progress(const TrainConfig& config, const std::filesystem::path& file, const std::string& label,
                               bool layers_summary, bool resuming = false, bool alone = true);
 // "[3/12]"
 std::string label_of(std::size_t i, std::size_t count);
-// How many of `configs` train at once, setting each one's threads (see cli_main.cpp).
+// How many of `configs` train at once, setting each one's threads (see cli_run.cpp).
 int share_the_machine(std::vector<TrainConfig>& configs, const Options& options);
 
+// Each command with its options, filled into `options` as they are parsed; and what runs it.
+CLI::App* add_train_command(CLI::App& app, Options& options);
+CLI::App* add_sweep_command(CLI::App& app, Options& options);
+CLI::App* add_bench_command(CLI::App& app, Options& options);
+// normlab-cli train: one run, the course's five or seeds of them, or --resume.
+int run_train(const Options& options);
 // normlab-cli sweep: trains, submits to Slurm, or says where each point stands.
 int run_sweep(const Options& options);
+// normlab-cli bench: times training steps and prints the figures (or JSON).
+int run_bench(const Options& options);
 
 }  // namespace normlab::cli

@@ -1,6 +1,7 @@
 // normlab-cli sweep: a sweep's points trained side by side (reading back what is done),
 // one point as a Slurm array task, the whole sweep submitted as a job array, or where
 // each point stands.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -369,6 +370,67 @@ Sweep sweep_of(const Options& options) {
 }
 
 }  // namespace
+
+CLI::App* add_sweep_command(CLI::App& app, Options& options) {
+  CLI::App* sweep = app.add_subcommand("sweep", "final loss against one setting, per placement: runs plus a summary CSV");
+  add_config_options(*sweep, options);
+  std::string preset_help = "a built-in sweep:";
+  for (const auto& preset : kSweepPresets) preset_help += std::string(" ") + preset.name + " (" + preset.help + ");";
+  preset_help += " --vary, --values and --placements override its own";
+  std::vector<std::string> preset_names, setting_flags, placement_names;
+  for (const auto& preset : kSweepPresets) preset_names.push_back(preset.name);
+  for (const auto& setting : kSweepSettings) setting_flags.push_back(config_field(setting.key).flag);
+  for (const auto& placement : kPlacements) placement_names.push_back(placement.name);
+  sweep->add_option("--preset", options.preset, preset_help)->check(CLI::IsMember(preset_names));
+  sweep->add_option("--vary", options.vary, "the setting to vary")->check(CLI::IsMember(setting_flags));
+  sweep->add_option("--values", options.values, "its values, comma-separated: 2,4,8 or 3e-4,1e-3")
+      ->delimiter(',')
+      ->type_name("LIST");
+  sweep->add_option("--placements", options.placements, "comma-separated placements (default pre,post)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(placement_names))
+      ->type_name("LIST");
+  sweep->add_option("--seeds", options.seeds, "runs per point, seeds --seed, --seed + 1, ...")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  CLI::Option* out_option =
+      sweep->add_option("--out", options.out, "where run files and the summary CSV go")->capture_default_str();
+  CLI::Option* sweep_file =
+      sweep->add_option("--sweep-file", options.sweep_file,
+                        "the sweep described in this file (DIR/SWEEP.sweep.json, written beside its runs), "
+                        "trained into its folder")
+          ->type_name("FILE");
+  for (const char* described : {"--preset", "--vary", "--values", "--placements", "--seeds", "--scale", "--name"}) {
+    sweep_file->excludes(sweep->get_option(described));
+  }
+  sweep_file->excludes(out_option);
+  CLI::Option* task = sweep->add_option("--task", options.task,
+                                        "train only point N (0 for the first), as Slurm's array task N does")
+                          ->type_name("N");
+  CLI::Option* slurm = sweep->add_flag("--slurm", options.slurm,
+                                       "submit the points not done to Slurm as one job array (sbatch), "
+                                       "writing its job script beside the runs");
+  CLI::Option* status = sweep->add_flag("--status", options.status,
+                                        "say which points are done, queued, running, failed or missing (from "
+                                        "squeue or sacct, else the run files); with all done, the summary");
+  task->excludes(slurm)->excludes(status);
+  slurm->excludes(status);
+  const std::pair<const char*, std::string*> passed[] = {
+      {"--partition", &options.slurm_options.partition},
+      {"--account", &options.slurm_options.account},
+      {"--time", &options.slurm_options.time},
+      {"--gres", &options.slurm_options.gres}};
+  for (const auto& [flag, value] : passed) {
+    sweep->add_option(flag, *value, std::string("with --slurm: sbatch's ") + flag)->needs(slurm)->type_name("TEXT");
+  }
+  sweep->add_option("--throttle", options.slurm_options.throttle,
+                    "with --slurm: at most N of the array's tasks at once (sbatch --array=...%N)")
+      ->needs(slurm)
+      ->check(CLI::Range(1, 100000))
+      ->type_name("N");
+  add_side_by_side_option(*sweep, options);
+  return sweep;
+}
 
 int run_sweep(const Options& options) {
   const Sweep sweep = sweep_of(options);

@@ -1,0 +1,204 @@
+// What normlab-cli's commands share (cli_run.h): the cancel flag, the config options and
+// the config they give, and one run trained with its progress line.
+#include "cli_run.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <type_traits>
+
+#include "atomic_file.h"
+#include "checkpoint.h"
+#include "config_fields.h"
+#include "layer_stats.h"
+#include "presets.h"
+#include "run_text.h"
+#include "side_by_side.h"
+#include "trainer.h"
+
+namespace normlab::cli {
+namespace fs = std::filesystem;
+
+std::atomic<bool> g_cancel{false};
+
+namespace {
+
+std::string field_type_name(const ConfigField& field) {
+  const TrainConfig any;
+  return visit_field(field, any, [&](const auto& value) -> std::string {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_integral_v<T>) return "N";
+    else if constexpr (std::is_floating_point_v<T>) return "X";
+    else return field.widget == Widget::File ? "FILE" : "NAME";
+  });
+}
+
+}  // namespace
+
+// One option per config field, from the field table: its flag, help, default and range,
+// checked as the engine checks it.
+void add_config_options(CLI::App& command, Options& options) {
+  const TrainConfig defaults;
+  for (const ConfigField& field : config_fields()) {
+    std::string help = field.help;
+    for (const Choice& choice : field.choices) {  // each design's formula, from its table row
+      if (!choice.formula.empty()) help += "; " + choice.name + ": " + choice.formula;
+    }
+    help += " [" + accepted_values(field);
+    const std::string shown_default = field_text(field, defaults);
+    if (!shown_default.empty()) help += "; default " + shown_default;
+    help += "]";
+    auto check = [f = &field](std::string& text) -> std::string {
+      TrainConfig scratch;
+      try {
+        set_field_text(*f, scratch, text);
+        check_field(*f, scratch);
+      } catch (const UserError& error) {
+        return error.what();
+      }
+      return {};
+    };
+    command.add_option_function<std::string>(
+               "--" + field.flag, [&options, key = field.key](const std::string& text) { options.settings[key] = text; },
+               help)
+        ->type_name(field_type_name(field))
+        ->check(CLI::Validator(check, ""));
+  }
+  command.add_option("--name", options.name, "run name (default from norm, lr and warmup)");
+  command.add_option("--scale", options.scale,
+                     "full: 3000 steps of 32 x 128 tokens (GPU minutes); cpu: 600 steps of 8 x 64 tokens "
+                     "(CPU minutes). Options given explicitly override the scale")
+      ->check(CLI::IsMember({"full", "gpu", "cpu"}));
+}
+
+void add_side_by_side_option(CLI::App& command, Options& options) {
+  command.add_option("--side-by-side", options.side_by_side,
+                     "runs that train at once, the CPU cores divided between them (each keeps its threads to its "
+                     "end); 0 = two on a CPU (one per two cores where there are more), eight on a GPU")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+}
+
+TrainConfig with_given_settings(TrainConfig c, const Options& options) {
+  for (const ConfigField& field : config_fields()) {
+    if (auto given = options.settings.find(field.key); given != options.settings.end()) {
+      set_field_text(field, c, given->second);
+    }
+  }
+  return c;
+}
+
+// Defaults, then the scale, then every setting given explicitly.
+TrainConfig build_config(const Options& options) {
+  TrainConfig c;
+  if (!options.scale.empty()) c = scaled(c, parse_scale(options.scale));
+  c = with_given_settings(c, options);
+  c.name = options.name;
+  validate(c);
+  return c;
+}
+
+// DIR/<name>.json; its CSV and checkpoint go beside it.
+fs::path run_file(const fs::path& out, const std::string& name) { return out / (file_stem(name) + ".json"); }
+
+namespace {
+
+void save(const RunRecord& run, const fs::path& file) {
+  write_json(run, file);
+  write_csv({run}, fs::path(file).replace_extension(".csv"));
+}
+
+}  // namespace
+
+// Trains one run into `file` with a progress line, or with `resuming` goes on with the run
+// from its checkpoint; files are refreshed whenever the trainer says. The line is redrawn
+// in place on a terminal when the run trains alone (`alone`); else a line per evaluation.
+// With `layers_summary`, each evaluation also prints the latest per-layer statistics.
+RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, const std::string& label,
+                              bool layers_summary, bool resuming, bool alone) {
+  const fs::path checkpoint = checkpoint_path(file);
+  const bool tty = alone && isatty(STDOUT_FILENO);
+  double last_val = std::nan(""), last_print = -1;
+  TokenRate token_rate;
+  TrainCallbacks callbacks;
+  callbacks.on_stage = [&](const std::string& stage) {
+    if (stage != "Training") std::printf("%s  %s\n", label.c_str(), stage.c_str());
+    std::fflush(stdout);
+  };
+  callbacks.on_start = [&](const RunRecord& run) {
+    last_val = run.final_val_loss();  // a resumed run's last evaluation, until the next
+    std::printf("%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
+                "unigram baseline %.3f nats%s\n",
+                label.c_str(), run.config.name.c_str(), run.environment.device_name.c_str(),
+                run.environment.precision.c_str(),
+                static_cast<long long>(run.parameters), static_cast<long long>(run.train_tokens),
+                static_cast<long long>(run.heldout_tokens), run.baseline_loss,
+                resuming ? ("; resumed after step " + std::to_string(run.steps.size())).c_str() : "");
+    std::fflush(stdout);
+  };
+  callbacks.on_step = [&](const StepMetrics& s) {
+    token_rate.add(s.wall_s, double(config.batch_size) * config.model.context);
+    const bool last = s.step == config.steps;
+    if (tty ? (s.wall_s - last_print < 0.25 && !last) : (s.step % config.eval_interval != 0 && !last)) return;
+    last_print = s.wall_s;
+    const double eta = s.wall_s / s.step * (config.steps - s.step);
+    std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f  %.0f tok/s  ETA %s%s",
+                tty ? "\r\033[K" : "", label.c_str(), s.step, config.steps, s.lr, s.train_loss,
+                last_val, token_rate.value(), duration_text(eta).c_str(), tty ? "" : "\n");
+    std::fflush(stdout);
+  };
+  callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
+    last_val = e.val_loss;
+    if (!layers_summary) return;
+    const std::string summary = normlab::layers_summary(run);
+    std::printf("%s%s", tty && !summary.empty() ? "\n" : "", summary.c_str());
+    std::fflush(stdout);
+  };
+  callbacks.on_save_due = [&](const RunRecord& run) { save(run, file); };
+  callbacks.on_checkpoint_due = [&](const std::string& bytes) { write_file_atomically(checkpoint, bytes); };
+  RunRecord run = resuming ? resume(config, checkpoint, callbacks, &g_cancel) : train(config, callbacks, &g_cancel);
+  if (tty) std::printf("\n");
+  save(run, file);
+  std::error_code error;
+  if (!keeps_checkpoint(run)) fs::remove(checkpoint, error);
+  std::printf("%s  %s: %s, final held-out %.3f nats (baseline %.3f); wrote %s.{json,csv}\n",
+              label.c_str(), run.config.name.c_str(), to_string(run.status).c_str(),
+              run.final_val_loss(), run.baseline_loss, fs::path(file).replace_extension().c_str());
+  if (!run.message.empty()) std::printf("%s  %s\n", label.c_str(), run.message.c_str());
+  if (run.status == RunStatus::Stopped && fs::exists(checkpoint, error)) {
+    std::printf("%s  go on with: normlab-cli train --resume '%s'\n", label.c_str(), file.c_str());
+  }
+  return run;
+}
+
+std::string label_of(std::size_t i, std::size_t count) {
+  return "[" + std::to_string(i + 1) + "/" + std::to_string(count) + "]";
+}
+
+// How many of `configs` train at once (--side-by-side, else the device's default, never
+// more than there are), and each one's CPU threads where it names none: the cores
+// divided between the runs of its wave (threads_in_wave; a run alone keeps LibTorch's
+// default). Says so when it is more than one.
+int share_the_machine(std::vector<TrainConfig>& configs, const Options& options) {
+  if (configs.empty()) return 1;
+  const int asked = options.side_by_side > 0 ? options.side_by_side
+                                             : default_side_by_side(describe_device(configs.front().device).device);
+  const int at_once = std::max(1, std::min<int>(asked, int(configs.size())));
+  if (at_once > 1) {
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (configs[i].threads == 0) configs[i].threads = threads_in_wave(i, configs.size(), at_once);
+    }
+    const int first = configs.front().threads, last = configs.back().threads;
+    const std::string last_wave =
+        last == first ? "" : "; the last " + std::to_string(configs.size() % at_once) + ", fewer at once, " +
+                                 std::to_string(last) + " each";
+    std::printf("%d runs side by side, %d CPU thread%s each%s (--side-by-side 1: one after another)\n", at_once,
+                first, first == 1 ? "" : "s", last_wave.c_str());
+  }
+  return at_once;
+}
+
+}  // namespace normlab::cli

@@ -1,0 +1,121 @@
+// normlab-cli train: one run, the course's five, over seeds, or a stopped run resumed.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "cli_run.h"
+#include "config_fields.h"
+#include "presets.h"
+#include "run_text.h"
+#include "seeds.h"
+#include "side_by_side.h"
+
+namespace normlab::cli {
+namespace fs = std::filesystem;
+
+CLI::App* add_train_command(CLI::App& app, Options& options) {
+  CLI::App* train = app.add_subcommand("train", "one run, or the course's five with --preset workshop");
+  add_config_options(*train, options);
+  train->add_option("--preset", options.preset,
+                    "workshop: five runs, pre and post at 1e-3 and 6e-3 with warmup 30, post at 1e-3 with "
+                    "warmup 1000 (scaled with --steps)")
+      ->check(CLI::IsMember({"workshop"}));
+  train->add_option("--seeds", options.seeds,
+                    "train each run this many times, with seeds --seed, --seed + 1, ...; prints the mean and range")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  train->add_option("--out", options.out, "where run files go")->capture_default_str();
+  add_side_by_side_option(*train, options);
+  train->add_flag("--layers-summary", options.layers_summary,
+                  "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");
+  train->add_option("--resume", options.resume,
+                    "go on with the run in this run file from its checkpoint beside it (RUN.ckpt), as if it had "
+                    "never stopped; its settings come from the file")
+      ->type_name("RUN.json")
+      ->excludes("--preset")
+      ->excludes("--seeds")
+      ->excludes("--name")
+      ->excludes("--scale")
+      ->excludes("--out");
+  return train;
+}
+
+namespace {
+
+// Per experiment, the final held-out loss over its seeds: mean, lowest and highest.
+void print_seed_summary(const std::vector<RunRecord>& runs) {
+  std::vector<const RunRecord*> records;
+  for (const RunRecord& run : runs) records.push_back(&run);
+  std::printf("\n%-40s %5s %10s %10s %10s\n", "over seeds", "runs", "mean", "lowest", "highest");
+  for (const auto& group : seed_groups(records)) {
+    std::vector<const RunRecord*> members;
+    for (const std::size_t i : group) members.push_back(records[i]);
+    const SeedSpread spread = seed_spread(members);
+    const bool evaluated = !spread.mean.evals.empty();
+    const double nan = std::nan("");
+    std::printf("%-40s %5d %10.3f %10.3f %10.3f\n", seed_group_name(spread.mean.config).c_str(), spread.runs,
+                evaluated ? spread.mean.evals.back().val_loss : nan, evaluated ? spread.low.back().val_loss : nan,
+                evaluated ? spread.high.back().val_loss : nan);
+  }
+}
+
+// Goes on with the run in options.resume from its checkpoint. The run file says what the
+// run is; settings given explicitly may change how it goes on (threads, checkpoints), and
+// the checkpoint refuses any that would change its result.
+int run_resume(const Options& options) {
+  const fs::path file = options.resume;
+  const TrainConfig config = with_given_settings(read_json(file).config, options);
+  validate(config);
+  train_with_progress(config, file, "[1/1]", options.layers_summary, /*resuming=*/true);
+  return g_cancel ? 130 : 0;
+}
+
+}  // namespace
+
+int run_train(const Options& options) {
+  if (!options.resume.empty()) return run_resume(options);
+  const TrainConfig base = build_config(options);
+  const fs::path out = options.out;
+  std::vector<TrainConfig> configs{base};
+  if (!options.preset.empty()) {
+    // The preset sets these per run; a value given for them would be silently lost.
+    for (const char* fixed : {"norm", "peak_lr", "warmup_steps"}) {
+      if (options.settings.count(fixed)) {
+        throw UserError("--" + config_field(fixed).flag + " is set by --preset workshop; leave it out");
+      }
+    }
+    if (!options.name.empty()) throw UserError("--name is set by --preset workshop; leave it out");
+    configs = workshop_runs(base);
+  }
+  configs = repeat_over_seeds(configs, options.seeds);
+  // Created by the first save, so a run refused for its corpus leaves no empty folder.
+  if (std::error_code error; fs::exists(out, error) && !fs::is_directory(out, error)) {
+    throw UserError("output folder " + out.string() + " is a file");
+  }
+
+  const int at_once = share_the_machine(configs, options);
+  std::vector<std::optional<RunRecord>> trained(configs.size());
+  train_side_by_side(configs.size(), at_once, [&](std::size_t i) {
+    if (g_cancel) return;
+    trained[i] = train_with_progress(configs[i], run_file(out, configs[i].name), label_of(i, configs.size()),
+                                     options.layers_summary, /*resuming=*/false, at_once == 1);
+  });
+  std::vector<RunRecord> runs;
+  for (auto& run : trained) {
+    if (run) runs.push_back(std::move(*run));
+  }
+  if (runs.size() > 1) {
+    write_csv(runs, out / (options.preset.empty() ? "seeds.csv" : "workshop.csv"));  // every run, one table
+    std::printf("\n%-40s %-9s %10s\n", "run", "status", "held-out");
+    for (const auto& run : runs) {
+      std::printf("%-40s %-9s %10.3f\n", run.config.name.c_str(), to_string(run.status).c_str(),
+                  run.final_val_loss());
+    }
+    std::printf("%-40s %-9s %10.3f\n", "unigram baseline", "", runs.front().baseline_loss);
+  }
+  if (options.seeds > 1) print_seed_summary(runs);
+  return g_cancel ? 130 : 0;
+}
+
+}  // namespace normlab::cli
