@@ -10,7 +10,6 @@
 #include "cuda_backend.h"
 #include "layer_recorder.h"
 #include "linear.h"
-#include "trainer.h"
 
 namespace normlab {
 

@@ -315,6 +315,19 @@ void RunRecord::add_point(const SeriesPoint& point) {
   found->values.insert(found->values.end(), point.values.begin(), point.values.end());
 }
 
+RunProgress progress_of(RunStatus status) {
+  switch (status) {
+    case RunStatus::Done:
+    case RunStatus::Diverged: return RunProgress::Result;
+    case RunStatus::Running:
+    case RunStatus::Queued: return RunProgress::Pending;
+    case RunStatus::Stopped:
+    case RunStatus::Interrupted:
+    case RunStatus::Failed: return RunProgress::CutShort;
+  }
+  return RunProgress::CutShort;  // not reached: the switch names every status
+}
+
 bool mark_interrupted(RunRecord& run, const std::string& why) {
   if (run.status != RunStatus::Running) return false;
   run.status = RunStatus::Interrupted;

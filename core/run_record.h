@@ -81,6 +81,11 @@ struct RunRecord {
   void add_point(const SeriesPoint& point);
 };
 
+// Where a run stands for a sweep or a resume, best first: it ended with a result (done, diverged),
+// it is queued or training, or it was cut short or failed (and trains again).
+enum class RunProgress { Result, Pending, CutShort };
+RunProgress progress_of(RunStatus status);
+
 // A run a file shows as running was cut short (its process ended, or it was exported
 // mid-run): it becomes Interrupted with `why` as its message. Queued runs stay queued.
 // True if it changed.

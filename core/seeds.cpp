@@ -6,7 +6,6 @@
 #include <string>
 
 #include "config_fields.h"
-#include "sweep.h"
 
 namespace normlab {
 

@@ -194,18 +194,6 @@ std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results) {
   return points;
 }
 
-RunProgress progress_of(RunStatus status) {
-  switch (status) {
-    case RunStatus::Done:
-    case RunStatus::Diverged: return RunProgress::Result;
-    case RunStatus::Running:
-    case RunStatus::Queued: return RunProgress::Pending;
-    case RunStatus::Stopped:
-    case RunStatus::Interrupted:
-    case RunStatus::Failed: return RunProgress::CutShort;
-  }
-  return RunProgress::CutShort;  // not reached: the switch names every status
-}
 
 int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& records) {
   int found = -1;

@@ -112,11 +112,6 @@ struct SweepPoint {
 // Per placement in first-seen order, then by x.
 std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results);
 
-// Where a run stands for a sweep, best first: it ended with a result (done, diverged),
-// it is queued or training, or it was cut short or failed (and trains again).
-enum class RunProgress { Result, Pending, CutShort };
-RunProgress progress_of(RunStatus status);
-
 // Which of `records` ran `wanted` (the same experiment: see same_experiment), the best
 // by progress_of, the latest of equal standing; -1 when none did.
 int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& records);
