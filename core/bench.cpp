@@ -15,6 +15,7 @@
 #include "learner.h"
 #include "linear.h"
 #include "paths.h"
+#include "run_cost.h"
 #include "trainer.h"
 #include "training_state.h"
 
@@ -153,10 +154,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
     for (int step = 1; step <= config.steps; ++step) result.recorded_steps_per_run += records_layer_stats(config, step);
   }
   const double tokens = double(config.batch_size) * m.context;
-  // Per token: 6 flop per matmul weight (forward, two backward), plus attention's
-  // two T x d products per layer, also tripled.
-  const double matmul_params = double(m.layers) * 12 * m.d_model * m.d_model + double(m.vocab) * m.d_model;
-  result.model_flop_per_step = tokens * (6 * matmul_params + 12.0 * m.layers * m.context * m.d_model);
+  result.model_flop_per_step = step_flops(config);
   result.measured_steps = steps;
   result.median_ms_per_step = 1e3 * median(times);
   result.tokens_per_s = tokens / median(times);

@@ -120,15 +120,6 @@ int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& rec
 // ended with a result (done or diverged: training it again would diverge again).
 bool answers(const RunRecord& run, const TrainConfig& wanted);
 
-// Floating-point operations of a whole run: each training step's forward and backward
-// pass and each evaluation's forward pass. Only ratios of it are used: they scale the
-// time measured for one run to another on the same device.
-double run_flops(const TrainConfig& config);
-// The same for one training step alone (no evaluation).
-double step_flops(const TrainConfig& config);
-// What is left of a run's work: all of run_flops before its first step, none once done.
-double remaining_flops(const RunRecord& run);
-
 // The built-in sweeps, at a scale: "depth" (pre and post at the course's rate and
 // warmup, over layers) and "learning rate" (pre, post, peri, deepnorm over the peak
 // rate). The CPU scale sweeps fewer depths, so it fits in CPU minutes.

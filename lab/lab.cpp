@@ -7,6 +7,7 @@
 #include "config_fields.h"
 #include "cuda_backend.h"
 #include "qstring.h"
+#include "run_cost.h"
 #include "seeds.h"
 #include "side_by_side.h"
 #include "trainer.h"

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "run_archive.h"
+#include "run_cost.h"
 #include "run_store.h"
 #include "side_by_side.h"
 #include "sweep.h"

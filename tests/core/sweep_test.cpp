@@ -1,6 +1,7 @@
 #include "sweep.h"
 
 #include "palette.h"
+#include "run_cost.h"
 #include "sweep_chart.h"
 
 #include <cmath>
