@@ -1,7 +1,10 @@
 # Installs the build into a fresh prefix, as CPack does for the packages, and checks that
 # the tree is complete and that both programs start from it with an empty home: LibTorch
-# comes from the private folder through RUNPATH, not from the build or the user's cache.
-#   cmake -DBUILD=<build dir> -DWORK=<scratch dir> -DAPP_ID=<id> -DLIBDIR=<lib/normlab> -P install_check.cmake
+# comes from the private folder through RUNPATH, not from the build or the user's cache;
+# the copyright file covers every file installed (packaging/check-bundle.sh) and the
+# LibTorch libraries are stripped.
+#   cmake -DBUILD=<build dir> -DWORK=<scratch dir> -DAPP_ID=<id> -DLIBDIR=<lib/normlab>
+#         -DCHECK_BUNDLE=<packaging/check-bundle.sh> -P install_check.cmake
 set(prefix ${WORK}/prefix)
 set(home ${WORK}/home)
 file(REMOVE_RECURSE ${WORK})
@@ -21,7 +24,8 @@ run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
 foreach(file bin/normlab bin/normlab-cli ${LIBDIR}/libtorch_cpu.so ${LIBDIR}/libc10.so ${LIBDIR}/libnormlab_idle_threads.so
         share/applications/${APP_ID}.desktop share/metainfo/${APP_ID}.metainfo.xml
         share/icons/hicolor/scalable/apps/${APP_ID}.svg
-        share/man/man1/normlab.1.gz share/man/man1/normlab-cli.1.gz)
+        share/man/man1/normlab.1.gz share/man/man1/normlab-cli.1.gz
+        share/doc/normlab/copyright share/doc/normlab/changelog.gz)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "the installed tree lacks ${file}")
   endif()
@@ -29,6 +33,13 @@ endforeach()
 foreach(size 16 22 24 32 48 64 128 256 512)
   if(NOT EXISTS ${prefix}/share/icons/hicolor/${size}x${size}/apps/${APP_ID}.png)
     message(FATAL_ERROR "no ${size}x${size} icon")
+  endif()
+endforeach()
+run(${CHECK_BUNDLE} ${prefix})
+foreach(lib libtorch_cpu.so libc10.so)
+  run(readelf -S -W ${prefix}/${LIBDIR}/${lib})
+  if(out MATCHES " \\.symtab ")
+    message(FATAL_ERROR "${LIBDIR}/${lib} was installed with its symbol table (packaging/strip_bundle.cmake)")
   endif()
 endforeach()
 if(EXISTS ${prefix}/${LIBDIR}/libtorch_cuda.so)
