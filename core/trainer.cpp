@@ -71,91 +71,28 @@ Environment describe_device(const std::string& device, int threads) {
 
 namespace {
 
-// A fresh run, or with `checkpoint` the run it holds, from its step on.
-RunRecord run_training(const TrainConfig& requested, const fs::path* checkpoint, const TrainCallbacks& callbacks,
-                       const std::atomic<bool>* cancel) {
-  auto stage = [&](const std::string& what) { if (callbacks.on_stage) callbacks.on_stage(what); };
-  auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
-
+// The record a run starts from: its config checked and named, the device described. A
+// checkpoint that cannot continue it is refused here, before the corpus is read; it is
+// read again, with the data compared, once it is.
+RunRecord checked_record(const TrainConfig& requested, const fs::path* checkpoint) {
   validate(requested);
   RunRecord run;
   run.config = requested;
   if (run.config.name.empty()) run.config.name = default_run_name(run.config);
-  const TrainConfig& config = run.config;
-  run.environment = describe_device(config.device, config.threads);
-  // Refused before the corpus is read; read again, with the data compared, once it is.
-  if (checkpoint) resumable_checkpoint(*checkpoint, config);
-  const torch::Device device = prepare_device(config, run.environment);
+  run.environment = describe_device(run.config.device, run.config.threads);
+  if (checkpoint) resumable_checkpoint(*checkpoint, run.config);
+  return run;
+}
 
-  stage("Reading the corpus");
-  const Corpus corpus =
-      config.corpus_path.empty() ? load_default_corpus() : load_corpus(config.corpus_path);
-  stage("Preparing the " + std::to_string(config.model.vocab) +
-        "-token BPE tokenizer (trained once per corpus, then cached)");
-  const Tokenizer tokenizer = Tokenizer::for_corpus(corpus, config.model.vocab);
-  stage("Tokenizing the corpus");
-  Dataset data(encode_corpus(corpus, tokenizer), tokenizer.vocab_size(), config.model.context);
-  run.train_tokens = data.train_tokens();
-  run.heldout_tokens = data.heldout_tokens();
-  run.baseline_loss = data.unigram_baseline();
-  const std::string fingerprint = data_fingerprint(data);
-  data.to(device);  // batches are cut where the model is
+// One run, fresh or from a checkpoint, from its set-up to its end. The constructor sets
+// it up; run(), called once, trains it and hands its record over.
+class TrainingRun {
+ public:
+  TrainingRun(const TrainConfig& requested, const fs::path* checkpoint, const TrainCallbacks& callbacks,
+              const std::atomic<bool>* cancel);
+  RunRecord run();
 
-  Learner learner(config, tokenizer.vocab_size(), device);
-  run.parameters = learner.parameter_count();
-  const std::vector<Batch> heldout = data.heldout_batches(config.batch_size, config.eval_batches);
-
-  // The run's batches, drawn a chunk of steps at a time in the order a step-by-step draw
-  // would take them, and sent to the device once per chunk rather than once per step.
-  std::mt19937_64 rng(config.seed);
-  torch::Tensor starts;
-  auto batch_for = [&](int step) {
-    const int row = (step - 1) % kBatchChunkSteps;
-    if (row == 0) {
-      auto chunk = data.sample_starts(config.batch_size, std::min(kBatchChunkSteps, config.steps - step + 1), rng);
-      starts = device.is_cuda() ? chunk.pin_memory().to(device, /*non_blocking=*/true) : chunk;
-    }
-    return data.train_windows(starts[row]);
-  };
-  TrainingState state{learner, rng, starts, run};
-  if (checkpoint) {
-    stage("Resuming from the checkpoint");
-    restore_checkpoint(*checkpoint, fingerprint, state);
-    starts = starts.to(device);
-  }
-  const int first_step = int(run.steps.size()) + 1;
-  // Room for every row at once: grown by doubling, each outgrown buffer would stay in the
-  // process as free memory (keep_freed_memory_for_reuse), as large again as the record.
-  // Pages are only touched as the steps fill them.
-  run.steps.reserve(std::size_t(config.steps));
-  run.evals.reserve(std::size_t(config.steps / config.eval_interval) + 2);
-
-  // A resumed run's clock goes on from its last point.
-  const auto start = std::chrono::steady_clock::now() -
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(wall_time(run)));
-  auto last_read = std::chrono::steady_clock::now();  // when losses were last read; the steps since then share that time
-  auto last_save = last_read, last_checkpoint = last_read;
-  int checkpointed = int(run.steps.size());  // the step of the last checkpoint, or where this process began
-  auto write_checkpoint = [&] {
-    if (!callbacks.on_checkpoint_due || int(run.steps.size()) == checkpointed) return;
-    callbacks.on_checkpoint_due(checkpoint_bytes(state, fingerprint));
-    checkpointed = int(run.steps.size());
-    last_checkpoint = last_read = std::chrono::steady_clock::now();  // writing is not training time
-  };
-  auto save = [&](bool with_checkpoint) {
-    if (with_checkpoint) write_checkpoint();
-    last_save = std::chrono::steady_clock::now();
-    if (callbacks.on_save_due) callbacks.on_save_due(run);
-    hand_back_freed_memory();
-  };
-  auto evaluate = [&](int step, bool with_checkpoint) {
-    run.evals.push_back({step, seconds_since(start), learner.evaluate(heldout)});
-    if (callbacks.on_eval) callbacks.on_eval(run.evals.back(), run);
-    save(with_checkpoint);
-    last_read = std::chrono::steady_clock::now();  // evaluation time is not training time
-  };
-
+ private:
   // Losses wait on the device and are read together: each read is a host sync, which
   // would leave a GPU idle once per step. The CPU computes synchronously, so there every
   // step is read at once.
@@ -164,90 +101,256 @@ RunRecord run_training(const TrainConfig& requested, const fs::path* checkpoint,
     double lr;
     torch::Tensor loss;
   };
-  std::vector<PendingStep> pending;
-  const double tokens_per_step = double(config.batch_size) * config.model.context;
-  // Records the pending steps; false when one's loss was not finite (the run diverged
-  // there, and the steps after it are dropped).
-  auto read_losses = [&]() -> bool {
-    if (pending.empty()) return true;
-    std::vector<torch::Tensor> losses;
-    for (const auto& p : pending) losses.push_back(p.loss);
-    const auto values = torch::stack(losses).to(torch::kCPU, torch::kFloat64);
-    const double block_start = std::chrono::duration<double>(last_read - start).count();
-    const double per_step = seconds_since(last_read) / double(pending.size());
-    bool finite = true;
-    for (std::size_t i = 0; i < pending.size() && finite; ++i) {
-      const double loss = values.data_ptr<double>()[i];
-      run.steps.push_back({pending[i].step, block_start + per_step * double(i + 1), pending[i].lr, loss,
-                           tokens_per_step / per_step});
-      if (callbacks.on_step) callbacks.on_step(run.steps.back());
-      if (!std::isfinite(loss)) {
-        finite = false;
-        run.status = RunStatus::Diverged;
-        run.message = "training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
-                      std::to_string(pending[i].step);
-      }
-    }
-    pending.clear();
-    last_read = std::chrono::steady_clock::now();
-    return finite;
-  };
 
-  run.status = RunStatus::Running;
-  if (callbacks.on_start) callbacks.on_start(run);
+  void stage(const std::string& what) const;
+  bool cancelled() const;
+  Corpus read_corpus() const;
+  Tokenizer prepare_tokenizer() const;
+  Dataset prepare_data();
+  Batch batch_for(int step);
+  bool take_step(int step);
+  bool read_losses();
+  void record_statistics(int step, std::vector<SeriesPoint>& statistics);
+  void evaluate(int step, bool with_checkpoint);
+  void save(bool with_checkpoint);
+  void write_checkpoint();
+  void stop_before(int step);
+  void finish();
+
+  // Set up in this order, each from the ones before it.
+  const TrainCallbacks& callbacks_;
+  const std::atomic<bool>* const cancel_;
+  const fs::path* const checkpoint_;  // the one resumed from; null for a fresh run
+  RunRecord record_;
+  const TrainConfig& config_;  // the record's
+  const torch::Device device_;
+  const Corpus corpus_;
+  const Tokenizer tokenizer_;
+  std::string fingerprint_;  // the training data as checkpoints name it, taken by prepare_data
+  const Dataset data_;
+  Learner learner_;
+  std::vector<Batch> heldout_;
+  // The run's batches, drawn a chunk of steps at a time in the order a step-by-step draw
+  // would take them, and sent to the device once per chunk rather than once per step.
+  std::mt19937_64 rng_;
+  torch::Tensor starts_;  // the chunk the current step's batch comes from
+  TrainingState state_;
+  const double tokens_per_step_;
+  const bool read_every_step_;
+
+  // Set as training starts.
+  std::chrono::steady_clock::time_point start_;      // a resumed run's is as far back as it had trained
+  std::chrono::steady_clock::time_point last_read_;  // when losses were last read; the steps since then share that time
+  std::chrono::steady_clock::time_point last_save_, last_checkpoint_;
+  int checkpointed_ = 0;  // the step of the last checkpoint, or where this process began
+  std::vector<PendingStep> pending_;
+};
+
+// The set-up: the record, the device, the corpus, its tokenizer and token ids, the learner,
+// the held-out batches and, resuming, the checkpoint's state.
+TrainingRun::TrainingRun(const TrainConfig& requested, const fs::path* checkpoint, const TrainCallbacks& callbacks,
+                         const std::atomic<bool>* cancel)
+    : callbacks_(callbacks),
+      cancel_(cancel),
+      checkpoint_(checkpoint),
+      record_(checked_record(requested, checkpoint)),
+      config_(record_.config),
+      device_(prepare_device(config_, record_.environment)),
+      corpus_(read_corpus()),
+      tokenizer_(prepare_tokenizer()),
+      data_(prepare_data()),
+      learner_(config_, tokenizer_.vocab_size(), device_),
+      rng_(config_.seed),
+      state_{learner_, rng_, starts_, record_},
+      tokens_per_step_(double(config_.batch_size) * config_.model.context),
+      read_every_step_(!device_.is_cuda()) {
+  record_.parameters = learner_.parameter_count();
+  heldout_ = data_.heldout_batches(config_.batch_size, config_.eval_batches);
+  if (checkpoint_) {
+    stage("Resuming from the checkpoint");
+    restore_checkpoint(*checkpoint_, fingerprint_, state_);
+    starts_ = starts_.to(device_);
+  }
+  // Room for every row at once: grown by doubling, each outgrown buffer would stay in the
+  // process as free memory (keep_freed_memory_for_reuse), as large again as the record.
+  // Pages are only touched as the steps fill them.
+  record_.steps.reserve(std::size_t(config_.steps));
+  record_.evals.reserve(std::size_t(config_.steps / config_.eval_interval) + 2);
+}
+
+void TrainingRun::stage(const std::string& what) const {
+  if (callbacks_.on_stage) callbacks_.on_stage(what);
+}
+
+bool TrainingRun::cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
+
+Corpus TrainingRun::read_corpus() const {
+  stage("Reading the corpus");
+  return config_.corpus_path.empty() ? load_default_corpus() : load_corpus(config_.corpus_path);
+}
+
+Tokenizer TrainingRun::prepare_tokenizer() const {
+  stage("Preparing the " + std::to_string(config_.model.vocab) +
+        "-token BPE tokenizer (trained once per corpus, then cached)");
+  return Tokenizer::for_corpus(corpus_, config_.model.vocab);
+}
+
+// The corpus as token ids on the run's device; their counts, baseline and fingerprint
+// are taken on the host first.
+Dataset TrainingRun::prepare_data() {
+  stage("Tokenizing the corpus");
+  Dataset data(encode_corpus(corpus_, tokenizer_), tokenizer_.vocab_size(), config_.model.context);
+  record_.train_tokens = data.train_tokens();
+  record_.heldout_tokens = data.heldout_tokens();
+  record_.baseline_loss = data.unigram_baseline();
+  fingerprint_ = data_fingerprint(data);
+  data.to(device_);  // batches are cut where the model is
+  return data;
+}
+
+// Trains from the record's last step to the end, stopping early when cancelled or when
+// the loss stops being finite.
+RunRecord TrainingRun::run() {
+  const int first_step = int(record_.steps.size()) + 1;
+  start_ = std::chrono::steady_clock::now() - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                  std::chrono::duration<double>(wall_time(record_)));
+  last_read_ = std::chrono::steady_clock::now();
+  last_save_ = last_checkpoint_ = last_read_;
+  checkpointed_ = int(record_.steps.size());
+
+  record_.status = RunStatus::Running;
+  if (callbacks_.on_start) callbacks_.on_start(record_);
   stage("Training");
-  if (checkpoint) save(false);  // the files go back to the checkpoint's step
+  if (checkpoint_) save(false);  // the files go back to the checkpoint's step
   else evaluate(0, false);
-  const bool read_every_step = !device.is_cuda();
-  for (int step = first_step; step <= config.steps; ++step) {
+  for (int step = first_step; step <= config_.steps; ++step) {
     if (cancelled()) {
-      if (read_losses()) {
-        run.status = RunStatus::Stopped;
-        run.message = "stopped by the user after " + std::to_string(step - 1) + " steps";
-      }
+      stop_before(step);
       break;
     }
-    const double lr = learning_rate(step - 1, config.steps, config.warmup_steps, config.peak_lr);
-    std::vector<SeriesPoint> statistics;
-    pending.push_back({step, lr,
-                       learner.step(batch_for(step), lr, records_layer_stats(config, step) ? &statistics : nullptr)});
-    const bool evaluating = step % config.eval_interval == 0 || step == config.steps;
-    const bool saving = evaluating || seconds_since(last_save) >= kSaveIntervalSeconds;
-    // A checkpoint comes with a save and holds every loss up to its step, so they are read
-    // first. The last step's is left to the end, which keeps it only if asked.
-    const bool checkpointing = saving && step < config.steps && callbacks.on_checkpoint_due &&
-                               seconds_since(last_checkpoint) >= config.checkpoint_interval;
-    bool finite = true;
-    if (read_every_step || evaluating || checkpointing || pending.size() >= kMaxPendingSteps ||
-        seconds_since(last_read) >= kLossReadInterval_s) {
-      finite = read_losses();
-    }
-    // A step's statistics stand unless the run ended at an earlier step.
-    if (finite || run.steps.back().step == step) {
-      for (SeriesPoint& point : statistics) {
-        point.step = step;
-        run.add_point(point);
-        if (callbacks.on_point) callbacks.on_point(point);
-      }
-    }
-    if (!finite) break;
-    if (evaluating) evaluate(step, checkpointing);
-    else if (saving) save(checkpointing);
+    if (!take_step(step)) break;
   }
-  if (run.status == RunStatus::Running) run.status = RunStatus::Done;
-  if (keeps_checkpoint(run)) write_checkpoint();
-  return run;
+  finish();
+  return std::move(record_);
+}
+
+Batch TrainingRun::batch_for(int step) {
+  const int row = (step - 1) % kBatchChunkSteps;
+  if (row == 0) {
+    auto chunk = data_.sample_starts(config_.batch_size, std::min(kBatchChunkSteps, config_.steps - step + 1), rng_);
+    starts_ = device_.is_cuda() ? chunk.pin_memory().to(device_, /*non_blocking=*/true) : chunk;
+  }
+  return data_.train_windows(starts_[row]);
+}
+
+// One optimiser update, its loss read when due, its statistics recorded, then the
+// evaluation or save it brings. False when the run diverged at it or at a step before.
+bool TrainingRun::take_step(int step) {
+  const double lr = learning_rate(step - 1, config_.steps, config_.warmup_steps, config_.peak_lr);
+  std::vector<SeriesPoint> statistics;
+  pending_.push_back(
+      {step, lr, learner_.step(batch_for(step), lr, records_layer_stats(config_, step) ? &statistics : nullptr)});
+  const bool evaluating = step % config_.eval_interval == 0 || step == config_.steps;
+  const bool saving = evaluating || seconds_since(last_save_) >= kSaveIntervalSeconds;
+  // A checkpoint comes with a save and holds every loss up to its step, so they are read
+  // first. The last step's is left to the end, which keeps it only if asked.
+  const bool checkpointing = saving && step < config_.steps && callbacks_.on_checkpoint_due &&
+                             seconds_since(last_checkpoint_) >= config_.checkpoint_interval;
+  bool finite = true;
+  if (read_every_step_ || evaluating || checkpointing || pending_.size() >= kMaxPendingSteps ||
+      seconds_since(last_read_) >= kLossReadInterval_s) {
+    finite = read_losses();
+  }
+  // A step's statistics stand unless the run ended at an earlier step.
+  if (finite || record_.steps.back().step == step) record_statistics(step, statistics);
+  if (!finite) return false;
+  if (evaluating) evaluate(step, checkpointing);
+  else if (saving) save(checkpointing);
+  return true;
+}
+
+// Records the pending steps; false when one's loss was not finite (the run diverged
+// there, and the steps after it are dropped).
+bool TrainingRun::read_losses() {
+  if (pending_.empty()) return true;
+  std::vector<torch::Tensor> losses;
+  for (const auto& p : pending_) losses.push_back(p.loss);
+  const auto values = torch::stack(losses).to(torch::kCPU, torch::kFloat64);
+  const double block_start = std::chrono::duration<double>(last_read_ - start_).count();
+  const double per_step = seconds_since(last_read_) / double(pending_.size());
+  bool finite = true;
+  for (std::size_t i = 0; i < pending_.size() && finite; ++i) {
+    const double loss = values.data_ptr<double>()[i];
+    record_.steps.push_back({pending_[i].step, block_start + per_step * double(i + 1), pending_[i].lr, loss,
+                             tokens_per_step_ / per_step});
+    if (callbacks_.on_step) callbacks_.on_step(record_.steps.back());
+    if (!std::isfinite(loss)) {
+      finite = false;
+      record_.status = RunStatus::Diverged;
+      record_.message = "training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
+                        std::to_string(pending_[i].step);
+    }
+  }
+  pending_.clear();
+  last_read_ = std::chrono::steady_clock::now();
+  return finite;
+}
+
+// The per-layer and other statistics a step measured, numbered and added to the record.
+void TrainingRun::record_statistics(int step, std::vector<SeriesPoint>& statistics) {
+  for (SeriesPoint& point : statistics) {
+    point.step = step;
+    record_.add_point(point);
+    if (callbacks_.on_point) callbacks_.on_point(point);
+  }
+}
+
+// The held-out loss at `step`, then a save. Whatever else a run measures at its
+// evaluations belongs here, before on_eval hands the record on.
+void TrainingRun::evaluate(int step, bool with_checkpoint) {
+  record_.evals.push_back({step, seconds_since(start_), learner_.evaluate(heldout_)});
+  if (callbacks_.on_eval) callbacks_.on_eval(record_.evals.back(), record_);
+  save(with_checkpoint);
+  last_read_ = std::chrono::steady_clock::now();  // evaluation time is not training time
+}
+
+void TrainingRun::save(bool with_checkpoint) {
+  if (with_checkpoint) write_checkpoint();
+  last_save_ = std::chrono::steady_clock::now();
+  if (callbacks_.on_save_due) callbacks_.on_save_due(record_);
+  hand_back_freed_memory();
+}
+
+// Once per step at most, and only for those who asked for checkpoints.
+void TrainingRun::write_checkpoint() {
+  if (!callbacks_.on_checkpoint_due || int(record_.steps.size()) == checkpointed_) return;
+  callbacks_.on_checkpoint_due(checkpoint_bytes(state_, fingerprint_));
+  checkpointed_ = int(record_.steps.size());
+  last_checkpoint_ = last_read_ = std::chrono::steady_clock::now();  // writing is not training time
+}
+
+// Cancelled before `step`: the run stops with the pending losses read, unless one of
+// them diverged.
+void TrainingRun::stop_before(int step) {
+  if (!read_losses()) return;
+  record_.status = RunStatus::Stopped;
+  record_.message = "stopped by the user after " + std::to_string(step - 1) + " steps";
+}
+
+void TrainingRun::finish() {
+  if (record_.status == RunStatus::Running) record_.status = RunStatus::Done;
+  if (keeps_checkpoint(record_)) write_checkpoint();
 }
 
 }  // namespace
 
 RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks, const std::atomic<bool>* cancel) {
-  return run_training(config, nullptr, callbacks, cancel);
+  return TrainingRun(config, nullptr, callbacks, cancel).run();
 }
 
 RunRecord resume(const TrainConfig& config, const fs::path& checkpoint, const TrainCallbacks& callbacks,
                  const std::atomic<bool>* cancel) {
-  return run_training(config, &checkpoint, callbacks, cancel);
+  return TrainingRun(config, &checkpoint, callbacks, cancel).run();
 }
 
 }  // namespace normlab
