@@ -45,14 +45,7 @@ class StopTest : public CacheTest {
   // Starts `normlab-cli args` in the temp folder; output in stdout.txt and stderr.txt.
   pid_t start(const std::string& args) const {
     fs::remove(temp_ / "stdout.txt");  // started() waits for the new process's first line
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::chdir(temp_.path().c_str());
-      const std::string command = "exec '" NORMLAB_CLI "' " + args + " > stdout.txt 2> stderr.txt";
-      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    return pid;
+    return start_cli(temp_.path(), args);
   }
 
   // Waits for `file` to appear (a started run's first save), or for the process to end.

@@ -35,14 +35,7 @@ class CliTest : public CacheTest {
   // Starts `normlab-cli args` in the temp folder without waiting for it; output in
   // stdout.txt and stderr.txt there.
   pid_t start(const std::string& args) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::chdir(temp_.path().c_str());
-      const std::string command = "exec '" NORMLAB_CLI "' " + args + " > stdout.txt 2> stderr.txt";
-      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    return pid;
+    return start_cli(temp_.path(), args);
   }
 
   // Waits up to two minutes for `file` to appear (a started run's first checkpoint).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdint>
@@ -51,6 +52,21 @@ inline void write_file(const fs::path& path, const std::string& bytes) {
   out << bytes;
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
+
+#ifdef NORMLAB_CLI
+// Starts `normlab-cli args` in `folder` without waiting for it; its output goes to
+// stdout.txt and stderr.txt there.
+inline pid_t start_cli(const fs::path& folder, const std::string& args) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::chdir(folder.c_str());
+    const std::string command = "exec '" NORMLAB_CLI "' " + args + " > stdout.txt 2> stderr.txt";
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+#endif
 
 inline std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
