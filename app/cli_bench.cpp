@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "bench.h"
+#include "core/training/bench.h"
 #include "cli_run.h"
-#include "trainer.h"
+#include "core/training/trainer.h"
 
 namespace normlab::cli {
 

@@ -5,9 +5,9 @@
 #include <chrono>
 #include <cstdio>
 
-#include "config.h"
-#include "cuda_install.h"
-#include "gpu_status.h"
+#include "core/runs/config.h"
+#include "core/gpu_install/cuda_install.h"
+#include "core/gpu_install/gpu_status.h"
 
 namespace normlab {
 

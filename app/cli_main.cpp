@@ -7,11 +7,11 @@
 
 #include "cli_gpu.h"
 #include "cli_run.h"
-#include "config.h"
-#include "cuda_backend.h"
-#include "memory.h"
-#include "stop_signals.h"
-#include "trainer.h"
+#include "core/runs/config.h"
+#include "core/device/cuda_backend.h"
+#include "core/system/memory.h"
+#include "core/system/stop_signals.h"
+#include "core/training/trainer.h"
 
 namespace normlab::cli {
 namespace {

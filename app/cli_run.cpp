@@ -10,14 +10,14 @@
 #include <cstdio>
 #include <type_traits>
 
-#include "atomic_file.h"
-#include "checkpoint.h"
-#include "config_fields.h"
-#include "layer_stats.h"
-#include "presets.h"
-#include "run_text.h"
-#include "side_by_side.h"
-#include "trainer.h"
+#include "core/system/atomic_file.h"
+#include "core/training/checkpoint.h"
+#include "core/runs/config_fields.h"
+#include "core/training/layer_stats.h"
+#include "core/runs/presets.h"
+#include "core/runs/run_text.h"
+#include "core/training/side_by_side.h"
+#include "core/training/trainer.h"
 
 namespace normlab::cli {
 namespace fs = std::filesystem;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "run_record.h"
-#include "slurm.h"
+#include "core/runs/config.h"
+#include "core/runs/run_record.h"
+#include "core/sweeps/slurm.h"
 
 namespace normlab::cli {
 

@@ -12,19 +12,19 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.h"
-#include "checkpoint.h"
+#include "core/system/atomic_file.h"
+#include "core/training/checkpoint.h"
 #include "cli_run.h"
-#include "config_fields.h"
-#include "cuda_backend.h"
-#include "presets.h"
-#include "process.h"
-#include "run_text.h"
-#include "side_by_side.h"
-#include "slurm.h"
-#include "sweep.h"
-#include "sweep_chart.h"
-#include "trainer.h"
+#include "core/runs/config_fields.h"
+#include "core/device/cuda_backend.h"
+#include "core/runs/presets.h"
+#include "core/system/process.h"
+#include "core/runs/run_text.h"
+#include "core/training/side_by_side.h"
+#include "core/sweeps/slurm.h"
+#include "core/sweeps/sweep.h"
+#include "core/sweeps/sweep_chart.h"
+#include "core/training/trainer.h"
 
 namespace normlab::cli {
 

@@ -5,11 +5,11 @@
 #include <optional>
 
 #include "cli_run.h"
-#include "config_fields.h"
-#include "presets.h"
-#include "run_text.h"
-#include "seeds.h"
-#include "side_by_side.h"
+#include "core/runs/config_fields.h"
+#include "core/runs/presets.h"
+#include "core/runs/run_text.h"
+#include "core/runs/seeds.h"
+#include "core/training/side_by_side.h"
 
 namespace normlab::cli {
 namespace fs = std::filesystem;

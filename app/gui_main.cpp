@@ -3,11 +3,11 @@
 #include <QCommandLineParser>
 #include <QIcon>
 
-#include "cuda_backend.h"
-#include "main_window.h"
-#include "memory.h"
-#include "plurals.h"
-#include "termination.h"
+#include "core/device/cuda_backend.h"
+#include "ui/main_window.h"
+#include "core/system/memory.h"
+#include "ui/plurals.h"
+#include "ui/termination.h"
 
 namespace {
 

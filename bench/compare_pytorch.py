@@ -2,7 +2,7 @@
 """NormLab's C++ training step against the same step written in eager PyTorch.
 
 Compares `normlab-cli bench --json` (LibTorch, C++) with an eager PyTorch loop that
-builds the same GPT (core/model.cpp) and takes the same step (core/learner.cpp):
+builds the same GPT (core/model/model.cpp) and takes the same step (core/training/learner.cpp):
 token + learned position embeddings; pre- or post-norm blocks of causal
 self-attention (one qkv Linear, scaled_dot_product_attention) and a GELU MLP; output
 tied to the token embedding; mean cross-entropy; AdamW (betas 0.9/0.95, eps 1e-8,
@@ -41,7 +41,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 REPO = Path(__file__).resolve().parent.parent
-# The C++ defaults (core/config.h) that this script does not expose as options.
+# The C++ defaults (core/runs/config.h) that this script does not expose as options.
 LAYERS, D_MODEL, HEADS, VOCAB, LR, WEIGHT_DECAY, SEED = 8, 128, 4, 8192, 1e-3, 0.1, 1337
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Two NormLab processes training at once against the same two one after the other: with
-# LibTorch's OpenMP threads left spinning they steal each other's cores (core/idle_threads.cpp).
+# LibTorch's OpenMP threads left spinning they steal each other's cores (core/system/idle_threads.cpp).
 # Alternates the two orders over a few rounds and prints each round's times and ratio.
 #
 #   bench/two-processes.sh [rounds] [steps] [build-dir]     defaults: 3, 60, build/release

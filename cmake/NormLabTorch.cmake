@@ -4,7 +4,7 @@
 # We wire the libraries ourselves instead of calling the wheel's TorchConfig, which insists
 # on a matching CUDA toolkit at build time. Only the CPU library is linked; the CUDA backend
 # (libtorch_cuda.so and 3.5 GB of NVIDIA libraries) is loaded at run time when present
-# (core/cuda_backend.cpp), so the same program runs from the .deb, which carries only
+# (core/device/cuda_backend.cpp), so the same program runs from the .deb, which carries only
 # NORMLAB_TORCH_RUNTIME_FILES.
 file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/torch.version" NORMLAB_TORCH_VERSION LIMIT_COUNT 1)
 

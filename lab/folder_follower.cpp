@@ -4,7 +4,7 @@
 #include <QFileInfo>
 #include <QSet>
 
-#include "atomic_file.h"
+#include "core/system/atomic_file.h"
 #include "run_store.h"
 
 namespace normlab::lab {

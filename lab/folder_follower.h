@@ -15,7 +15,7 @@
 #include <QTimer>
 #include <optional>
 
-#include "sweep.h"
+#include "core/sweeps/sweep.h"
 
 namespace normlab::lab {
 

@@ -1,8 +1,8 @@
 #include "gpu_installer.h"
 
-#include "config.h"
-#include "cuda_backend.h"
-#include "gpu_status.h"
+#include "core/runs/config.h"
+#include "core/device/cuda_backend.h"
+#include "core/gpu_install/gpu_status.h"
 #include "qstring.h"
 
 namespace normlab::lab {

@@ -7,7 +7,7 @@
 #include <QThread>
 #include <atomic>
 
-#include "cuda_install.h"
+#include "core/gpu_install/cuda_install.h"
 
 namespace normlab::lab {
 

@@ -3,14 +3,14 @@
 #include <QFile>
 #include <algorithm>
 
-#include "checkpoint.h"
-#include "config_fields.h"
-#include "cuda_backend.h"
+#include "core/training/checkpoint.h"
+#include "core/runs/config_fields.h"
+#include "core/device/cuda_backend.h"
 #include "qstring.h"
-#include "run_cost.h"
-#include "seeds.h"
-#include "side_by_side.h"
-#include "trainer.h"
+#include "core/runs/run_cost.h"
+#include "core/runs/seeds.h"
+#include "core/training/side_by_side.h"
+#include "core/training/trainer.h"
 
 namespace normlab::lab {
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "folder_follower.h"
-#include "presets.h"
+#include "core/runs/presets.h"
 #include "run_archive.h"
-#include "run_record.h"
+#include "core/runs/run_record.h"
 #include "run_store.h"
 #include "sweep_standing.h"
 #include "training_queue.h"

@@ -3,10 +3,10 @@
 #include <QDir>
 #include <QFile>
 
-#include "atomic_file.h"
-#include "checkpoint.h"
+#include "core/system/atomic_file.h"
+#include "core/training/checkpoint.h"
 #include "qstring.h"
-#include "run_text.h"
+#include "core/runs/run_text.h"
 
 namespace normlab::lab {
 

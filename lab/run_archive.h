@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "run_record.h"
+#include "core/runs/run_record.h"
 
 namespace normlab::lab {
 
@@ -35,7 +35,7 @@ class RunArchive {
   QString new_path(const QString& run_name);
   // Writes the record atomically (safe from any thread); UserError saying why not.
   static void write(const RunRecord& run, const QString& path);
-  // A run's checkpoint (core/checkpoint.h) beside its file, RUN.json -> RUN.ckpt: written
+  // A run's checkpoint (core/training/checkpoint.h) beside its file, RUN.json -> RUN.ckpt: written
   // atomically, or dropped when the run keeps none. Safe from any thread.
   static QString checkpoint_of(const QString& run_file);
   static void write_checkpoint(const std::string& bytes, const QString& run_file);

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <utility>
 
-#include "palette.h"
+#include "core/runs/palette.h"
 #include "qstring.h"
-#include "run_text.h"
+#include "core/runs/run_text.h"
 
 namespace normlab::lab {
 

@@ -6,14 +6,14 @@
 #include <QString>
 #include <vector>
 
-#include "run_record.h"
+#include "core/runs/run_record.h"
 
 namespace normlab::lab {
 
 struct RunEntry {
   int id = 0;            // unique for the session, never reused
   RunRecord record;      // record.config.name is the run's name
-  int shade = 0;         // which look of its hue it is drawn in (core/palette.h)
+  int shade = 0;         // which look of its hue it is drawn in (core/runs/palette.h)
   bool visible = true;
   QString file;          // the app's own copy in its runs folder; empty if none
   bool followed = false; // shown from a followed folder: another program's run, never trained here

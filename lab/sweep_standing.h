@@ -5,7 +5,7 @@
 // earlier run answers a point is core's (find_run, progress_of), the command line's too.
 #include <vector>
 
-#include "sweep.h"
+#include "core/sweeps/sweep.h"
 
 namespace normlab::lab {
 

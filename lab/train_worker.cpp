@@ -3,10 +3,10 @@
 #include <chrono>
 #include <utility>
 
-#include "bench.h"
-#include "checkpoint.h"
+#include "core/training/bench.h"
+#include "core/training/checkpoint.h"
 #include "run_archive.h"
-#include "trainer.h"
+#include "core/training/trainer.h"
 
 namespace normlab::lab {
 

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <vector>
 
-#include "run_record.h"
+#include "core/runs/run_record.h"
 
 namespace normlab::lab {
 

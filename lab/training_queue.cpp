@@ -4,10 +4,10 @@
 #include <utility>
 
 #include "run_archive.h"
-#include "run_cost.h"
+#include "core/runs/run_cost.h"
 #include "run_store.h"
-#include "side_by_side.h"
-#include "sweep.h"
+#include "core/training/side_by_side.h"
+#include "core/sweeps/sweep.h"
 #include "train_worker.h"
 
 namespace normlab::lab {

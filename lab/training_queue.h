@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "run_record.h"
-#include "run_text.h"
+#include "core/runs/run_record.h"
+#include "core/runs/run_text.h"
 
 namespace normlab::lab {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes core/cuda_wheels.cpp: the wheels `normlab-cli gpu install` fetches.
+"""Writes core/gpu_install/cuda_wheels.cpp: the wheels `normlab-cli gpu install` fetches.
 
 They are exactly the wheels the source set-up's pip chose for torch==$(cmake/torch.version)
 that hold shared libraries LibTorch's CUDA backend loads (torch itself and the nvidia-*
@@ -57,7 +57,7 @@ for dist_info in sorted(site.glob("*.dist-info")):
     print(f"{f['filename']}  {f['size'] / 1e6:.0f} MB", file=sys.stderr)
 
 rows = "\n".join(f'      {{"{n}", "{fn}", {size}, "{sha}"}},' for n, fn, size, sha in wheels)
-(root / "core/cuda_wheels.cpp").write_text(f"""// Written by scripts/pin-cuda-wheels.py from the source set-up's torch=={version}: edit that, not this.
+(root / "core/gpu_install/cuda_wheels.cpp").write_text(f"""// Written by scripts/pin-cuda-wheels.py from the source set-up's torch=={version}: edit that, not this.
 #include "cuda_wheels.h"
 
 namespace normlab {{

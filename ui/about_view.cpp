@@ -1,6 +1,6 @@
 #include "about_view.h"
 
-#include "config.h"
+#include "core/runs/config.h"
 
 namespace normlab::ui {
 

@@ -12,7 +12,7 @@
 #include <cmath>
 #include <map>
 
-#include "atomic_file.h"
+#include "core/system/atomic_file.h"
 #include "loss_chart.h"
 
 namespace normlab::ui {

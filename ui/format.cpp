@@ -1,4 +1,5 @@
 #include "format.h"
+#include "lab/qstring.h"
 
 #include <cmath>
 
@@ -8,7 +9,7 @@ QString loss_text(double nats) {
   return std::isfinite(nats) ? QString::number(nats, 'f', 3) : QStringLiteral("\u2014");
 }
 
-QString lr_text(double lr) { return qstr(format_lr(lr)); }
+QString lr_text(double lr) { return lab::qstr(format_lr(lr)); }
 
 QString setup_text(const TrainConfig& c) {
   return QStringLiteral("%1 layers, width %2 \u00b7 batch %3\u00d7%4 \u00b7 %5 steps")

@@ -3,12 +3,9 @@
 // written as the command line writes them (run_text.h).
 #include <QString>
 
-#include "config.h"
-#include "qstring.h"
+#include "core/runs/config.h"
 
 namespace normlab::ui {
-
-using lab::qstr;
 
 QString loss_text(double nats);              // "5.090", or an em dash when not a number
 QString lr_text(double lr);                  // "6e-3", as the course writes rates

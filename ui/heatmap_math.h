@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "run_record.h"
+#include "core/runs/run_record.h"
 
 namespace normlab::ui {
 

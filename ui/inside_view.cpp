@@ -19,9 +19,10 @@
 
 #include "format.h"
 #include "heatmap_math.h"
-#include "layer_stats.h"
+#include "core/training/layer_stats.h"
 #include "run_colors.h"
-#include "run_store.h"
+#include "lab/run_store.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -51,11 +52,11 @@ PlotLayout layout_for(QSize size) {
 QString value_text(double v) { return std::isfinite(v) ? QString::number(v, 'g', 3) : QStringLiteral("\u2014"); }
 
 // Why a panel's run (or no run) has no values of the statistic.
-QString why_no_values(const RunEntry* run, const StatisticInfo& info) {
+QString why_no_values(const lab::RunEntry* run, const StatisticInfo& info) {
   if (!run) return QObject::tr("No run to show.");
   const RunRecord& r = run->record;
   if (!records(info, r.config.model)) {
-    return QObject::tr("None: this run's design has no such parameter; it is recorded for %1.").arg(qstr(info.only_for));
+    return QObject::tr("None: this run's design has no such parameter; it is recorded for %1.").arg(lab::qstr(info.only_for));
   }
   if (r.config.layer_stats_every == 0) {
     return QObject::tr("Not recorded: \u201cInside the model\u201d was off for this run.");
@@ -82,7 +83,7 @@ std::optional<std::size_t> index_at(const Series& s, int step) {
 // The drawing itself; the view around it holds the controls.
 class InsidePlot : public QWidget {
  public:
-  InsidePlot(const RunStore& store, std::function<void(QString)> on_hover)
+  InsidePlot(const lab::RunStore& store, std::function<void(QString)> on_hover)
       : store_(store), on_hover_(std::move(on_hover)) {
     setMouseTracking(true);
     setMinimumSize(600, 420);  // beside the settings in a 1024-pixel-wide window
@@ -93,7 +94,7 @@ class InsidePlot : public QWidget {
   int hover_step = -1;  // -1: the latest step
 
   const Series* series_of(int panel) const {
-    const RunEntry* run = store_.find(run_ids[panel]);
+    const lab::RunEntry* run = store_.find(run_ids[panel]);
     return run ? run->record.find_series(statistic) : nullptr;
   }
 
@@ -105,13 +106,13 @@ class InsidePlot : public QWidget {
     const auto scale = info && info->signed_values ? linear_scale_of(shown) : log_scale_of(shown);
     if (!info || !scale) {
       p.setPen(QColor(0x5f, 0x6b, 0x7a));
-      const RunEntry* runs[2] = {store_.find(run_ids[0]), store_.find(run_ids[1])};
-      const bool other_designs = info && std::none_of(std::begin(runs), std::end(runs), [&](const RunEntry* run) {
+      const lab::RunEntry* runs[2] = {store_.find(run_ids[0]), store_.find(run_ids[1])};
+      const bool other_designs = info && std::none_of(std::begin(runs), std::end(runs), [&](const lab::RunEntry* run) {
         return run && records(*info, run->record.config.model);
       });
       p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter | Qt::TextWordWrap,
                  other_designs
-                     ? QObject::tr("Neither run has this parameter: it is recorded for %1.").arg(qstr(info->only_for))
+                     ? QObject::tr("Neither run has this parameter: it is recorded for %1.").arg(lab::qstr(info->only_for))
                      : QObject::tr("No values of this statistic in these runs yet.\nRuns record them while they train, "
                                    "unless \u201cInside the model\u201d is off in the settings; older run files have none."));
       return;
@@ -132,13 +133,13 @@ class InsidePlot : public QWidget {
       const std::size_t i = column_index(point.x() - r.left(), r.width(), s->steps.size());
       const int layer = s->width() - 1 - std::min(s->width() - 1, (point.y() - r.top()) * s->width() / r.height());
       hover_step = s->steps[i];
-      const RunEntry* run = store_.find(run_ids[panel]);
+      const lab::RunEntry* run = store_.find(run_ids[panel]);
       const StatisticInfo* info = find_statistic(statistic);
       return QObject::tr("%1: step %2%3: %4 %5")
-          .arg(qstr(run->record.config.name))
+          .arg(lab::qstr(run->record.config.name))
           .arg(hover_step)
           .arg(s->layers ? QObject::tr(", layer %1").arg(layer + 1) : QString())
-          .arg(value_text(s->at(i, layer)), qstr(info->unit));
+          .arg(value_text(s->at(i, layer)), lab::qstr(info->unit));
     }
     return {};
   }
@@ -162,11 +163,11 @@ class InsidePlot : public QWidget {
 
  private:
   void paint_panel(QPainter& p, const QRect& r, int panel, const ColourScale& scale) const {
-    const RunEntry* run = store_.find(run_ids[panel]);
+    const lab::RunEntry* run = store_.find(run_ids[panel]);
     const Series* s = series_of(panel);
     p.setPen(run ? run_colour(*run) : Qt::black);
     p.drawText(QRect(r.left(), 4, r.width(), 22), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine,
-               run ? qstr(run->record.config.name) : QObject::tr("(no run)"));
+               run ? lab::qstr(run->record.config.name) : QObject::tr("(no run)"));
     p.setPen(QColor(0xb0, 0xb7, 0xc0));
     p.drawRect(r.adjusted(0, 0, -1, -1));
     if (!s || s->steps.empty()) {
@@ -229,7 +230,7 @@ class InsidePlot : public QWidget {
       p.drawLine(r.right() + 1, y, r.right() + 4, y);
       p.drawText(QRect(r.right() + 6, y - 8, 64, 16), Qt::AlignLeft | Qt::AlignVCenter, value_text(tick));
     }
-    p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap, qstr(info.unit) + (scale.linear ? QString() : QObject::tr(", log")));
+    p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap, lab::qstr(info.unit) + (scale.linear ? QString() : QObject::tr(", log")));
   }
 
   void paint_profile(QPainter& p, const QRect& r, const ColourScale& scale, const StatisticInfo& info) const {
@@ -243,7 +244,7 @@ class InsidePlot : public QWidget {
       p.setPen(QColor(0x33, 0x33, 0x33));
       p.drawText(QRectF(r.left() - 64, y_of(tick) - 8, 60, 16), Qt::AlignRight | Qt::AlignVCenter, value_text(tick));
     }
-    QString title = qstr(info.label) + QObject::tr(" across layers");
+    QString title = lab::qstr(info.label) + QObject::tr(" across layers");
     int legend_right = r.right();  // entries above the plot, from the right, clear of the lines
     // Each of the two entries gets half the room the title leaves; long run names are elided.
     const int entry_room = (r.width() - p.fontMetrics().horizontalAdvance(title) - 24) / 2 - 16;
@@ -251,7 +252,7 @@ class InsidePlot : public QWidget {
       const Series* s = series_of(panel);
       const auto i = s ? index_at(*s, hover_step) : std::nullopt;
       if (!i) continue;
-      const RunEntry* run = store_.find(run_ids[panel]);
+      const lab::RunEntry* run = store_.find(run_ids[panel]);
       const int n = s->width();
       auto x_of = [&](int layer) { return n == 1 ? r.center().x() : r.left() + 12 + layer * (r.width() - 24.0) / (n - 1); };
       QPainterPath line;
@@ -268,7 +269,7 @@ class InsidePlot : public QWidget {
       p.drawPath(line);
       const QString step_text = QObject::tr("\u25cf %1, step %2").arg(QString()).arg(s->steps[*i]);
       const QString name = p.fontMetrics().elidedText(
-          qstr(run->record.config.name), Qt::ElideMiddle, entry_room - p.fontMetrics().horizontalAdvance(step_text));
+          lab::qstr(run->record.config.name), Qt::ElideMiddle, entry_room - p.fontMetrics().horizontalAdvance(step_text));
       const QString entry = QObject::tr("\u25cf %1, step %2").arg(name).arg(s->steps[*i]);
       const int entry_width = p.fontMetrics().horizontalAdvance(entry);
       p.drawText(QRect(legend_right - entry_width, r.top() - 22, entry_width, 18), Qt::AlignRight, entry);
@@ -284,11 +285,11 @@ class InsidePlot : public QWidget {
     p.drawText(QRect(r.left(), r.bottom() + 18, r.width(), 16), Qt::AlignCenter, QObject::tr("layer (1 = next to the input)"));
   }
 
-  const RunStore& store_;
+  const lab::RunStore& store_;
   std::function<void(QString)> on_hover_;
 };
 
-InsideView::InsideView(RunStore& store, QWidget* parent)
+InsideView::InsideView(lab::RunStore& store, QWidget* parent)
     : QWidget(parent),
       store_(store),
       statistic_(new QComboBox),
@@ -300,7 +301,7 @@ InsideView::InsideView(RunStore& store, QWidget* parent)
   layout->setContentsMargins(8, 6, 8, 4);
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Statistic")));
-  for (const StatisticInfo& info : layer_statistics()) statistic_->addItem(qstr(info.label), qstr(info.name));
+  for (const StatisticInfo& info : layer_statistics()) statistic_->addItem(lab::qstr(info.label), lab::qstr(info.name));
   bar->addWidget(statistic_);
   for (int panel = 0; panel < 2; ++panel) {
     bar->addWidget(new QLabel(panel == 0 ? tr("Left") : tr("Right")));
@@ -330,7 +331,7 @@ InsideView::InsideView(RunStore& store, QWidget* parent)
 
   connect(statistic_, &QComboBox::currentIndexChanged, this, [this] {
     plot_->statistic = statistic_->currentData().toString().toStdString();
-    if (const StatisticInfo* info = find_statistic(plot_->statistic)) about_statistic_->setText(qstr(info->help));
+    if (const StatisticInfo* info = find_statistic(plot_->statistic)) about_statistic_->setText(lab::qstr(info->help));
     plot_->update();
   });
   show_statistic(QStringLiteral("attention_grad_norm"));
@@ -338,12 +339,12 @@ InsideView::InsideView(RunStore& store, QWidget* parent)
   redraw_.setSingleShot(true);
   redraw_.setInterval(kRedrawMs);
   connect(&redraw_, &QTimer::timeout, plot_, qOverload<>(&QWidget::update));
-  connect(&store_, &RunStore::points_changed, this, [this](int id) {
+  connect(&store_, &lab::RunStore::points_changed, this, [this](int id) {
     if (id == plot_->run_ids[0] || id == plot_->run_ids[1]) schedule_redraw();
   });
-  connect(&store_, &RunStore::run_added, this, &InsideView::refresh_runs);
-  connect(&store_, &RunStore::run_removed, this, &InsideView::refresh_runs);
-  connect(&store_, &RunStore::status_changed, this, &InsideView::refresh_runs);
+  connect(&store_, &lab::RunStore::run_added, this, &InsideView::refresh_runs);
+  connect(&store_, &lab::RunStore::run_removed, this, &InsideView::refresh_runs);
+  connect(&store_, &lab::RunStore::status_changed, this, &InsideView::refresh_runs);
   refresh_runs();
 }
 
@@ -399,8 +400,8 @@ void InsideView::refresh_runs() {
     box->clear();
     int fallback = 0;
     const NormPlacement wanted = panel == 0 ? NormPlacement::Pre : NormPlacement::Post;
-    for (const RunEntry& run : store_.runs()) {
-      box->addItem(qstr(run.record.config.name), run.id);
+    for (const lab::RunEntry& run : store_.runs()) {
+      box->addItem(lab::qstr(run.record.config.name), run.id);
       if (run.record.config.model.norm == wanted) fallback = run.id;
     }
     const int index = box->findData(store_.find(keep) ? keep : fallback);

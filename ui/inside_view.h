@@ -6,11 +6,14 @@
 #include <QString>
 #include <QTimer>
 #include <QWidget>
-#include "lab_names.h"
 
 class QComboBox;
 class QLabel;
 class QPainter;
+
+namespace normlab::lab {
+class RunStore;
+}  // namespace normlab::lab
 
 namespace normlab::ui {
 
@@ -19,7 +22,7 @@ class InsidePlot;
 class InsideView : public QWidget {
   Q_OBJECT
  public:
-  explicit InsideView(RunStore& store, QWidget* parent = nullptr);
+  explicit InsideView(lab::RunStore& store, QWidget* parent = nullptr);
 
   // Chooses what is shown: a statistic by name, and the runs of the two panels by id.
   void show_statistic(const QString& name);
@@ -36,7 +39,7 @@ class InsideView : public QWidget {
   void refresh_runs();
   void schedule_redraw();
 
-  RunStore& store_;
+  lab::RunStore& store_;
   QComboBox* statistic_;
   QComboBox* runs_[2];
   QLabel* readout_;

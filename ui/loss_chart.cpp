@@ -19,7 +19,8 @@
 #include "format.h"
 #include "loss_chart_parts.h"
 #include "run_colors.h"
-#include "run_store.h"
+#include "lab/run_store.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -37,7 +38,7 @@ QColor with_alpha(QColor colour, int alpha) {
 
 }  // namespace
 
-LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
+LossChart::LossChart(const lab::RunStore& store, QGraphicsItem* parent)
     : QChart(parent), store_(store), axis_x_(new QValueAxis), axis_y_(new QCategoryAxis) {
   setTitle(tr("Loss per step \u00b7 training (light) and held-out (dark)"));
   setTitleFont(sized_font(11.5, true));
@@ -80,16 +81,16 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
   refresh_timer_.setSingleShot(true);
   refresh_timer_.setInterval(kRefreshIntervalMs);
   connect(&refresh_timer_, &QTimer::timeout, this, &LossChart::refresh);
-  connect(&store, &RunStore::run_added, this, &LossChart::add_curves);
-  connect(&store, &RunStore::run_removed, this, &LossChart::remove_curves);
+  connect(&store, &lab::RunStore::run_added, this, &LossChart::add_curves);
+  connect(&store, &lab::RunStore::run_removed, this, &LossChart::remove_curves);
   // A status can change which runs a seed group's mean is over (see runs_in_mean).
-  for (auto signal : {&RunStore::points_changed, &RunStore::status_changed}) {
+  for (auto signal : {&lab::RunStore::points_changed, &lab::RunStore::status_changed}) {
     connect(&store, signal, this, [this](int id) {
       dirty_.insert(id);
       schedule_refresh();
     });
   }
-  connect(&store, &RunStore::appearance_changed, this, [this] {
+  connect(&store, &lab::RunStore::appearance_changed, this, [this] {
     styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
     schedule_refresh();
   });
@@ -98,7 +99,7 @@ LossChart::LossChart(const RunStore& store, QGraphicsItem* parent)
     place_baseline_labels();
     update_loss_title();
   });
-  for (const RunEntry& run : store.runs()) add_curves(run.id);
+  for (const lab::RunEntry& run : store.runs()) add_curves(run.id);
   refresh();
 }
 
@@ -169,14 +170,14 @@ double LossChart::to_display(double nats) const { return log_scale_ ? std::log10
 double LossChart::from_display(double y) const { return log_scale_ ? std::pow(10.0, y) : y; }
 
 void LossChart::add_curves(int run_id) {
-  const RunEntry* run = store_.find(run_id);
+  const lab::RunEntry* run = store_.find(run_id);
   if (!run) return;
   auto curves = std::make_unique<Curves>();
   curves->raw = take_series();
   curves->train = take_series();
   curves->heldout = take_series();
   curves->restart(smoothing_);
-  curves->heldout->setName(qstr(run->record.config.name));
+  curves->heldout->setName(lab::qstr(run->record.config.name));
   curves->heldout->setPointsVisible(true);
   curves_[run_id] = std::move(curves);
   dirty_.insert(run_id);
@@ -263,7 +264,7 @@ void LossChart::refresh() {
   bool live_changed = false;
   std::set<int> dirty_groups;
   for (int id : std::as_const(dirty_)) {
-    const RunEntry* run = store_.find(id);
+    const lab::RunEntry* run = store_.find(id);
     auto it = curves_.find(id);
     if (!run || it == curves_.end()) continue;
     const bool live = run->record.status == RunStatus::Running;
@@ -288,7 +289,7 @@ void LossChart::refresh() {
 void LossChart::apply_styles() {
   styles_dirty_ = false;
   const bool any_highlighted = !highlighted_.isEmpty();
-  for (const RunEntry& run : store_.runs()) {
+  for (const lab::RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
     if (it == curves_.end()) continue;
     Curves& c = *it->second;
@@ -403,27 +404,27 @@ void LossChart::set_only_runs(std::optional<QSet<int>> run_ids) {
   schedule_refresh();
 }
 
-bool LossChart::shows(const RunEntry& run) const { return only_runs_ ? only_runs_->contains(run.id) : run.visible; }
+bool LossChart::shows(const lab::RunEntry& run) const { return only_runs_ ? only_runs_->contains(run.id) : run.visible; }
 
-bool LossChart::drawn(const RunEntry& run) const {
+bool LossChart::drawn(const lab::RunEntry& run) const {
   const auto leader = group_leader_.find(run.id);
   return shows(run) && (leader == group_leader_.end() || leader->second == run.id);
 }
 
-const RunRecord& LossChart::drawn_record(const RunEntry& run) const {
+const RunRecord& LossChart::drawn_record(const lab::RunEntry& run) const {
   const auto group = groups_.find(run.id);
   return group == groups_.end() ? run.record : group->second->spread.mean;
 }
 
-std::pair<QString, QString> LossChart::name_and_seeds(const RunEntry& run) const {
+std::pair<QString, QString> LossChart::name_and_seeds(const lab::RunEntry& run) const {
   const auto group = groups_.find(run.id);
-  if (group == groups_.end()) return {qstr(run.record.config.name), {}};
+  if (group == groups_.end()) return {lab::qstr(run.record.config.name), {}};
   const int seeds = group->second->spread.runs;
-  return {qstr(seed_group_name(run.record.config)),
+  return {lab::qstr(seed_group_name(run.record.config)),
           seeds > 0 ? tr("mean of %n seed(s)", nullptr, seeds) : tr("no seed trained yet")};
 }
 
-QString LossChart::drawn_name(const RunEntry& run) const {
+QString LossChart::drawn_name(const lab::RunEntry& run) const {
   const auto [name, seeds] = name_and_seeds(run);
   return seeds.isEmpty() ? name : name + QStringLiteral(" \u00b7 ") + seeds;
 }
@@ -431,7 +432,7 @@ QString LossChart::drawn_name(const RunEntry& run) const {
 // A group's seeds on a line of their own keep the legend as narrow as the names: it gets
 // at most 0.4 of the chart's width, and Qt Charts cuts a wider label at its end, where
 // names differ ("warmup 30", "warmup 200").
-QString LossChart::legend_label(const RunEntry& run) const {
+QString LossChart::legend_label(const lab::RunEntry& run) const {
   const auto [name, seeds] = name_and_seeds(run);
   return seeds.isEmpty() ? name.toHtmlEscaped() : name.toHtmlEscaped() + QStringLiteral("<br>") + seeds;
 }
@@ -444,7 +445,7 @@ void LossChart::set_group_seeds(bool on) {
 }
 
 bool LossChart::draws_any_run() const {
-  return std::any_of(store_.runs().begin(), store_.runs().end(), [this](const RunEntry& run) { return drawn(run); });
+  return std::any_of(store_.runs().begin(), store_.runs().end(), [this](const lab::RunEntry& run) { return drawn(run); });
 }
 
 QList<int> LossChart::seed_group_of(int run_id) const {
@@ -461,7 +462,7 @@ void LossChart::update_groups() {
   std::vector<const RunRecord*> records;
   std::vector<int> ids;
   if (group_seeds_) {
-    for (const RunEntry& run : store_.runs()) {
+    for (const lab::RunEntry& run : store_.runs()) {
       if (shows(run) && curves_.count(run.id)) records.push_back(&run.record), ids.push_back(run.id);
     }
   }
@@ -503,7 +504,7 @@ void LossChart::update_group_points(SeedGroup& group) {
   std::vector<const RunRecord*> records;
   bool live = false;
   for (const int id : group.members) {
-    const RunEntry* run = store_.find(id);
+    const lab::RunEntry* run = store_.find(id);
     if (!run) continue;  // removed; the groups are redone at the next refresh
     records.push_back(&run->record);
     live = live || run->record.status == RunStatus::Running;
@@ -551,7 +552,7 @@ void LossChart::copy_view_from(const LossChart& other) {
 
 std::vector<Readout> LossChart::readout(double step) const {
   std::vector<Readout> out;
-  for (const RunEntry& run : store_.runs()) {
+  for (const lab::RunEntry& run : store_.runs()) {
     const RunRecord& r = drawn_record(run);
     auto curves = curves_.find(run.id);
     if (!drawn(run) || r.steps.empty() || curves == curves_.end()) continue;

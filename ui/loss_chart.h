@@ -12,14 +12,18 @@
 #include <utility>
 #include <vector>
 
-#include "run_record.h"
-#include "lab_names.h"
+#include "core/runs/run_record.h"
 
 class QAreaSeries;
 class QCategoryAxis;
 class QGraphicsItem;
 class QLineSeries;
 class QValueAxis;
+
+namespace normlab::lab {
+struct RunEntry;
+class RunStore;
+}  // namespace normlab::lab
 
 namespace normlab::ui {
 
@@ -49,10 +53,10 @@ class LossChart : public QChart {
   static constexpr int kRefreshIntervalMs = 33;
   static constexpr int kViewSettleMs = 300;  // after the last zoom or pan step the view counts as still
 
-  explicit LossChart(const RunStore& store, QGraphicsItem* parent = nullptr);
+  explicit LossChart(const lab::RunStore& store, QGraphicsItem* parent = nullptr);
   ~LossChart() override;
 
-  const RunStore& store() const { return store_; }
+  const lab::RunStore& store() const { return store_; }
 
   void set_log_scale(bool on);
   bool log_scale() const { return log_scale_; }
@@ -114,12 +118,12 @@ class LossChart : public QChart {
   struct SeedGroup;
 
   void schedule_refresh();
-  bool shows(const RunEntry& run) const;  // chosen to be seen, alone or in its seed group
-  bool drawn(const RunEntry& run) const;  // has curves of its own on the chart: shown, and no group's follower
-  const RunRecord& drawn_record(const RunEntry& run) const;  // a group's mean for its first member
-  std::pair<QString, QString> name_and_seeds(const RunEntry& run) const;  // a group's second: "mean of 3 seeds"
-  QString drawn_name(const RunEntry& run) const;             // "… · mean of 3 seeds" for a group
-  QString legend_label(const RunEntry& run) const;           // HTML; a group's seeds on a second line
+  bool shows(const lab::RunEntry& run) const;  // chosen to be seen, alone or in its seed group
+  bool drawn(const lab::RunEntry& run) const;  // has curves of its own on the chart: shown, and no group's follower
+  const RunRecord& drawn_record(const lab::RunEntry& run) const;  // a group's mean for its first member
+  std::pair<QString, QString> name_and_seeds(const lab::RunEntry& run) const;  // a group's second: "mean of 3 seeds"
+  QString drawn_name(const lab::RunEntry& run) const;             // "… · mean of 3 seeds" for a group
+  QString legend_label(const lab::RunEntry& run) const;           // HTML; a group's seeds on a second line
   void update_groups();
   void update_group_points(SeedGroup& group);
   void add_curves(int run_id);
@@ -144,7 +148,7 @@ class LossChart : public QChart {
   QPointF display_at(QPointF chart_pos) const;  // (step, y as plotted: log10 on a log scale)
   double from_display(double y) const;
 
-  const RunStore& store_;
+  const lab::RunStore& store_;
   QValueAxis* axis_x_;
   QCategoryAxis* axis_y_;  // labels placed by hand: a log axis with readable labels in nats
   std::map<int, std::unique_ptr<Curves>> curves_;

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "loss_chart_parts.h"
-#include "run_store.h"
+#include "lab/run_store.h"
 
 namespace normlab::ui {
 
@@ -20,7 +20,7 @@ const QColor kBaselineColour(0x55, 0x55, 0x55, 170);
 void LossChart::update_baselines() {
   baselines_dirty_ = false;
   std::vector<double> wanted;
-  for (const RunEntry& run : store_.runs()) {
+  for (const lab::RunEntry& run : store_.runs()) {
     const double b = run.record.baseline_loss;
     if (!drawn(run) || !std::isfinite(b) || b <= 0) continue;
     // Runs on the same corpus and vocabulary share one line (labels show two decimals).
@@ -98,7 +98,7 @@ int LossChart::curves_under(const QRectF& box) const {
   };
   const double x0 = area.left(), x1 = area.right();
   int cover = 0;
-  for (const RunEntry& run : store_.runs()) {
+  for (const lab::RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
     if (!drawn(run) || it == curves_.end()) continue;
     const Curves& c = *it->second;

@@ -9,7 +9,7 @@
 
 #include "chart_math.h"
 #include "loss_chart.h"
-#include "seeds.h"
+#include "core/runs/seeds.h"
 #include "smoothing.h"
 
 class QAreaSeries;

@@ -8,14 +8,14 @@
 
 #include "chart_math.h"
 #include "loss_chart_parts.h"
-#include "run_store.h"
+#include "lab/run_store.h"
 
 namespace normlab::ui {
 
 void LossChart::fit_to_data() {
   double x_max = 0;
   std::vector<CurveExtents> extents;
-  for (const RunEntry& run : store_.runs()) {
+  for (const lab::RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
     if (!drawn(run) || it == curves_.end()) continue;
     x_max = std::max(x_max, double(run.record.config.steps));

@@ -9,7 +9,7 @@
 
 #include "format.h"
 #include "loss_chart.h"
-#include "run_store.h"
+#include "lab/run_store.h"
 
 namespace normlab::ui {
 
@@ -50,7 +50,7 @@ LossChartView::LossChartView(LossChart* chart, QWidget* parent)
   no_runs_text_ = tr("No runs yet.\nPress Start to train one with the settings on the left,\n"
                      "queue the course experiment, or import recorded runs (File \u25b8 Import runs).");
   none_drawn_text_ = tr("Every run is hidden: tick runs in the run table to draw them.");
-  for (auto signal : {&RunStore::run_added, &RunStore::run_removed, &RunStore::appearance_changed}) {
+  for (auto signal : {&lab::RunStore::run_added, &lab::RunStore::run_removed, &lab::RunStore::appearance_changed}) {
     connect(&chart->store(), signal, this, &LossChartView::update_empty_hint);
   }
   connect(chart, &LossChart::view_changed, this, &LossChartView::update_empty_hint);

@@ -33,14 +33,15 @@
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
-#include "gpu_installer.h"
-#include "lab.h"
-#include "presets.h"
+#include "lab/gpu_installer.h"
+#include "lab/lab.h"
+#include "core/runs/presets.h"
 #include "run_details.h"
 #include "run_table.h"
-#include "run_text.h"
+#include "core/runs/run_text.h"
 #include "settings_panel.h"
 #include "sweep_view.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -60,8 +61,8 @@ QString course_scale_text(Scale scale) {
 MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent),
       options_(std::move(options)),
-      lab_(new Lab(options_.data_folder.isEmpty() ? default_data_folder() : options_.data_folder, this)),
-      gpu_installer_(new GpuInstaller(this)),
+      lab_(new lab::Lab(options_.data_folder.isEmpty() ? default_data_folder() : options_.data_folder, this)),
+      gpu_installer_(new lab::GpuInstaller(this)),
       store_(&lab_->store()),
       run_model_(new RunTableModel(*store_, this)),
       chart_(new LossChart(*store_)),
@@ -112,21 +113,21 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
   connect(settings_, &SettingsPanel::course_seeds_changed, this, &MainWindow::update_course_action);
   connect(sweeps_, &SweepView::runs_shown, this, &MainWindow::select_runs);
-  connect(lab_, &Lab::progress_changed, this, &MainWindow::update_progress);
-  connect(lab_, &Lab::busy_changed, this, &MainWindow::update_actions);
-  connect(lab_, &Lab::device_found, this, &MainWindow::on_device_found);
-  connect(&lab_->follower(), &FolderFollower::sweep_found, this, &MainWindow::show_followed_sweep);
-  connect(lab_, &Lab::note, this, [this](const QString& text) { statusBar()->showMessage(text, kStatusMessageMs); });
-  connect(lab_, &Lab::run_failed, this, [this](int id, const QString& message, int dropped) {
-    const RunEntry* run = store_->find(id);
-    QString text = tr("\u201c%1\u201d could not train:\n%2").arg(run ? qstr(run->record.config.name) : QString(), message);
+  connect(lab_, &lab::Lab::progress_changed, this, &MainWindow::update_progress);
+  connect(lab_, &lab::Lab::busy_changed, this, &MainWindow::update_actions);
+  connect(lab_, &lab::Lab::device_found, this, &MainWindow::on_device_found);
+  connect(&lab_->follower(), &lab::FolderFollower::sweep_found, this, &MainWindow::show_followed_sweep);
+  connect(lab_, &lab::Lab::note, this, [this](const QString& text) { statusBar()->showMessage(text, kStatusMessageMs); });
+  connect(lab_, &lab::Lab::run_failed, this, [this](int id, const QString& message, int dropped) {
+    const lab::RunEntry* run = store_->find(id);
+    QString text = tr("\u201c%1\u201d could not train:\n%2").arg(run ? lab::qstr(run->record.config.name) : QString(), message);
     if (dropped > 0) text += tr("\n\nThe %n run(s) queued after it (was|were) removed.", nullptr, dropped);
     report(tr("Run failed"), text);
   });
-  connect(lab_, &Lab::save_failed, this, [this](int, const QString& message) {
+  connect(lab_, &lab::Lab::save_failed, this, [this](int, const QString& message) {
     report(tr("Run not saved"), tr("The run goes on, but its progress cannot be saved:\n%1").arg(message));
   });
-  connect(store_, &RunStore::status_changed, this, [this](int id) {
+  connect(store_, &lab::RunStore::status_changed, this, [this](int id) {
     update_actions();
     if (selected_runs().contains(id)) update_details();
   });
@@ -134,7 +135,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   details_timer_->setSingleShot(true);
   details_timer_->setInterval(500);
   connect(details_timer_, &QTimer::timeout, this, &MainWindow::update_details);
-  connect(store_, &RunStore::points_changed, this, [this](int id) {
+  connect(store_, &lab::RunStore::points_changed, this, [this](int id) {
     if (!details_timer_->isActive() && selected_runs().contains(id)) details_timer_->start();
   });
 
@@ -148,13 +149,13 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   update_actions();
   update_progress();
   lab_->probe_device();
-  connect(gpu_installer_, &GpuInstaller::notice, this, &MainWindow::show_gpu_notice);
+  connect(gpu_installer_, &lab::GpuInstaller::notice, this, &MainWindow::show_gpu_notice);
   gpu_installer_->look_for_gpu(install_gpu_action_->text().remove(QLatin1Char('&')).prepend(tr("Help \u25b8 ")));
 }
 
 MainWindow::~MainWindow() { lab_->shutdown(); }
 
-RunStore& MainWindow::store() { return *store_; }
+lab::RunStore& MainWindow::store() { return *store_; }
 
 void MainWindow::report(const QString& title, const QString& text) {
   if (options_.report_error) {
@@ -186,7 +187,7 @@ void MainWindow::restore_session() {
   set_side_by_side(settings.value(QStringLiteral("lab/side_by_side"), 0).toInt());
   const QStringList hidden = settings.value(QStringLiteral("runs/hidden")).toStringList();
   const lab::RunArchive::Restored restored = lab_->restore();
-  for (const RunEntry& run : store_->runs()) {
+  for (const lab::RunEntry& run : store_->runs()) {
     if (hidden.contains(QFileInfo(run.file).fileName())) store_->set_visible(run.id, false);
   }
   if (lab_->read_only()) {
@@ -238,7 +239,7 @@ void MainWindow::save_session() const {
   settings.setValue(QStringLiteral("chart/group_seeds"), chart_->group_seeds());
   settings.setValue(QStringLiteral("chart/smoothing"), chart_->smoothing());
   QStringList hidden;
-  for (const RunEntry& run : store_->runs()) {
+  for (const lab::RunEntry& run : store_->runs()) {
     if (!run.visible && !run.file.isEmpty()) hidden << QFileInfo(run.file).fileName();
   }
   settings.setValue(QStringLiteral("runs/hidden"), hidden);
@@ -375,8 +376,8 @@ void MainWindow::update_progress() {
   double seconds_left = 0;
   double done = p.ended;  // runs, each split by its own progress
   for (const lab::ActiveRun& run : p.running) {
-    const RunEntry* entry = store_->find(run.run_id);
-    names << tr("\u201c%1\u201d").arg(entry ? qstr(entry->record.config.name) : QString());
+    const lab::RunEntry* entry = store_->find(run.run_id);
+    names << tr("\u201c%1\u201d").arg(entry ? lab::qstr(entry->record.config.name) : QString());
     step += run.step;
     steps += run.steps;
     seconds_left = run.seconds_left < 0 || seconds_left < 0 ? -1 : std::max(seconds_left, run.seconds_left);
@@ -397,13 +398,13 @@ void MainWindow::update_progress() {
   const QString steps_text =
       one ? tr("step %1 / %2").arg(first.step).arg(first.steps) : tr("%n runs", nullptr, int(p.running.size()));
   run_progress_->setFormat(seconds_left >= 0 && step > 0
-                               ? tr("%1 \u00b7 %2 left").arg(steps_text, qstr(duration_text(seconds_left)))
+                               ? tr("%1 \u00b7 %2 left").arg(steps_text, lab::qstr(duration_text(seconds_left)))
                                : steps_text);
   constexpr int kPerRun = 1000;
   queue_progress_->setRange(0, p.total * kPerRun);
   queue_progress_->setValue(int(done * kPerRun));
   queue_progress_->setFormat(p.seconds_left >= 0
-                                 ? tr("%1 of %2 runs done \u00b7 %3 left").arg(p.ended).arg(p.total).arg(qstr(duration_text(p.seconds_left)))
+                                 ? tr("%1 of %2 runs done \u00b7 %3 left").arg(p.ended).arg(p.total).arg(lab::qstr(duration_text(p.seconds_left)))
                                  : tr("%1 of %2 runs done").arg(p.ended).arg(p.total));
 }
 
@@ -416,14 +417,14 @@ QList<int> MainWindow::selected_runs() const {
 QList<int> MainWindow::selected_or_all_runs() const {
   QList<int> ids = selected_runs();
   if (ids.isEmpty()) {
-    for (const RunEntry& run : store_->runs()) ids << run.id;
+    for (const lab::RunEntry& run : store_->runs()) ids << run.id;
   }
   return ids;
 }
 
 void MainWindow::update_details() {
   const QList<int> ids = selected_runs();
-  const RunEntry* run = ids.size() == 1 ? store_->find(ids.front()) : nullptr;
+  const lab::RunEntry* run = ids.size() == 1 ? store_->find(ids.front()) : nullptr;
   if (run) {
     details_->setHtml(run_details_html(*run));
   } else {
@@ -439,10 +440,10 @@ void MainWindow::show_run_menu(const QPoint& pos) {
   menu.addAction(resume_action_);
   menu.addAction(tr("Show only these"), this, [this] {
     const QList<int> keep = selected_runs();
-    for (const RunEntry& run : store_->runs()) store_->set_visible(run.id, keep.contains(run.id));
+    for (const lab::RunEntry& run : store_->runs()) store_->set_visible(run.id, keep.contains(run.id));
   });
   menu.addAction(tr("Show all"), this, [this] {
-    for (const RunEntry& run : store_->runs()) store_->set_visible(run.id, true);
+    for (const lab::RunEntry& run : store_->runs()) store_->set_visible(run.id, true);
   });
   menu.addSeparator();
   menu.addAction(export_json_action_);
@@ -456,7 +457,7 @@ void MainWindow::resume_runs(const QList<int>& run_ids) {
   QStringList refused;
   for (const int id : run_ids) {
     const QString why = lab_->resume_run(id);
-    if (!why.isEmpty()) refused << tr("\u201c%1\u201d: %2").arg(qstr(store_->find(id)->record.config.name), why);
+    if (!why.isEmpty()) refused << tr("\u201c%1\u201d: %2").arg(lab::qstr(store_->find(id)->record.config.name), why);
   }
   update_actions();
   if (!refused.isEmpty()) {

@@ -5,10 +5,9 @@
 #include <functional>
 #include <memory>
 
-#include "cuda_install.h"
-#include "lab_names.h"
-#include "run_record.h"
-#include "sweep.h"
+#include "core/gpu_install/cuda_install.h"
+#include "core/runs/run_record.h"
+#include "core/sweeps/sweep.h"
 
 class QDockWidget;
 class QCheckBox;
@@ -19,6 +18,12 @@ class QTabWidget;
 class QTableView;
 class QTextBrowser;
 class QTimer;
+
+namespace normlab::lab {
+class GpuInstaller;
+class Lab;
+class RunStore;
+}  // namespace normlab::lab
 
 namespace normlab::ui {
 
@@ -69,8 +74,8 @@ class MainWindow : public QMainWindow {
   // dialog that can stop it; the GPU is used from the next start.
   void install_gpu_support();
 
-  Lab& lab() { return *lab_; }
-  RunStore& store();
+  lab::Lab& lab() { return *lab_; }
+  lab::RunStore& store();
   LossChart& chart() { return *chart_; }
   LossChartView& chart_view() { return *chart_view_; }
   SettingsPanel& settings_panel() { return *settings_; }
@@ -125,9 +130,9 @@ class MainWindow : public QMainWindow {
   void show_gpu_notice(const QString& text);
 
   MainWindowOptions options_;
-  Lab* lab_;
-  GpuInstaller* gpu_installer_;
-  RunStore* store_;
+  lab::Lab* lab_;
+  lab::GpuInstaller* gpu_installer_;
+  lab::RunStore* store_;
   RunTableModel* run_model_;
   LossChart* chart_;
   LossChartView* chart_view_;

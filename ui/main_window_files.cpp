@@ -12,15 +12,16 @@
 #include "image_dialog.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
-#include "lab.h"
-#include "run_text.h"
+#include "lab/lab.h"
+#include "core/runs/run_text.h"
 #include "settings_panel.h"
 #include "sweep_view.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
 int MainWindow::import_runs(const QStringList& files) {
-  const Lab::Imported imported = lab_->import_runs(files);
+  const lab::Lab::Imported imported = lab_->import_runs(files);
   if (!imported.problems.isEmpty()) {
     report(tr("Import failed"), tr("Nothing was imported.\n\n%1").arg(imported.problems.join(QStringLiteral("\n\n"))));
     return 0;
@@ -56,13 +57,13 @@ bool MainWindow::export_runs_json(const QList<int>& run_ids, const QString& targ
     } else {
       std::set<std::string> used;
       for (int id : run_ids) {
-        const RunEntry* run = store_->find(id);
+        const lab::RunEntry* run = store_->find(id);
         const std::string base = file_stem(run->record.config.name);
         const std::string stem = first_free_name(
             [&](int n) { return n == 1 ? base : base + "-" + std::to_string(n); },
             [&](const std::string& name) { return used.count(name) > 0; });
         used.insert(stem);
-        write_json(run->record, QDir(target).filePath(qstr(stem) + QStringLiteral(".json")).toStdString());
+        write_json(run->record, QDir(target).filePath(lab::qstr(stem) + QStringLiteral(".json")).toStdString());
       }
     }
   } catch (const std::exception& error) {
@@ -76,7 +77,7 @@ bool MainWindow::export_runs_json(const QList<int>& run_ids, const QString& targ
 bool MainWindow::export_runs_csv(const QList<int>& run_ids, const QString& path) {
   std::vector<RunRecord> records;
   for (int id : run_ids) {
-    if (const RunEntry* run = store_->find(id)) records.push_back(run->record);
+    if (const lab::RunEntry* run = store_->find(id)) records.push_back(run->record);
   }
   try {
     write_csv(records, path.toStdString());
@@ -128,7 +129,7 @@ void MainWindow::show_followed_sweep(const Sweep& sweep) {
   sweeps_->choose_preset(std::nullopt);
   sweeps_->set_setting(sweep.setting);
   QStringList values;
-  for (const std::string& value : sweep.values) values << qstr(value);
+  for (const std::string& value : sweep.values) values << lab::qstr(value);
   sweeps_->set_values(values.join(QLatin1Char(',')));
   sweeps_->set_placements(sweep.placements);
   sweeps_->set_seeds(sweep.seeds);
@@ -140,7 +141,7 @@ void MainWindow::export_json_dialog() {
   if (ids.isEmpty()) return;
   QString target;
   if (ids.size() == 1) {
-    const QString name = qstr(file_stem(store_->find(ids.front())->record.config.name)) + QStringLiteral(".json");
+    const QString name = lab::qstr(file_stem(store_->find(ids.front())->record.config.name)) + QStringLiteral(".json");
     target = QFileDialog::getSaveFileName(this, tr("Export run as JSON"), QDir(last_folder("export")).filePath(name),
                                           tr("NormLab run (*.json)"));
   } else {

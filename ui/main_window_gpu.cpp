@@ -5,13 +5,14 @@
 #include <QProgressDialog>
 #include <QStatusBar>
 
-#include "cuda_backend.h"
+#include "core/device/cuda_backend.h"
 #include "format.h"
-#include "gpu_installer.h"
-#include "gpu_status.h"
-#include "lab.h"
+#include "lab/gpu_installer.h"
+#include "core/gpu_install/gpu_status.h"
+#include "lab/lab.h"
 #include "main_window.h"
 #include "settings_panel.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -29,8 +30,8 @@ void MainWindow::install_gpu_support() {
       tr("Download LibTorch %1's CUDA libraries (%2) from %3 and install them in %4?\n\n"
          "Each file is checked against its pinned SHA-256; a stopped download goes on where it stopped next "
          "time. NormLab trains on the GPU from its next start.")
-          .arg(QStringLiteral(NORMLAB_TORCH_VERSION), qstr(cuda_download_size_text()), qstr(install.index_url),
-               QDir::toNativeSeparators(qstr(install.target.string())));
+          .arg(QStringLiteral(NORMLAB_TORCH_VERSION), lab::qstr(cuda_download_size_text()), lab::qstr(install.index_url),
+               QDir::toNativeSeparators(lab::qstr(install.target.string())));
   const QString without_driver =
       nvidia_driver_present() ? QString()
                               : tr("\n\nNo NVIDIA driver was found on this machine: NormLab uses these libraries only once "
@@ -40,7 +41,7 @@ void MainWindow::install_gpu_support() {
                                           QMessageBox::Yes;
   if (!yes) return;
 
-  auto* dialog = new QProgressDialog(tr("Connecting to %1\u2026").arg(qstr(install.index_url)), tr("Stop"), 0, 1000, this);
+  auto* dialog = new QProgressDialog(tr("Connecting to %1\u2026").arg(lab::qstr(install.index_url)), tr("Stop"), 0, 1000, this);
   dialog->setWindowTitle(tr("Installing GPU support"));
   dialog->setObjectName(QStringLiteral("gpuInstallProgress"));
   // Not modal: a modal progress dialog's setValue() runs the event loop itself, where the
@@ -50,7 +51,7 @@ void MainWindow::install_gpu_support() {
   dialog->setAutoClose(false);
   dialog->setAutoReset(false);
   dialog->setMinimumWidth(520);
-  connect(gpu_installer_, &GpuInstaller::progress, dialog,
+  connect(gpu_installer_, &lab::GpuInstaller::progress, dialog,
           [dialog](const QString& stage, const QString& file, int index, int count, qint64 done, qint64 total) {
             dialog->setLabelText(tr("%1 %2 of %3: %4\n%5 of %6 MB")
                                      .arg(stage)
@@ -61,8 +62,8 @@ void MainWindow::install_gpu_support() {
                                      .arg(total / 1'000'000));
             dialog->setValue(total > 0 ? int(1000 * done / total) : 0);
           });
-  connect(dialog, &QProgressDialog::canceled, gpu_installer_, &GpuInstaller::stop);
-  connect(gpu_installer_, &GpuInstaller::finished, dialog, [this, dialog](bool ok, const QString& message) {
+  connect(dialog, &QProgressDialog::canceled, gpu_installer_, &lab::GpuInstaller::stop);
+  connect(gpu_installer_, &lab::GpuInstaller::finished, dialog, [this, dialog](bool ok, const QString& message) {
     dialog->deleteLater();
     install_gpu_action_->setEnabled(true);
     if (ok) {

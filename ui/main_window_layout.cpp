@@ -26,14 +26,15 @@
 #include <utility>
 
 #include "format.h"
-#include "gpu_status.h"
+#include "core/gpu_install/gpu_status.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
 
-#include "lab.h"
+#include "lab/lab.h"
 #include "run_table.h"
 #include "settings_panel.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -64,7 +65,7 @@ int status_column_width(const QTableView& table) {
   const QFontMetrics metrics(bold);
   int widest = 0;
   for (int status = int(RunStatus::Queued); status <= int(RunStatus::Interrupted); ++status) {
-    widest = std::max(widest, metrics.horizontalAdvance(qstr(to_string(RunStatus(status)))));
+    widest = std::max(widest, metrics.horizontalAdvance(lab::qstr(to_string(RunStatus(status)))));
   }
   // The margins an item view leaves either side of a cell's text.
   return widest + 2 * (table.style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, &table) + 1);
@@ -134,7 +135,7 @@ void MainWindow::build_actions() {
   use_settings_action_ = new QAction(tr("Use these settings"), this);
   use_settings_action_->setToolTip(tr("Copy the selected run's settings to the next run"));
   connect(use_settings_action_, &QAction::triggered, this, [this] {
-    if (const RunEntry* run = store_->find(selected_runs().value(0))) settings_->set_config(run->record.config);
+    if (const lab::RunEntry* run = store_->find(selected_runs().value(0))) settings_->set_config(run->record.config);
   });
 
   fit_action_ = new QAction(s->standardIcon(QStyle::SP_BrowserReload), tr("Fit to data"), this);
@@ -223,7 +224,7 @@ void MainWindow::build_menus() {
   install_gpu_action_ = help->addAction(tr("Install GPU support\u2026"), this, &MainWindow::install_gpu_support);
   install_gpu_action_->setObjectName(QStringLiteral("installGpuAction"));
   install_gpu_action_->setToolTip(tr("Fetch LibTorch's CUDA libraries (%1) so that NormLab trains on an NVIDIA GPU")
-                                      .arg(qstr(cuda_download_size_text())));
+                                      .arg(lab::qstr(cuda_download_size_text())));
   help->addAction(tr("About NormLab"), this, [this] {
     QMessageBox::about(this, tr("About NormLab"),
                        tr("<b>NormLab %1</b><p>Trains a small GPT with its LayerNorm before or after each "

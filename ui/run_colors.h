@@ -1,11 +1,10 @@
 #pragma once
-// The colour rule of core/palette.h as Qt colours: a run's hue says its design, its shade
+// The colour rule of core/runs/palette.h as Qt colours: a run's hue says its design, its shade
 // tells it from the other runs of that hue.
 #include <QColor>
 
-#include "palette.h"
-#include "run_store.h"
-#include "lab_names.h"
+#include "core/runs/palette.h"
+#include "lab/run_store.h"
 
 namespace normlab::ui {
 

@@ -1,11 +1,14 @@
 #pragma once
 // Everything known about one run, as HTML for the panel beside the run table.
 #include <QString>
-#include "lab_names.h"
+
+namespace normlab::lab {
+struct RunEntry;
+}  // namespace normlab::lab
 
 namespace normlab::ui {
 
 
-QString run_details_html(const RunEntry& run);
+QString run_details_html(const lab::RunEntry& run);
 
 }  // namespace normlab::ui

@@ -5,18 +5,19 @@
 
 #include "format.h"
 #include "run_colors.h"
-#include "run_store.h"
+#include "lab/run_store.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
-RunTableModel::RunTableModel(RunStore& store, QObject* parent) : QAbstractTableModel(parent), store_(store) {
-  connect(&store_, &RunStore::run_about_to_be_added, this, [this](int row) { beginInsertRows({}, row, row); });
-  connect(&store_, &RunStore::run_added, this, [this] { endInsertRows(); });
-  connect(&store_, &RunStore::run_about_to_be_removed, this, [this](int row) { beginRemoveRows({}, row, row); });
-  connect(&store_, &RunStore::run_removed, this, [this] { endRemoveRows(); });
-  connect(&store_, &RunStore::points_changed, this, &RunTableModel::row_changed);
-  connect(&store_, &RunStore::status_changed, this, &RunTableModel::row_changed);
-  connect(&store_, &RunStore::appearance_changed, this, &RunTableModel::row_changed);
+RunTableModel::RunTableModel(lab::RunStore& store, QObject* parent) : QAbstractTableModel(parent), store_(store) {
+  connect(&store_, &lab::RunStore::run_about_to_be_added, this, [this](int row) { beginInsertRows({}, row, row); });
+  connect(&store_, &lab::RunStore::run_added, this, [this] { endInsertRows(); });
+  connect(&store_, &lab::RunStore::run_about_to_be_removed, this, [this](int row) { beginRemoveRows({}, row, row); });
+  connect(&store_, &lab::RunStore::run_removed, this, [this] { endRemoveRows(); });
+  connect(&store_, &lab::RunStore::points_changed, this, &RunTableModel::row_changed);
+  connect(&store_, &lab::RunStore::status_changed, this, &RunTableModel::row_changed);
+  connect(&store_, &lab::RunStore::appearance_changed, this, &RunTableModel::row_changed);
 }
 
 void RunTableModel::row_changed(int id) {
@@ -56,12 +57,12 @@ QVariant status_colour(RunStatus status) {
 
 QVariant RunTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= int(store_.runs().size())) return {};
-  const RunEntry& run = store_.runs()[std::size_t(index.row())];
+  const lab::RunEntry& run = store_.runs()[std::size_t(index.row())];
   const RunRecord& r = run.record;
   if (role == RunIdRole) return run.id;
   switch (index.column()) {
     case NameColumn:
-      if (role == Qt::DisplayRole || role == Qt::EditRole) return qstr(r.config.name);
+      if (role == Qt::DisplayRole || role == Qt::EditRole) return lab::qstr(r.config.name);
       if (role == Qt::DecorationRole) return run_colour(run);
       if (role == Qt::CheckStateRole) return run.visible ? Qt::Checked : Qt::Unchecked;
       if (role == Qt::ToolTipRole) return tr("Tick to show this run on the chart");
@@ -78,9 +79,9 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
       }
       break;
     case StatusColumn:
-      if (role == Qt::DisplayRole) return qstr(to_string(r.status));
+      if (role == Qt::DisplayRole) return lab::qstr(to_string(r.status));
       if (role == Qt::ForegroundRole) return status_colour(r.status);
-      if (role == Qt::ToolTipRole && !r.message.empty()) return qstr(r.message);
+      if (role == Qt::ToolTipRole && !r.message.empty()) return lab::qstr(r.message);
       if (role == Qt::FontRole && r.status == RunStatus::Running) {
         QFont bold;
         bold.setBold(true);

@@ -2,7 +2,10 @@
 // The run table: the lab's run store as rows, with a tick to show a run on the chart.
 #include <QAbstractTableModel>
 
-#include "lab_names.h"
+
+namespace normlab::lab {
+class RunStore;
+}  // namespace normlab::lab
 
 namespace normlab::ui {
 
@@ -12,7 +15,7 @@ class RunTableModel : public QAbstractTableModel {
   enum Column { NameColumn, SetupColumn, StatusColumn, ProgressColumn, HeldOutColumn, ColumnCount };
   static constexpr int RunIdRole = Qt::UserRole + 1;
 
-  explicit RunTableModel(RunStore& store, QObject* parent = nullptr);
+  explicit RunTableModel(lab::RunStore& store, QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -24,7 +27,7 @@ class RunTableModel : public QAbstractTableModel {
  private:
   void row_changed(int id);
 
-  RunStore& store_;
+  lab::RunStore& store_;
 };
 
 }  // namespace normlab::ui

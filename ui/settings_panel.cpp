@@ -29,9 +29,10 @@
 #include <limits>
 #include <type_traits>
 
-#include "corpus.h"
+#include "core/data/corpus.h"
 #include "format.h"
-#include "presets.h"
+#include "core/runs/presets.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -541,8 +542,8 @@ void SettingsPanel::choose_corpus() {
 void SettingsPanel::set_device(const Environment& found) {
   const bool gpu = found.device == "cuda";
   gpu_found_ = gpu;
-  device_found_->setText(gpu ? tr("Found: CUDA, %1").arg(qstr(found.device_name))
-                             : tr("Found: %1 (no GPU)").arg(qstr(found.device_name)));
+  device_found_->setText(gpu ? tr("Found: CUDA, %1").arg(lab::qstr(found.device_name))
+                             : tr("Found: %1 (no GPU)").arg(lab::qstr(found.device_name)));
   if (auto* model = qobject_cast<QStandardItemModel*>(device_->model())) {
     QStandardItem* cuda = model->item(device_->findData(QStringLiteral("cuda")));
     cuda->setEnabled(gpu);

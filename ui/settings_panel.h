@@ -7,8 +7,8 @@
 #include <QWidget>
 #include <vector>
 
-#include "config_fields.h"
-#include "run_record.h"
+#include "core/runs/config_fields.h"
+#include "core/runs/run_record.h"
 
 class QAction;
 class QButtonGroup;

@@ -24,14 +24,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "atomic_file.h"
-#include "config_fields.h"
+#include "core/system/atomic_file.h"
+#include "core/runs/config_fields.h"
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
-#include "lab.h"
-#include "run_text.h"
-#include "sweep_chart.h"
+#include "lab/lab.h"
+#include "core/runs/run_text.h"
+#include "core/sweeps/sweep_chart.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -98,7 +99,7 @@ class SweepPlot : public QWidget {
   }
 };
 
-SweepView::SweepView(Lab& lab, Hooks hooks, QWidget* parent)
+SweepView::SweepView(lab::Lab& lab, Hooks hooks, QWidget* parent)
     : QWidget(parent),
       lab_(lab),
       hooks_(std::move(hooks)),
@@ -122,7 +123,7 @@ SweepView::SweepView(Lab& lab, Hooks hooks, QWidget* parent)
                          "appears here as its run ends, and runs trained before with the same settings count at once.");
   plot_->describe = [this](const SweepMark& mark) {
     const SweepPoint& p = mark.point;
-    QString text = tr("<b>%1</b>, %2").arg(qstr(info(p.placement).label), point_label(p.x));
+    QString text = tr("<b>%1</b>, %2").arg(lab::qstr(info(p.placement).label), point_label(p.x));
     if (std::isfinite(p.mean)) {
       text += p.runs > 1 ? tr("<br>mean %1 nats over %2 runs (%3 to %4)")
                                .arg(loss_text(p.mean)).arg(p.runs).arg(loss_text(p.min), loss_text(p.max))
@@ -137,13 +138,13 @@ SweepView::SweepView(Lab& lab, Hooks hooks, QWidget* parent)
   refresh_timer_.setSingleShot(true);
   refresh_timer_.setInterval(kRefreshMs);
   connect(&refresh_timer_, &QTimer::timeout, this, &SweepView::refresh);
-  const RunStore& store = lab_.store();
-  connect(&store, &RunStore::run_added, this, &SweepView::schedule_refresh);
-  connect(&store, &RunStore::run_removed, this, &SweepView::schedule_refresh);
-  connect(&store, &RunStore::status_changed, this, &SweepView::schedule_refresh);
-  connect(&lab_, &Lab::sweep_changed, this, &SweepView::schedule_refresh);
+  const lab::RunStore& store = lab_.store();
+  connect(&store, &lab::RunStore::run_added, this, &SweepView::schedule_refresh);
+  connect(&store, &lab::RunStore::run_removed, this, &SweepView::schedule_refresh);
+  connect(&store, &lab::RunStore::status_changed, this, &SweepView::schedule_refresh);
+  connect(&lab_, &lab::Lab::sweep_changed, this, &SweepView::schedule_refresh);
   // The live estimate follows the running run.
-  connect(&lab_, &Lab::progress_changed, this, [this] {
+  connect(&lab_, &lab::Lab::progress_changed, this, [this] {
     if (!refresh_timer_.isActive()) refresh_timer_.start(1000);
   });
   restore_controls();
@@ -154,14 +155,14 @@ QWidget* SweepView::summary_plot() const { return plot_; }
 
 void SweepView::build_controls() {
   for (const SweepPresetInfo& preset : kSweepPresets) {
-    preset_->addItem(qstr(preset.label), int(preset.value));
-    preset_->setItemData(preset_->count() - 1, qstr(preset.help), Qt::ToolTipRole);
+    preset_->addItem(lab::qstr(preset.label), int(preset.value));
+    preset_->setItemData(preset_->count() - 1, lab::qstr(preset.help), Qt::ToolTipRole);
   }
   preset_->addItem(tr("Custom"), -1);
   preset_->setItemData(preset_->count() - 1, tr("Your own setting, values and placements"), Qt::ToolTipRole);
   for (const SweepSettingInfo& setting : kSweepSettings) {
     const ConfigField& field = config_field(setting.key);
-    setting_->addItem(qstr(field.label), qstr(field.key));
+    setting_->addItem(lab::qstr(field.label), lab::qstr(field.key));
   }
   values_->setToolTip(tr("The values to try, separated by commas: 2, 4, 8 or 3e-4, 1e-3"));
   values_->setMinimumWidth(120);
@@ -208,8 +209,8 @@ void SweepView::build_controls() {
   placement_grid->setVerticalSpacing(2);
   placements_row->addLayout(placement_grid);
   for (const PlacementInfo& placement : kPlacements) {
-    auto* box = new QCheckBox(qstr(placement.label));
-    box->setToolTip(QStringLiteral("%1\n%2").arg(qstr(placement.formula), qstr(placement.help)));
+    auto* box = new QCheckBox(lab::qstr(placement.label));
+    box->setToolTip(QStringLiteral("%1\n%2").arg(lab::qstr(placement.formula), lab::qstr(placement.help)));
     const int index = int(placements_.size());
     placements_.emplace_back(placement.value, box);
     placement_grid->addWidget(box, index / kPerRow, index % kPerRow);
@@ -281,7 +282,7 @@ void SweepView::choose_preset(std::optional<SweepPreset> preset) {
     const Sweep chosen = sweep_preset(*preset, TrainConfig{}, scale());
     {
       const QSignalBlocker block(setting_);  // the preset's values, not the setting's
-      setting_->setCurrentIndex(setting_->findData(qstr(chosen.setting)));
+      setting_->setCurrentIndex(setting_->findData(lab::qstr(chosen.setting)));
     }
     fill_values(chosen.values);
     set_placements(chosen.placements);  // refreshes
@@ -290,7 +291,7 @@ void SweepView::choose_preset(std::optional<SweepPreset> preset) {
   refresh();
 }
 
-void SweepView::set_setting(const std::string& key) { setting_->setCurrentIndex(setting_->findData(qstr(key))); }
+void SweepView::set_setting(const std::string& key) { setting_->setCurrentIndex(setting_->findData(lab::qstr(key))); }
 
 Scale SweepView::scale() const {
   const bool gpu = lab_.on_gpu() && (!hooks_.next_run || hooks_.next_run().device != "cpu");
@@ -299,7 +300,7 @@ Scale SweepView::scale() const {
 
 void SweepView::fill_values(const std::vector<std::string>& values) {
   QStringList texts;
-  for (const std::string& value : values) texts << qstr(value);
+  for (const std::string& value : values) texts << lab::qstr(value);
   values_->setText(texts.join(QStringLiteral(", ")));
 }
 
@@ -358,7 +359,7 @@ void SweepView::refresh() {
     sweep_ = sweep();
     standing_ = lab::stand(*sweep_, lab_.store());
   } catch (const UserError& e) {
-    problem_ = qstr(e.what());
+    problem_ = lab::qstr(e.what());
   }
   const auto shown = [this](const SweepRun& run) {
     return run.placement == shown_point_->first && run.x == shown_point_->second;
@@ -411,7 +412,7 @@ QString basis_text(const lab::Estimate& e) {
     case Basis::ThisSession: return SweepView::tr("from this session's training speed");
     case Basis::FinishedRun:
       return SweepView::tr("from \u201c%1\u201d, %2 for %3 steps")
-          .arg(qstr(e.reference), qstr(duration_text(e.reference_seconds)))
+          .arg(lab::qstr(e.reference), lab::qstr(duration_text(e.reference_seconds)))
           .arg(e.reference_steps);
     case Basis::TimedSteps:
       return SweepView::tr("from %1 ms per step, timed here on a %2-layer model")
@@ -437,10 +438,10 @@ QString SweepView::cost_text() const {
                                      : tr(" \u00b7 time: known after the first run's first steps"));
   }
   const QString ahead = time.ahead_seconds > 0
-                            ? tr(", %1 of it for other runs queued first").arg(qstr(duration_text(time.ahead_seconds)))
+                            ? tr(", %1 of it for other runs queued first").arg(lab::qstr(duration_text(time.ahead_seconds)))
                             : QString();
   return text + (in_progress == 0 ? tr(" \u00b7 about %1%2 (%3)") : tr(" \u00b7 about %1 left%2 (%3)"))
-                    .arg(qstr(duration_text(time.total.seconds)), ahead, basis_text(time.total));
+                    .arg(lab::qstr(duration_text(time.total.seconds)), ahead, basis_text(time.total));
 }
 
 void SweepView::update_controls() {
@@ -459,7 +460,7 @@ void SweepView::update_controls() {
     const bool preset = preset_->currentData().toInt() >= 0;
     QStringList fixed;
     if (sweep_->setting != "layers") fixed << tr("%1 layers").arg(b.model.layers);
-    fixed << tr("width %1").arg(b.model.d_model) << qstr(kNormTypes[std::size_t(b.model.norm_type)].label);
+    fixed << tr("width %1").arg(b.model.d_model) << lab::qstr(kNormTypes[std::size_t(b.model.norm_type)].label);
     if (sweep_->setting != "peak_lr") fixed << tr("lr %1").arg(lr_text(b.peak_lr));
     if (sweep_->setting != "warmup_steps") fixed << tr("warmup %1").arg(b.warmup_steps);
     fixed << tr("%1 steps of %2\u00d7%3 tokens").arg(b.steps).arg(b.batch_size).arg(b.model.context)
@@ -479,15 +480,15 @@ QString SweepView::point_label(double x) const {
     if (run.x == x) value = run.value;  // as the user typed it: "3e-4", not 0.0003
   }
   const std::string setting = sweep_ ? sweep_->setting : "";
-  if (setting == "layers") return tr("%1 layers").arg(qstr(value));
-  if (setting == "peak_lr") return tr("lr %1").arg(qstr(value));
-  return tr("%1 %2").arg(qstr(setting.empty() ? "" : config_field(setting).noun), qstr(value));
+  if (setting == "layers") return tr("%1 layers").arg(lab::qstr(value));
+  if (setting == "peak_lr") return tr("lr %1").arg(lab::qstr(value));
+  return tr("%1 %2").arg(lab::qstr(setting.empty() ? "" : config_field(setting).noun), lab::qstr(value));
 }
 
 void SweepView::show_point(NormPlacement placement, double x) {
   shown_point_ = {placement, x};
   refresh();
-  const QString what = tr("%1, %2").arg(qstr(info(placement).label), point_label(x));
+  const QString what = tr("%1, %2").arg(lab::qstr(info(placement).label), point_label(x));
   point_title_->setText(shown_runs_.isEmpty() ? tr("%1: no run yet").arg(what)
                                               : tr("%1: %n run(s), training (light) and held-out (dark) loss",
                                                    nullptr, int(shown_runs_.size()))
@@ -531,7 +532,7 @@ void SweepView::export_picture(const QString& path, QSize pixels) const {
 }
 
 void SweepView::export_dialog(const QString& suffix) {
-  const QString stem = qstr(file_stem(sweep_ ? sweep_->name : "sweep"));
+  const QString stem = lab::qstr(file_stem(sweep_ ? sweep_->name : "sweep"));
   const QString filter = suffix.toUpper() + tr(" files (*.%1)").arg(suffix);
   QString path = QFileDialog::getSaveFileName(this, tr("Export the sweep"), stem + QLatin1Char('.') + suffix, filter);
   if (path.isEmpty()) return;
@@ -541,7 +542,7 @@ void SweepView::export_dialog(const QString& suffix) {
     else if (suffix == QLatin1String("json")) export_json(path);
     else export_picture(path, plot_->size().expandedTo(QSize(900, 560)));
   } catch (const UserError& e) {
-    if (hooks_.report) hooks_.report(tr("Export failed"), qstr(e.what()));
+    if (hooks_.report) hooks_.report(tr("Export failed"), lab::qstr(e.what()));
   }
 }
 
@@ -552,7 +553,7 @@ void SweepView::save_controls() const {
   settings.setValue(QStringLiteral("sweep/values"), values_->text());
   QStringList placements;
   for (const auto& [placement, box] : placements_) {
-    if (box->isChecked()) placements << qstr(to_string(placement));
+    if (box->isChecked()) placements << lab::qstr(to_string(placement));
   }
   settings.setValue(QStringLiteral("sweep/placements"), placements);
   settings.setValue(QStringLiteral("sweep/seeds"), seeds_->value());
@@ -571,7 +572,7 @@ void SweepView::restore_controls() {
   const QStringList placements = settings.value(QStringLiteral("sweep/placements")).toStringList();
   for (auto& [placement, box] : placements_) {
     const QSignalBlocker block(box);
-    box->setChecked(placements.contains(qstr(to_string(placement))));
+    box->setChecked(placements.contains(lab::qstr(to_string(placement))));
   }
   seeds_->setValue(std::clamp(settings.value(QStringLiteral("sweep/seeds"), 1).toInt(), 1, 100));
 }

@@ -13,8 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "sweep_standing.h"
-#include "lab_names.h"
+#include "lab/sweep_standing.h"
 
 class QCheckBox;
 class QComboBox;
@@ -22,6 +21,10 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+
+namespace normlab::lab {
+class Lab;
+}  // namespace normlab::lab
 
 namespace normlab::ui {
 
@@ -36,7 +39,7 @@ class SweepView : public QWidget {
     std::function<TrainConfig()> next_run;  // the settings panel's config: what a sweep keeps fixed
     std::function<void(const QString& title, const QString& text)> report;
   };
-  SweepView(Lab& lab, Hooks hooks, QWidget* parent = nullptr);
+  SweepView(lab::Lab& lab, Hooks hooks, QWidget* parent = nullptr);
 
   // What the controls describe; UserError saying why when they describe no sweep.
   Sweep sweep() const;
@@ -85,7 +88,7 @@ class SweepView : public QWidget {
   Scale scale() const;                   // of the presets' values: the device's
   void fill_values(const std::vector<std::string>& values);  // into the values box, as typed
 
-  Lab& lab_;
+  lab::Lab& lab_;
   Hooks hooks_;
   QComboBox* preset_;
   QComboBox* setting_;

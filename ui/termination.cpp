@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <atomic>
 
-#include "stop_signals.h"
+#include "core/system/stop_signals.h"
 
 namespace normlab::ui {
 

@@ -1,4 +1,4 @@
-#include "adamw.h"
+#include "core/training/adamw.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "bench.h"
+#include "core/training/bench.h"
 
 #include <nlohmann/json.hpp>
 
-#include "learner.h"
+#include "core/training/learner.h"
 #include "test_support.h"
 
 namespace normlab::test {

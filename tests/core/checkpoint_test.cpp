@@ -1,17 +1,17 @@
 // Checkpoints in-process: what the trainer writes, that a resumed run repeats the
 // uninterrupted one exactly, and every checkpoint that cannot continue a run refused with
 // one line. The command line's side, with real processes killed, is in cli_test.cpp.
-#include "checkpoint.h"
-#include "same_losses.h"
+#include "core/training/checkpoint.h"
+#include "tests/support/same_losses.h"
 
 #include <atomic>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.h"
-#include "config_fields.h"
-#include "cuda_backend.h"
+#include "core/system/atomic_file.h"
+#include "core/runs/config_fields.h"
+#include "core/device/cuda_backend.h"
 #include "test_support.h"
-#include "trainer.h"
+#include "core/training/trainer.h"
 
 namespace normlab::test {
 namespace {

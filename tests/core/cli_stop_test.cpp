@@ -17,9 +17,9 @@
 #include <string_view>
 #include <thread>
 
-#include "checkpoint.h"
-#include "run_record.h"
-#include "stopped_run.h"
+#include "core/training/checkpoint.h"
+#include "core/runs/run_record.h"
+#include "tests/support/stopped_run.h"
 #include "test_support.h"
 
 namespace normlab::test {
@@ -28,7 +28,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Wide enough that the linear layers run oneDNN's JIT GEMM kernels, whose stack pointer
-// into the heap turned a stop into heap corruption (core/stop_signals.h); small enough
+// into the heap turned a stop into heap corruption (core/system/stop_signals.h); small enough
 // that a step takes milliseconds. Evaluations every 25 steps, each with a checkpoint.
 constexpr const char* kRun =
     "train --corpus corpus.txt --device cpu --threads 1 --layers 2 --d-model 128 --heads 4 --context 64 "

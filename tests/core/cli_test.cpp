@@ -10,11 +10,11 @@
 #include <optional>
 #include <thread>
 
-#include "checkpoint.h"
+#include "core/training/checkpoint.h"
 #include "test_support.h"
-#include "run_record.h"
-#include "same_losses.h"
-#include "trainer.h"
+#include "core/runs/run_record.h"
+#include "tests/support/same_losses.h"
+#include "core/training/trainer.h"
 
 namespace normlab::test {
 namespace {

@@ -1,6 +1,6 @@
 // The config field table drives validation and the text forms the command line and
 // saved settings use.
-#include "config_fields.h"
+#include "core/runs/config_fields.h"
 
 #include <set>
 

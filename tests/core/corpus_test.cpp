@@ -1,4 +1,4 @@
-#include "corpus.h"
+#include "core/data/corpus.h"
 
 #include <sys/stat.h>
 

@@ -1,8 +1,8 @@
-// The CUDA backend is loaded at run time, not linked (core/cuda_backend.h). In the source
+// The CUDA backend is loaded at run time, not linked (core/device/cuda_backend.h). In the source
 // build it sits beside the pinned LibTorch, so it must load and register itself, GPU or not.
 #include <ATen/detail/CUDAHooksInterface.h>
 
-#include "cuda_backend.h"
+#include "core/device/cuda_backend.h"
 #include "test_support.h"
 
 namespace normlab::test {

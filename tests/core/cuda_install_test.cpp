@@ -1,8 +1,8 @@
 // gpu install against a package index on this machine (tests/support/index_server.py)
 // with stand-in wheels of a few kilobytes: the real ones are 2.5 GB.
-#include "cuda_install.h"
-#include "http_client.h"
-#include "stand_in_index.h"
+#include "core/gpu_install/cuda_install.h"
+#include "core/gpu_install/http_client.h"
+#include "tests/support/stand_in_index.h"
 #include "test_support.h"
 
 namespace normlab {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cuda_backend.h"
+#include "core/device/cuda_backend.h"
 #include "test_support.h"
-#include "trainer.h"
+#include "core/training/trainer.h"
 
 namespace normlab::test {
 namespace {

@@ -1,4 +1,4 @@
-#include "dataset.h"
+#include "core/data/dataset.h"
 
 #include <cmath>
 #include <numeric>

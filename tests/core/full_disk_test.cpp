@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "faults_tried.h"
-#include "run_record.h"
+#include "tests/support/faults_tried.h"
+#include "core/runs/run_record.h"
 #include "test_support.h"
 
 namespace normlab::test {

@@ -1,6 +1,6 @@
 // Each input the fuzzer (or its review) found in the run-file reader, kept in
 // tests/fuzz/regressions/: it must be refused with a UserError that says why.
-#include "run_record.h"
+#include "core/runs/run_record.h"
 
 #include "test_support.h"
 

@@ -2,8 +2,8 @@
 // through the driver probe the tests replace, with one.
 #include <dlfcn.h>
 
-#include "cuda_backend.h"
-#include "gpu_status.h"
+#include "core/device/cuda_backend.h"
+#include "core/gpu_install/gpu_status.h"
 #include "test_support.h"
 
 namespace normlab {

@@ -1,6 +1,6 @@
 // This program links the core as the app and the command line do, and ctest starts it
 // without GOMP_SPINCOUNT (tests/core/CMakeLists.txt): it must have started again with the
-// short spin that libgomp reads as it loads (core/idle_threads.cpp).
+// short spin that libgomp reads as it loads (core/system/idle_threads.cpp).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

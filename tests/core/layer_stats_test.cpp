@@ -1,4 +1,4 @@
-#include "layer_stats.h"
+#include "core/training/layer_stats.h"
 
 #include <torch/torch.h>
 
@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "learner.h"
-#include "presets.h"
+#include "core/training/learner.h"
+#include "core/runs/presets.h"
 #include "test_support.h"
-#include "trainer.h"
+#include "core/training/trainer.h"
 
 namespace normlab::test {
 namespace {

@@ -1,4 +1,4 @@
-#include "linear.h"
+#include "core/model/linear.h"
 
 #include <ATen/autocast_mode.h>
 

@@ -1,10 +1,10 @@
 // The colour rule: a hue per design, shades of one hue told apart, a seed group one curve.
-#include "palette.h"
+#include "core/runs/palette.h"
 
 #include <cmath>
 #include <set>
 
-#include "presets.h"
+#include "core/runs/presets.h"
 #include "test_support.h"
 
 namespace normlab::test {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "model.h"
+#include "core/model/model.h"
 #include "test_support.h"
 
 namespace normlab::test {

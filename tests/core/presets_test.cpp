@@ -1,4 +1,4 @@
-#include "presets.h"
+#include "core/runs/presets.h"
 
 #include <cmath>
 #include <functional>

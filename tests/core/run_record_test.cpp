@@ -1,4 +1,4 @@
-#include "run_record.h"
+#include "core/runs/run_record.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -13,7 +13,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.h"
+#include "core/system/atomic_file.h"
 #include "test_support.h"
 
 namespace normlab::test {

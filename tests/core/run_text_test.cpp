@@ -1,5 +1,5 @@
 // Run names, durations and the speed readout: one form for the command line and the window.
-#include "run_text.h"
+#include "core/runs/run_text.h"
 
 #include <cmath>
 #include <set>

@@ -1,4 +1,4 @@
-#include "schedule.h"
+#include "core/training/schedule.h"
 
 #include <gtest/gtest.h>
 

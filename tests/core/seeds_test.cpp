@@ -1,9 +1,9 @@
-#include "seeds.h"
+#include "core/runs/seeds.h"
 
 #include <cmath>
 #include <set>
 
-#include "presets.h"
+#include "core/runs/presets.h"
 #include "test_support.h"
 
 namespace normlab::test {

@@ -1,4 +1,4 @@
-#include "side_by_side.h"
+#include "core/training/side_by_side.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <atomic>
 #include <stdexcept>
 
-#include "latch.h"
+#include "tests/support/latch.h"
 
 namespace normlab {
 namespace {

@@ -1,15 +1,15 @@
 // The pure parts of a sweep as a Slurm job array: quoting, the array and the script, the
 // states from squeue and sacct, and where each point stands. The real Slurm is
 // scripts/slurm-check.sh's; the job script itself runs here under bash, as a node runs it.
-#include "slurm.h"
+#include "core/sweeps/slurm.h"
 
 #include <sys/wait.h>
 
 #include <cstdlib>
 
-#include "atomic_file.h"
-#include "config_fields.h"
-#include "sweep.h"
+#include "core/system/atomic_file.h"
+#include "core/runs/config_fields.h"
+#include "core/sweeps/sweep.h"
 #include "test_support.h"
 
 namespace normlab::test {

@@ -10,7 +10,7 @@
 #include <atomic>
 #include <thread>
 
-#include "stop_signals.h"
+#include "core/system/stop_signals.h"
 
 namespace normlab {
 namespace {

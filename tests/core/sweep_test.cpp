@@ -1,8 +1,8 @@
-#include "sweep.h"
+#include "core/sweeps/sweep.h"
 
-#include "palette.h"
-#include "run_cost.h"
-#include "sweep_chart.h"
+#include "core/runs/palette.h"
+#include "core/runs/run_cost.h"
+#include "core/sweeps/sweep_chart.h"
 
 #include <cmath>
 #include <set>

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "synthetic_corpus.h"
-#include "tiny_config.h"
+#include "core/runs/config.h"
+#include "tests/support/synthetic_corpus.h"
+#include "tests/support/tiny_config.h"
 
 namespace normlab::test {
 

@@ -1,4 +1,4 @@
-#include "tokenizer.h"
+#include "core/data/tokenizer.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "trainer.h"
+#include "core/training/trainer.h"
 
 #include <torch/torch.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "learner.h"
+#include "core/training/learner.h"
 #include "test_support.h"
 
 namespace normlab::test {

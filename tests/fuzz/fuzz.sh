@@ -10,7 +10,7 @@ seconds=${1:-600}
 work=${2:-build/fuzz}
 mkdir -p "$work/corpus"
 clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -Icore tests/fuzz/run_record_fuzz.cpp core/run_record.cpp core/config.cpp \
+  -I. tests/fuzz/run_record_fuzz.cpp core/runs/*.cpp core/system/atomic_file.cpp \
   -o "$work/run_record_fuzz"
 # One worker: the machine is shared. -timeout: a run file reads in milliseconds.
 exec nice -n 10 "$work/run_record_fuzz" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \

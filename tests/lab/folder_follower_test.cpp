@@ -1,7 +1,7 @@
 // Following a folder that others write: runs appear, grow, settle and go; the sweep's
 // description rebuilds the sweep; with notifications off (a network mount) polling finds
 // every change; and following never writes into the folder, or beside it.
-#include "folder_follower.h"
+#include "lab/folder_follower.h"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 #include <QMap>
 #include <QTemporaryDir>
 
-#include "atomic_file.h"
-#include "lab.h"
-#include "run_store.h"
+#include "core/system/atomic_file.h"
+#include "lab/lab.h"
+#include "lab/run_store.h"
 #include "test_support.h"
 
 namespace normlab::lab {

@@ -1,6 +1,6 @@
 // Help ▸ Install GPU support… without a window: the install runs on its own thread, its
 // progress and outcome arrive as signals on the caller's, and a stop is not an error.
-#include "gpu_installer.h"
+#include "lab/gpu_installer.h"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <QThread>
 #include <atomic>
 
-#include "cuda_backend.h"
-#include "latch.h"
-#include "stand_in_index.h"
+#include "core/device/cuda_backend.h"
+#include "tests/support/latch.h"
+#include "tests/support/stand_in_index.h"
 #include "test_support.h"
 
 namespace normlab::lab {

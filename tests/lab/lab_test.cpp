@@ -1,6 +1,6 @@
 // The lab without a widget: queueing, stopping, restoring after a kill, the folder's lock,
 // the course experiment and sweeps, all under a QCoreApplication.
-#include "lab.h"
+#include "lab/lab.h"
 
 #include <gtest/gtest.h>
 
@@ -10,15 +10,15 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
-#include "config_fields.h"
+#include "core/runs/config_fields.h"
 #include "corpus_fixture.h"
-#include "cuda_backend.h"
-#include "qstring.h"
-#include "same_losses.h"
-#include "seeds.h"
-#include "side_by_side.h"
+#include "core/device/cuda_backend.h"
+#include "lab/qstring.h"
+#include "tests/support/same_losses.h"
+#include "core/runs/seeds.h"
+#include "core/training/side_by_side.h"
 #include "test_support.h"
-#include "trainer.h"
+#include "core/training/trainer.h"
 
 namespace normlab::lab {
 namespace {

@@ -4,7 +4,7 @@
 #include <QCoreApplication>
 #include <QTemporaryDir>
 
-#include "lab.h"
+#include "lab/lab.h"
 #include "test_support.h"
 
 namespace {

@@ -1,7 +1,7 @@
 #include "test_support.h"
 
-#include "synthetic_corpus.h"
-#include "tiny_config.h"
+#include "tests/support/synthetic_corpus.h"
+#include "tests/support/tiny_config.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

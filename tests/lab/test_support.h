@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "run_record.h"
+#include "core/runs/run_record.h"
 
 namespace normlab::lab::test {
 

@@ -4,7 +4,7 @@
 // resumed run went (the whole way, where the caller also checks the counts).
 #include <gtest/gtest.h>
 
-#include "run_record.h"
+#include "core/runs/run_record.h"
 
 namespace normlab::test {
 

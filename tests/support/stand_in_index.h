@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_install.h"
+#include "core/gpu_install/cuda_install.h"
 
 namespace normlab::test {
 

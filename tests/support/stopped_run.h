@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "checkpoint.h"
-#include "corpus.h"
-#include "run_record.h"
+#include "core/training/checkpoint.h"
+#include "core/data/corpus.h"
+#include "core/runs/run_record.h"
 
 namespace normlab::test {
 

@@ -4,7 +4,7 @@
 // is, is one of the two shapes below.
 #include <filesystem>
 
-#include "config.h"
+#include "core/runs/config.h"
 
 namespace normlab::test {
 

@@ -9,10 +9,10 @@
 #include <QSettings>
 #include <QTemporaryDir>
 
-#include "main_window.h"
-#include "run_store.h"
-#include "settings_panel.h"
-#include "trainer.h"
+#include "ui/main_window.h"
+#include "lab/run_store.h"
+#include "ui/settings_panel.h"
+#include "core/training/trainer.h"
 #include "test_support.h"
 
 namespace normlab::ui {

@@ -1,5 +1,5 @@
 // The chart's arithmetic without a chart: ticks, thinning and range fitting.
-#include "chart_math.h"
+#include "ui/chart_math.h"
 
 #include <gtest/gtest.h>
 

@@ -23,15 +23,15 @@
 #include <optional>
 #include <set>
 
-#include "chart_export.h"
-#include "format.h"
-#include "loss_chart.h"
-#include "loss_chart_view.h"
-#include "run_colors.h"
-#include "run_store.h"
-#include "smoothing.h"
+#include "ui/chart_export.h"
+#include "ui/format.h"
+#include "ui/loss_chart.h"
+#include "ui/loss_chart_view.h"
+#include "ui/run_colors.h"
+#include "lab/run_store.h"
+#include "ui/smoothing.h"
 #include "test_support.h"
-#include "lab_names.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 namespace {
@@ -59,7 +59,7 @@ TEST(RunColours, QtColoursAreThePalettes) {
 // blue of the 8-layer pre-norm seed group. Every run's colour must keep its placement's
 // hue, and every curve of one hue must look different from the others of that hue.
 TEST(RunStore, ColoursSayThePlacementAndCurvesOfOneHueStayApart) {
-  RunStore store;
+  lab::RunStore store;
   std::vector<int> ids;
   auto add = [&](NormPlacement norm, double lr, int warmup, int layers = 8, std::uint64_t seed = 1337) {
     RunRecord run = test::synthetic_run(norm, lr, warmup, 600);
@@ -77,7 +77,7 @@ TEST(RunStore, ColoursSayThePlacementAndCurvesOfOneHueStayApart) {
   ASSERT_EQ(store.runs().size(), 13u);
 
   std::map<Hue, std::set<std::pair<QRgb, Qt::PenStyle>>> looks;  // per hue, one look per seed group
-  for (const RunEntry& run : store.runs()) {
+  for (const lab::RunEntry& run : store.runs()) {
     const Hue hue = family_of(run.record.config);
     const QColor colour = run_colour(run);
     EXPECT_NEAR(colour.hslHueF() * 360, family_colour(hue, 0).hslHueF() * 360, 3.0)
@@ -89,14 +89,14 @@ TEST(RunStore, ColoursSayThePlacementAndCurvesOfOneHueStayApart) {
   }
   EXPECT_EQ(run_colour(*store.find(ids[1])), run_colour(*store.find(ids[0]))) << "a seed group is one curve";
   EXPECT_NE(run_colour(*store.find(two_layers)), run_colour(*store.find(ids[0])));
-  EXPECT_EQ(store.unique_name(qstr(store.runs()[0].record.config.name)),
-            qstr(store.runs()[0].record.config.name) + " (2)");
+  EXPECT_EQ(store.unique_name(lab::qstr(store.runs()[0].record.config.name)),
+            lab::qstr(store.runs()[0].record.config.name) + " (2)");
 }
 
 class LossChartTest : public ::testing::Test {
  protected:
   LossChartTest() : chart_(store_) { chart_.resize(1000, 600); }
-  RunStore store_;
+  lab::RunStore store_;
   LossChart chart_;
 };
 
@@ -169,10 +169,10 @@ TEST_F(LossChartTest, ABaselineLabelKeepsClearOfACurveOnItsLine) {
 }
 
 TEST(RunStore, CarriesAnyNamedSeries) {
-  RunStore store;
+  lab::RunStore store;
   const int id = store.add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 100), {});
   int changes = 0;
-  QObject::connect(&store, &RunStore::points_changed, [&](int changed) { changes += changed == id; });
+  QObject::connect(&store, &lab::RunStore::points_changed, [&](int changed) { changes += changed == id; });
   store.append_points(id, {{"update_ratio", 3, 10, {0.1, 0.2, 0.3}}, {"update_ratio", 3, 20, {0.4, 0.5, 0.6}}});
   EXPECT_EQ(changes, 1);
   const Series* series = store.find(id)->record.find_series("update_ratio");
@@ -344,7 +344,7 @@ TEST_F(LossChartTest, AShortChartKeepsItsAxisTitlesWhole) {
 // The hover box says the step under the pointer, also after the view under a still
 // pointer changed: a double-click that fits the data again.
 TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
-  RunStore store;
+  lab::RunStore store;
   store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
   auto* chart = new LossChart(store);
   LossChartView view(chart);  // which owns it

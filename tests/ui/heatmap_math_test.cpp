@@ -1,4 +1,4 @@
-#include "heatmap_math.h"
+#include "ui/heatmap_math.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The "Inside the model" view over a store: defaults, hover readout, export, live redraws.
-#include "inside_view.h"
+#include "ui/inside_view.h"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,8 @@
 #include <QXmlStreamReader>
 #include <cmath>
 
-#include "run_store.h"
+#include "lab/run_store.h"
 #include "test_support.h"
-#include "lab_names.h"
 
 namespace normlab::ui {
 namespace {
@@ -22,8 +21,8 @@ namespace {
 constexpr int kLayers = 4;
 
 // Per-layer attention gradients that fall toward the input for post-norm.
-void add_gradients(RunStore& store, int id, int from, int to) {
-  const RunEntry* run = store.find(id);
+void add_gradients(lab::RunStore& store, int id, int from, int to) {
+  const lab::RunEntry* run = store.find(id);
   const bool post = run->record.config.model.norm == NormPlacement::Post;
   std::vector<SeriesPoint> points;
   for (int step = from; step <= to; ++step) {
@@ -60,7 +59,7 @@ class InsideViewTest : public ::testing::Test {
     return {r.left() + int(x_share * (r.width() - 1)), r.top() + int(y_share * (r.height() - 1))};
   }
 
-  RunStore store_;
+  lab::RunStore store_;
   int pre_ = 0, post_ = 0;
   InsideView view_{store_};
 };
@@ -74,7 +73,7 @@ TEST_F(InsideViewTest, PreOnTheLeftPostOnTheRight) {
 }
 
 TEST(InsideView, PreOnTheLeftWhicheverRunCameFirst) {
-  RunStore store;
+  lab::RunStore store;
   InsideView view(store);
   const int post = store.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 40), {});
   const int pre = store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 40), {});

@@ -23,25 +23,24 @@
 #include <functional>
 #include <random>
 
-#include "atomic_file.h"
-#include "corpus_fixture.h"
-#include "cuda_backend.h"
-#include "inside_view.h"
-#include "loss_chart.h"
-#include "loss_chart_view.h"
-#include "main_window.h"
-#include "presets.h"
-#include "run_store.h"
-#include "run_table.h"
-#include "same_losses.h"
-#include "seeds.h"
-#include "settings_panel.h"
-#include "stand_in_index.h"
-#include "stopped_run.h"
-#include "sweep_view.h"
+#include "core/system/atomic_file.h"
+#include "tests/lab/corpus_fixture.h"
+#include "core/device/cuda_backend.h"
+#include "ui/inside_view.h"
+#include "ui/loss_chart.h"
+#include "ui/loss_chart_view.h"
+#include "ui/main_window.h"
+#include "core/runs/presets.h"
+#include "lab/run_store.h"
+#include "ui/run_table.h"
+#include "tests/support/same_losses.h"
+#include "core/runs/seeds.h"
+#include "ui/settings_panel.h"
+#include "tests/support/stand_in_index.h"
+#include "tests/support/stopped_run.h"
+#include "ui/sweep_view.h"
 #include "test_support.h"
-#include "lab.h"
-#include "lab_names.h"
+#include "lab/lab.h"
 
 namespace normlab::ui {
 namespace {
@@ -391,7 +390,7 @@ TEST_F(MainWindowTest, RunsComeBackInTheNextSession) {
   options.data_folder = folder_.filePath(QStringLiteral("runs"));
   MainWindow next(options);
   ASSERT_EQ(next.store().runs().size(), 1u);
-  const RunEntry& back = next.store().runs().front();
+  const lab::RunEntry& back = next.store().runs().front();
   EXPECT_EQ(back.record.status, RunStatus::Interrupted);
   EXPECT_EQ(back.record.steps.size(), 300u);
   EXPECT_FALSE(back.visible);
@@ -497,7 +496,7 @@ TEST_F(MainWindowTest, ARunStoppedByClosingResumesInTheNextSessionWithTheSameNum
   QStringList errors;
   auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
   ASSERT_EQ(next->store().runs().size(), 2u);
-  const RunEntry& back = next->store().runs()[1];
+  const lab::RunEntry& back = next->store().runs()[1];
   ASSERT_EQ(back.record.status, RunStatus::Stopped);
   auto* table = next->findChild<QTableView*>(QStringLiteral("runTable"));
   ASSERT_TRUE(table);
@@ -580,7 +579,7 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   ASSERT_TRUE(resume);
   ASSERT_TRUE(resume->isEnabled());
   QList<int> started;
-  QObject::connect(&next->store(), &RunStore::status_changed, [&](int id) {
+  QObject::connect(&next->store(), &lab::RunStore::status_changed, [&](int id) {
     if (next->store().find(id)->record.status == RunStatus::Running && !started.contains(id)) started << id;
   });
   resume->trigger();
@@ -623,7 +622,7 @@ TEST_F(MainWindowTest, RemovingARunDeletesItsSavedCopy) {
   const QString good = folder_.filePath(QStringLiteral("good.json"));
   write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 300, 50), good.toStdString());
   ASSERT_EQ(window_->import_runs({good}), 1);
-  const RunEntry& run = window_->store().runs().front();
+  const lab::RunEntry& run = window_->store().runs().front();
   const QString kept = run.file;
   window_->remove_runs({run.id});
   ASSERT_EQ(questions_.size(), 1);
@@ -642,7 +641,7 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   window_->store().add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 200, 50), {});
   window_->store().add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 200, 50), {});
   QList<int> ids;
-  for (const RunEntry& run : window_->store().runs()) ids << run.id;
+  for (const lab::RunEntry& run : window_->store().runs()) ids << run.id;
   const QString out = folder_.filePath(QStringLiteral("export"));
   QDir().mkpath(out);
   ASSERT_TRUE(window_->export_runs_json(ids, out));

@@ -4,7 +4,7 @@
 
 #include <QCoreApplication>
 
-#include "plurals.h"
+#include "ui/plurals.h"
 
 namespace normlab::ui {
 namespace {

@@ -15,13 +15,12 @@
 #include <QTemporaryDir>
 #include <functional>
 
-#include "corpus_fixture.h"
-#include "faults_tried.h"
-#include "lab.h"
-#include "main_window.h"
-#include "run_store.h"
+#include "tests/lab/corpus_fixture.h"
+#include "tests/support/faults_tried.h"
+#include "lab/lab.h"
+#include "ui/main_window.h"
+#include "lab/run_store.h"
 #include "test_support.h"
-#include "lab_names.h"
 
 namespace normlab::ui {
 namespace {
@@ -52,7 +51,7 @@ class SaveFailureTest : public test::CorpusFixture {
   }
 
   // A copy: the store's entries move when runs are added.
-  RunEntry train(int steps) {
+  lab::RunEntry train(int steps) {
     const int id = window_->lab().queue_run(test::tiny_config(corpus_, steps));
     EXPECT_TRUE(test::wait_until([&] { return window_->store().find(id)->record.status != RunStatus::Running &&
                                               window_->store().find(id)->record.status != RunStatus::Queued; },
@@ -66,7 +65,7 @@ class SaveFailureTest : public test::CorpusFixture {
              const std::function<void()>& allow = [] {}) {
     SCOPED_TRACE(fault);
     errors_.clear();
-    const RunEntry first = train(30);
+    const lab::RunEntry first = train(30);
     ASSERT_EQ(first.record.status, RunStatus::Done) << first.record.message;
     QFile first_file(first.file);
     ASSERT_TRUE(first_file.open(QIODevice::ReadOnly));
@@ -74,7 +73,7 @@ class SaveFailureTest : public test::CorpusFixture {
     ASSERT_TRUE(errors_.isEmpty()) << errors_.join('\n').toStdString();
 
     refuse();
-    const RunEntry second = train(30);
+    const lab::RunEntry second = train(30);
     allow();
     EXPECT_EQ(second.record.status, RunStatus::Done) << second.record.message;
     EXPECT_EQ(second.record.steps.size(), 30u);

@@ -8,7 +8,7 @@
 #include <QTest>
 #include <QWheelEvent>
 
-#include "settings_panel.h"
+#include "ui/settings_panel.h"
 
 namespace normlab::ui {
 namespace {

@@ -11,15 +11,15 @@
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
 
-#include "corpus_fixture.h"
-#include "loss_chart.h"
-#include "main_window.h"
-#include "run_store.h"
-#include "settings_panel.h"
-#include "sweep.h"
-#include "sweep_view.h"
+#include "tests/lab/corpus_fixture.h"
+#include "ui/loss_chart.h"
+#include "ui/main_window.h"
+#include "lab/run_store.h"
+#include "ui/settings_panel.h"
+#include "core/sweeps/sweep.h"
+#include "ui/sweep_view.h"
 #include "test_support.h"
-#include "lab.h"
+#include "lab/lab.h"
 
 namespace normlab::ui {
 namespace {
@@ -156,7 +156,7 @@ TEST_F(SweepViewTest, StopEndsTheRunningRunAndTakesTheRestOutOfTheQueue) {
   button(QStringLiteral("Stop sweep"))->click();
   ASSERT_TRUE(test::wait_until([&] { return !window_->lab().queue().busy(); }, 30000));
   ASSERT_EQ(window_->store().runs().size(), std::size_t(running.size())) << "the waiting runs are gone";
-  for (const RunEntry& run : window_->store().runs()) {
+  for (const lab::RunEntry& run : window_->store().runs()) {
     EXPECT_TRUE(running.contains(run.id));
     EXPECT_EQ(run.record.status, RunStatus::Stopped);
   }

@@ -28,18 +28,18 @@
 #include <cstdio>
 #include <vector>
 
-#include "inside_view.h"
-#include "lab.h"
-#include "layer_stats.h"
-#include "loss_chart.h"
-#include "loss_chart_view.h"
-#include "main_window.h"
-#include "presets.h"
-#include "run_archive.h"
-#include "run_store.h"
-#include "settings_panel.h"
+#include "ui/inside_view.h"
+#include "lab/lab.h"
+#include "core/training/layer_stats.h"
+#include "ui/loss_chart.h"
+#include "ui/loss_chart_view.h"
+#include "ui/main_window.h"
+#include "core/runs/presets.h"
+#include "lab/run_archive.h"
+#include "lab/run_store.h"
+#include "ui/settings_panel.h"
 #include "test_support.h"
-#include "trainer.h"
+#include "core/training/trainer.h"
 
 using namespace normlab;
 using namespace normlab::ui;
@@ -145,7 +145,7 @@ void launch_to_course() {
 }
 
 void chart_cost(const std::optional<RunRecord>& extra) {
-  RunStore store;
+  lab::RunStore store;
   std::vector<int> ids;
   for (const TrainConfig& c : workshop_runs(scaled(TrainConfig{}, Scale::Full))) {
     ids.push_back(store.add(test::synthetic_run(c.model.norm, c.peak_lr, c.warmup_steps, c.steps, c.eval_interval), {}));
@@ -220,7 +220,7 @@ std::vector<SeriesPoint> statistic_points(const TrainConfig& c, int from, int to
 }
 
 void inside_cost() {
-  RunStore store;
+  lab::RunStore store;
   const auto runs = workshop_runs(scaled(TrainConfig{}, Scale::Full));
   const TrainConfig& pre = runs[2];
   const TrainConfig& post = runs[3];

@@ -19,14 +19,14 @@
 #include <cmath>
 #include <cstdio>
 
-#include "about_view.h"
-#include "inside_view.h"
-#include "loss_chart.h"
-#include "loss_chart_view.h"
-#include "main_window.h"
-#include "plurals.h"
-#include "run_store.h"
-#include "sweep_view.h"
+#include "ui/about_view.h"
+#include "ui/inside_view.h"
+#include "ui/loss_chart.h"
+#include "ui/loss_chart_view.h"
+#include "ui/main_window.h"
+#include "ui/plurals.h"
+#include "lab/run_store.h"
+#include "ui/sweep_view.h"
 #include "test_support.h"
 
 using namespace normlab;

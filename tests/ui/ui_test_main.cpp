@@ -7,7 +7,7 @@
 #include <QSettings>
 #include <QTemporaryDir>
 
-#include "plurals.h"
+#include "ui/plurals.h"
 
 namespace {
 

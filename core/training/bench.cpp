@@ -1,0 +1,189 @@
+#include "bench.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <random>
+
+#include "core/system/atomic_file.h"
+#include "core/data/corpus.h"
+#include "layer_stats.h"
+#include "learner.h"
+#include "core/model/linear.h"
+#include "core/system/paths.h"
+#include "core/runs/run_cost.h"
+#include "trainer.h"
+#include "training_state.h"
+
+namespace normlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void synchronize(torch::Device device) {
+  if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+// Best of several square fp32 products, large enough to reach the device's dense rate,
+// through the kernel the run's linear layers use (normlab::linear).
+double measure_matmul_flops(torch::Device device) {
+  const std::int64_t n = device.is_cuda() ? 8192 : 1024;
+  auto a = torch::randn({n, n}, torch::TensorOptions().device(device));
+  auto b = torch::randn({n, n}, torch::TensorOptions().device(device));
+  double best = 1e30;
+  for (int rep = 0; rep < 8; ++rep) {
+    synchronize(device);
+    const double start = now_s();
+    auto c = normlab::linear(a, b);
+    synchronize(device);
+    best = std::min(best, now_s() - start);
+  }
+  return 2.0 * n * n * n / best;
+}
+
+// The record at the run's last step, with made-up numbers: every step, evaluation and
+// recorded statistic a checkpoint then carries.
+RunRecord record_at_end(const TrainConfig& config) {
+  RunRecord run;
+  run.config = config;
+  for (int step = 1; step <= config.steps; ++step) {
+    run.steps.push_back({step, 0.1 * step, config.peak_lr / 3, 5.0 + 1.0 / step, 1e4 + step});
+    if (step % config.eval_interval == 0) run.evals.push_back({step, 0.1 * step, 5.0 + 1.0 / step});
+    if (!records_layer_stats(config, step)) continue;
+    for (const StatisticInfo& statistic : layer_statistics()) {
+      if (!records(statistic, config.model)) continue;
+      const int layers = statistic.per_layer ? config.model.layers : 0;
+      run.add_point({statistic.name, layers, step, std::vector<double>(std::max(layers, 1), 1.0 / step)});
+    }
+  }
+  return run;
+}
+
+}  // namespace
+
+CheckpointCost measure_checkpoint(const TrainConfig& config, int repeats) {
+  validate(config);
+  Environment environment = describe_device(config.device, config.threads);
+  const torch::Device device = prepare_device(config, environment);
+  Learner learner(config, config.model.vocab, device);
+  std::mt19937_64 rng(config.seed);
+  torch::Tensor starts =
+      torch::zeros({std::min(kBatchChunkSteps, config.steps), config.batch_size}, torch::TensorOptions(device).dtype(torch::kInt64));
+  RunRecord run = record_at_end(config);
+  const TrainingState state{learner, rng, starts, run};
+  const fs::path file = cache_dir() / ("bench-" + std::to_string(::getpid()) + ".ckpt");
+  CheckpointCost cost;
+  std::vector<double> serialise, write;
+  for (int i = 0; i < repeats; ++i) {
+    const double start = now_s();
+    const std::string bytes = checkpoint_bytes(state, content_hash("data"));
+    const double made = now_s();
+    write_file_atomically(file, bytes);
+    write.push_back(1e3 * (now_s() - made));
+    serialise.push_back(1e3 * (made - start));
+    cost.bytes = bytes.size();
+  }
+  std::error_code ignored;
+  fs::remove(file, ignored);
+  cost.serialise_ms = median(serialise);
+  cost.write_ms = median(write);
+  return cost;
+}
+
+BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
+  validate(config);
+  if (steps < 1 || warmup < 0) throw UserError("bench needs at least 1 measured step");
+  BenchResult result;
+  result.environment = describe_device(config.device, config.threads);
+  const torch::Device device = prepare_device(config, result.environment);
+
+  const ModelConfig& m = config.model;
+  Learner learner(config, m.vocab, device);
+  result.parameters = learner.parameter_count();
+  std::mt19937_64 rng(config.seed);
+  std::uniform_int_distribution<std::int64_t> token(0, m.vocab - 1);
+  auto random_batch = [&] {
+    std::vector<std::int64_t> ids(std::size_t(config.batch_size) * (m.context + 1));
+    for (auto& id : ids) id = token(rng);
+    return split_windows(torch::tensor(ids, torch::kInt64).view({config.batch_size, m.context + 1}));
+  };
+
+  for (int i = 0; i < warmup; ++i) learner.step(to_device(random_batch(), device), config.peak_lr);
+  // Timed in blocks of steps with one sync at the end of each, as training reads losses
+  // in bulk: per-step syncs would charge a GPU for idling. Batches are made beforehand.
+  // With the layer statistics on, each block is followed by as many recording steps, each
+  // timed alone (they copy their statistics to the host), so load hits both alike.
+  const bool statistics_on = config.layer_stats_every > 0;
+  const int blocks = std::min(steps, 5);
+  std::vector<double> times, recorded_times;
+  for (int block = 0; block < blocks; ++block) {
+    const int count = steps / blocks + (block < steps % blocks ? 1 : 0);
+    std::vector<Batch> batches;
+    for (int i = 0; i < count; ++i) batches.push_back(to_device(random_batch(), device));
+    synchronize(device);
+    const double start = now_s();
+    torch::Tensor loss;
+    for (const Batch& batch : batches) loss = learner.step(batch, config.peak_lr);
+    loss.item<double>();  // read, so the block has finished
+    times.push_back((now_s() - start) / count);
+    for (int i = 0; statistics_on && i < count; ++i) {
+      const Batch batch = to_device(random_batch(), device);
+      synchronize(device);
+      const double recorded_start = now_s();
+      std::vector<SeriesPoint> statistics;
+      learner.step(batch, config.peak_lr, &statistics).item<double>();
+      recorded_times.push_back(now_s() - recorded_start);
+    }
+  }
+  if (statistics_on) {
+    result.median_ms_per_recorded_step = 1e3 * median(recorded_times);
+    for (int step = 1; step <= config.steps; ++step) result.recorded_steps_per_run += records_layer_stats(config, step);
+  }
+  const double tokens = double(config.batch_size) * m.context;
+  result.model_flop_per_step = step_flops(config);
+  result.measured_steps = steps;
+  result.median_ms_per_step = 1e3 * median(times);
+  result.tokens_per_s = tokens / median(times);
+  result.achieved_flop_per_s = result.model_flop_per_step / median(times);
+  result.matmul_flop_per_s = measure_matmul_flops(device);
+  return result;
+}
+
+std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint, const TrainConfig& config) {
+  const nlohmann::json j = {{"device", r.environment.device_name},
+                            {"precision", r.environment.precision},
+                            {"libtorch", r.environment.libtorch_version},
+                            {"parameters", r.parameters},
+                            {"batch", config.batch_size},
+                            {"context", config.model.context},
+                            {"steps", r.measured_steps},
+                            {"median_ms_per_step", r.median_ms_per_step},
+                            {"tokens_per_s", r.tokens_per_s},
+                            {"model_flop_per_s", r.achieved_flop_per_s},
+                            {"matmul_flop_per_s", r.matmul_flop_per_s},
+                            {"layer_stats_every", config.layer_stats_every},
+                            {"median_ms_per_recorded_step", r.median_ms_per_recorded_step},
+                            {"recorded_steps_per_run", r.recorded_steps_per_run},
+                            {"run_steps", config.steps},
+                            {"checkpoint_bytes", checkpoint.bytes},
+                            {"checkpoint_serialise_ms", checkpoint.serialise_ms},
+                            {"checkpoint_write_ms", checkpoint.write_ms},
+                            {"checkpoint_interval", config.checkpoint_interval}};
+  return j.dump() + "\n";
+}
+
+}  // namespace normlab

@@ -1,0 +1,39 @@
+#pragma once
+// Training-step speed for one config on one device, and how close it comes to the
+// device's own dense matmul rate.
+#include "core/runs/run_record.h"
+
+namespace normlab {
+
+struct BenchResult {
+  Environment environment;
+  std::int64_t parameters = 0;
+  int measured_steps = 0;
+  double median_ms_per_step = 0;
+  double tokens_per_s = 0;            // at the median step time
+  double model_flop_per_step = 0;     // 6 x matmul parameters x tokens + attention
+  double achieved_flop_per_s = 0;
+  double matmul_flop_per_s = 0;       // measured square fp32 matmul on the same device
+  // With the layer statistics on: as many steps again that record them, interleaved with
+  // the others so a busy machine slows both alike; 0 when off.
+  double median_ms_per_recorded_step = 0;
+  int recorded_steps_per_run = 0;     // of config.steps, how many record them
+};
+
+// Random tokens (speed does not depend on the text); `warmup` steps are not timed.
+BenchResult benchmark(const TrainConfig& config, int warmup, int steps);
+
+// One checkpoint of a run of `config` (checkpoint.h) at its last step, when its record is
+// largest: made and written atomically `repeats` times into the cache folder, whose disk
+// is usually the runs' own. Medians.
+struct CheckpointCost {
+  std::size_t bytes = 0;
+  double serialise_ms = 0;  // the state and record into the file's bytes, checksum included
+  double write_ms = 0;      // write, fsync and rename
+};
+CheckpointCost measure_checkpoint(const TrainConfig& config, int repeats = 5);
+
+// The results as one JSON object (`normlab-cli bench --json`).
+std::string to_json_text(const BenchResult& result, const CheckpointCost& checkpoint, const TrainConfig& config);
+
+}  // namespace normlab

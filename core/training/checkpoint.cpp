@@ -1,0 +1,247 @@
+#include "checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string_view>
+
+#include "core/runs/config_fields.h"
+#include "core/data/corpus.h"
+#include "core/device/cuda_backend.h"
+#include "training_state.h"
+
+namespace normlab {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kSchemaName = "normlab.checkpoint";
+// A header is a few kB; a file whose first line runs longer is no checkpoint.
+constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
+
+UserError fault(const fs::path& path, const std::string& what) { return UserError(path.string() + ": " + what); }
+
+int steps_done(const RunRecord& run) { return run.steps.empty() ? 0 : run.steps.back().step; }
+
+// Every config field as text, as a user types it: a later NormLab reads what it knows.
+std::string header_line(const CheckpointHeader& h) {
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();
+  for (const ConfigField& field : config_fields()) config[field.key] = field_text(field, h.config);
+  // In this order, so the file's first bytes say what it is.
+  const nlohmann::ordered_json header = {{"schema", kSchemaName},
+                                         {"version", h.version},
+                                         {"libtorch_version", h.libtorch_version},
+                                         {"name", h.config.name},
+                                         {"config", config},
+                                         {"data", h.data_fingerprint},
+                                         {"step", h.step},
+                                         {"payload_bytes", h.payload_bytes},
+                                         {"payload_hash", h.payload_hash}};
+  return header.dump() + '\n';  // one line: dump() escapes any newline inside a string
+}
+
+// The header `head` (the start of the file at `path`, `file_size` bytes long) begins with,
+// and in `line_bytes` the length of its line. Config fields missing from it keep their
+// defaults, as in run files.
+CheckpointHeader header_of(std::string_view head, std::uint64_t file_size, const fs::path& path,
+                           std::size_t& line_bytes) {
+  const std::size_t end = head.substr(0, kMaxHeaderBytes).find('\n');
+  json j;
+  if (end != std::string_view::npos) j = json::parse(head.substr(0, end), nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("schema") || j.at("schema") != kSchemaName) {
+    throw fault(path, "not a NormLab checkpoint");
+  }
+  CheckpointHeader h;
+  try {
+    h.version = j.at("version").get<int>();
+    if (h.version != kCheckpointVersion) {
+      throw fault(path, "checkpoint format version " + std::to_string(h.version) + "; this NormLab reads version " +
+                            std::to_string(kCheckpointVersion));
+    }
+    h.libtorch_version = j.at("libtorch_version").get<std::string>();
+    h.config.name = j.at("name").get<std::string>();
+    const json& config = j.at("config");
+    try {
+      for (const ConfigField& field : config_fields()) {
+        if (config.contains(field.key)) set_field_text(field, h.config, config.at(field.key).get<std::string>());
+      }
+      validate(h.config);
+    } catch (const UserError& error) {
+      throw fault(path, std::string("damaged header: ") + error.what());
+    }
+    h.data_fingerprint = j.at("data").get<std::string>();
+    h.step = j.at("step").get<int>();
+    h.payload_bytes = j.at("payload_bytes").get<std::uint64_t>();
+    h.payload_hash = j.at("payload_hash").get<std::string>();
+  } catch (const json::exception& error) {
+    throw fault(path, std::string("damaged header (") + error.what() + ")");
+  }
+  line_bytes = end + 1;
+  const std::uint64_t expected = line_bytes + h.payload_bytes;
+  if (file_size < expected) {
+    throw fault(path, "truncated: " + std::to_string(file_size) + " of its " + std::to_string(expected) + " bytes");
+  }
+  if (file_size > expected) {
+    throw fault(path, "damaged: " + std::to_string(file_size - expected) + " bytes more than its header says");
+  }
+  return h;
+}
+
+void check_resumable(const CheckpointHeader& h, const TrainConfig& config, const fs::path& path) {
+  if (h.libtorch_version != libtorch_version()) {
+    throw fault(path, "written with LibTorch " + h.libtorch_version + ", and this NormLab runs LibTorch " +
+                          libtorch_version() + ", whose arithmetic may differ: the run cannot go on exactly");
+  }
+  if (const ConfigField* field = first_difference(h.config, config)) {
+    throw fault(path, "a checkpoint of another experiment: its " + field->noun + " is '" + field_text(*field, h.config) +
+                          "', the run's '" + field_text(*field, config) + "'");
+  }
+}
+
+std::string read_whole(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw fault(path, "cannot open");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// LibTorch's messages may run over lines; the first says what went wrong.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+fs::path checkpoint_path(const fs::path& run_file) {
+  fs::path path = run_file;
+  return path.replace_extension(".ckpt");
+}
+
+CheckpointHeader read_checkpoint_header(const fs::path& path) {
+  std::error_code error;
+  const std::uintmax_t size = fs::file_size(path, error);
+  if (error) {
+    throw fault(path, fs::exists(path, error) ? "cannot read its size"
+                                              : "no checkpoint: none was written while the run trained, or it was "
+                                                "dropped when the run ended");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw fault(path, "cannot open");
+  std::string head(std::min<std::uintmax_t>(size, kMaxHeaderBytes), '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  head.resize(std::size_t(in.gcount()));
+  std::size_t line_bytes = 0;
+  return header_of(head, size, path, line_bytes);
+}
+
+CheckpointHeader resumable_checkpoint(const fs::path& path, const TrainConfig& config) {
+  CheckpointHeader header = read_checkpoint_header(path);
+  check_resumable(header, config, path);
+  return header;
+}
+
+bool keeps_checkpoint(const RunRecord& run) {
+  if (run.status == RunStatus::Diverged) return false;
+  if (run.status == RunStatus::Done) return run.config.final_checkpoint == "keep";
+  return true;  // stopped, or not ended: it can go on
+}
+
+std::string checkpoint_bytes(const TrainingState& state, const std::string& data_fingerprint) {
+  torch::serialize::OutputArchive archive, tensors;
+  const std::vector<torch::Tensor> live = state.learner.state();
+  for (std::size_t i = 0; i < live.size(); ++i) tensors.write(std::to_string(i), live[i]);
+  archive.write("learner", tensors);
+  std::ostringstream rng;
+  rng << state.batch_rng;
+  archive.write("batch_rng", c10::IValue(rng.str()));
+  archive.write("batch_starts", state.batch_starts);
+  archive.write("record", c10::IValue(to_json_text(state.run)));
+  // A run file holds its series by name, alphabetically; the record's order, which the
+  // CSV's columns follow, is kept beside it.
+  json series_order = json::array();
+  for (const Series& series : state.run.series) series_order.push_back(series.name);
+  archive.write("series_order", c10::IValue(series_order.dump()));
+  std::string payload;
+  archive.save_to([&payload](const void* data, std::size_t size) {
+    payload.append(static_cast<const char*>(data), size);
+    return size;
+  });
+
+  CheckpointHeader header;
+  header.libtorch_version = libtorch_version();
+  header.config = state.run.config;
+  header.data_fingerprint = data_fingerprint;
+  header.step = steps_done(state.run);
+  header.payload_bytes = payload.size();
+  header.payload_hash = content_hash(payload);
+  return header_line(header) + std::move(payload);
+}
+
+void restore_checkpoint(const fs::path& path, const std::string& data_fingerprint, TrainingState& state) {
+  // Checked again on the bytes that are loaded: the file may have been replaced since.
+  const std::string bytes = read_whole(path);
+  std::size_t line_bytes = 0;
+  const CheckpointHeader header = header_of(bytes, bytes.size(), path, line_bytes);
+  check_resumable(header, state.run.config, path);
+  const std::string_view payload = std::string_view(bytes).substr(line_bytes);
+  if (content_hash(payload) != header.payload_hash) throw fault(path, "damaged: its bytes do not match their checksum");
+  if (header.data_fingerprint != data_fingerprint) {
+    throw fault(path, "made from other training data: the corpus, or its tokenization, changed since");
+  }
+
+  std::string record_text, series_order;
+  try {
+    torch::serialize::InputArchive archive, tensors;
+    archive.load_from(payload.data(), payload.size(), torch::Device(torch::kCPU));
+    archive.read("learner", tensors);
+    const std::vector<torch::Tensor> live = state.learner.state();
+    torch::Tensor extra;
+    if (tensors.try_read(std::to_string(live.size()), extra)) throw fault(path, "its tensors do not fit this model");
+    torch::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      torch::Tensor tensor;
+      tensors.read(std::to_string(i), tensor);
+      if (!tensor.sizes().equals(live[i].sizes()) || tensor.scalar_type() != live[i].scalar_type()) {
+        throw fault(path, "its tensors do not fit this model");
+      }
+      live[i].copy_(tensor);
+    }
+    c10::IValue rng, record, order;
+    archive.read("batch_rng", rng);
+    std::istringstream rng_text(rng.toStringRef());
+    if (!(rng_text >> state.batch_rng)) throw fault(path, "damaged: its batch sampler's state does not read back");
+    torch::Tensor starts;
+    archive.read("batch_starts", starts);
+    state.batch_starts = starts;
+    archive.read("record", record);
+    record_text = record.toStringRef();
+    archive.read("series_order", order);
+    series_order = order.toStringRef();
+  } catch (const c10::Error& error) {
+    throw fault(path, "damaged: " + first_line(error.what_without_backtrace()));
+  }
+  RunRecord saved;
+  std::vector<Series> series;
+  try {
+    saved = from_json_text(record_text);
+    for (const json& listed : json::parse(series_order)) {
+      const std::string name = listed.get<std::string>();
+      const auto found = std::find_if(saved.series.begin(), saved.series.end(),
+                                      [&](const Series& s) { return s.name == name; });
+      if (found == saved.series.end()) throw UserError("series '" + name + "' is missing");
+      series.push_back(std::move(*found));
+    }
+    if (series.size() != saved.series.size()) throw UserError("its series are not the ones listed");
+  } catch (const std::exception& error) {  // UserError, or json's for a damaged list
+    throw fault(path, std::string("damaged record: ") + error.what());
+  }
+  if (int(saved.steps.size()) != header.step || steps_done(saved) != header.step) {
+    throw fault(path, "damaged: its record does not end at its step");
+  }
+  state.run.steps = std::move(saved.steps);
+  state.run.evals = std::move(saved.evals);
+  state.run.series = std::move(series);
+}
+
+}  // namespace normlab

@@ -1,0 +1,167 @@
+#include "learner.h"
+
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <ATen/autocast_mode.h>
+
+#include <mutex>
+#include <optional>
+
+#include "core/device/cuda_backend.h"
+#include "layer_recorder.h"
+#include "core/model/linear.h"
+
+namespace normlab {
+
+namespace {
+
+// Seeds torch first, so the same seed gives the same initial weights. They are drawn from
+// LibTorch's one global generator, so runs side by side build their models one at a time.
+Gpt build_model(const TrainConfig& config, int vocab_size, torch::Device device) {
+  static std::mutex one_at_a_time;
+  std::unique_lock lock(one_at_a_time);
+  torch::manual_seed(config.seed);
+  ModelConfig model_config = config.model;
+  model_config.vocab = vocab_size;
+  Gpt model(model_config);
+  lock.unlock();
+  model->to(device);
+  return model;
+}
+
+std::vector<torch::Tensor> parameters_where(Gpt& model, bool matrices) {
+  std::vector<torch::Tensor> chosen;
+  for (auto& p : model->parameters()) {
+    if ((p.dim() >= 2) == matrices) chosen.push_back(p);
+  }
+  return chosen;
+}
+
+// The forward pass under bf16 autocast when asked: matmuls in bf16, softmax, norms and
+// the loss in fp32, by torch's autocast lists. The state is per thread, so other runs'
+// threads are untouched; backward and the optimiser step stay outside, in fp32.
+class AutocastScope {
+ public:
+  AutocastScope(bool enabled, c10::DeviceType device) : enabled_(enabled), device_(device) {
+    if (!enabled_) return;
+    previous_dtype_ = at::autocast::get_autocast_dtype(device_);
+    at::autocast::set_autocast_dtype(device_, at::kBFloat16);
+    at::autocast::set_autocast_enabled(device_, true);
+  }
+  ~AutocastScope() {
+    if (!enabled_) return;
+    at::autocast::set_autocast_enabled(device_, false);
+    at::autocast::set_autocast_dtype(device_, previous_dtype_);
+    at::autocast::clear_cache();  // the bf16 copies of the weights, stale after the update
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool enabled_;
+  c10::DeviceType device_;
+  at::ScalarType previous_dtype_ = at::kFloat;
+};
+
+AdamWSettings with_decay(double weight_decay) {
+  AdamWSettings settings;
+  settings.weight_decay = weight_decay;
+  return settings;
+}
+
+}  // namespace
+
+Batch to_device(const Batch& batch, torch::Device device) {
+  return {batch.inputs.to(device), batch.targets.to(device)};
+}
+
+torch::Device prepare_device(const TrainConfig& config, Environment& environment) {
+  std::string precision = "fp32";
+  if (environment.device == "cuda") {
+    // TF32 (a 10-bit mantissa inside fp32 matmuls) exists from Ampere (compute capability 8) on.
+    const bool tf32 = config.tf32 == "on" || (config.tf32 == "auto" && cuda_compute_capability_major() >= 8);
+    at::globalContext().setAllowTF32CuBLAS(tf32);
+    at::globalContext().setAllowTF32CuDNN(tf32);
+    if (tf32) precision = "tf32 matmuls";
+    // The current stream is the thread's own: runs side by side, each on its worker
+    // thread, then queue their kernels on separate streams and overlap on the GPU.
+    const auto* cuda = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+    cuda->exchangeStream(cuda->getStreamFromGlobalPool(c10::Device(c10::DeviceType::CUDA, 0)));
+  } else {
+    // The count is the calling thread's: runs side by side each keep their own. Asked
+    // first, so LibTorch's lazy per-thread set-up (which copies the count another thread
+    // set last) is done and cannot undo this one.
+    torch::get_num_threads();
+    torch::set_num_threads(environment.threads);
+    const bool onednn = config.cpu_matmul == "onednn";
+    set_onednn_matmuls(onednn);
+    if (onednn && config.autocast == "off") precision += ", oneDNN matmuls";
+  }
+  if (config.autocast == "bf16") precision += ", bf16 autocast";
+  environment.precision = precision;
+  return environment.device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device)
+    : clip_grad_norm_(config.clip_grad_norm),
+      autocast_bf16_(config.autocast == "bf16"),
+      model_(build_model(config, vocab_size, device)),
+      decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
+      not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {}
+
+std::vector<torch::Tensor> Learner::state() const {
+  std::vector<torch::Tensor> tensors = model_->parameters();
+  for (const auto& buffer : model_->buffers()) tensors.push_back(buffer);
+  for (const AdamWGroup* group : {&decayed_, &not_decayed_}) {
+    for (const auto& tensor : group->state()) tensors.push_back(tensor);
+  }
+  return tensors;
+}
+
+torch::Tensor Learner::step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics) {
+  decayed_.zero_grad();
+  not_decayed_.zero_grad();
+  std::optional<LayerRecorder> recorder;
+  if (statistics) recorder.emplace(model_);
+  torch::Tensor loss;
+  {
+    AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
+    loss = model_->loss(batch.inputs, batch.targets);
+  }
+  loss.backward();
+  if (recorder) recorder->after_backward();
+  if (clip_grad_norm_ > 0) clip_gradients();
+  decayed_.step(lr);
+  not_decayed_.step(lr);
+  if (recorder) *statistics = recorder->after_update();
+  return loss.detach();
+}
+
+// torch::nn::utils::clip_grad_norm_'s arithmetic, kept on the device: the library
+// function reads the norm back to the host, a sync on every step.
+void Learner::clip_gradients() {
+  std::vector<torch::Tensor> grads;
+  for (auto& p : model_->parameters()) {
+    if (p.grad().defined()) grads.push_back(p.grad());
+  }
+  const auto total = torch::stack(torch::_foreach_norm(grads)).norm();
+  torch::_foreach_mul_(grads, (clip_grad_norm_ / (total + 1e-6)).clamp_max(1.0));
+}
+
+double Learner::evaluate(const std::vector<Batch>& batches) {
+  torch::NoGradGuard no_grad;
+  model_->eval();
+  std::vector<torch::Tensor> losses;
+  for (const auto& batch : batches) {
+    AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
+    losses.push_back(model_->loss(batch.inputs, batch.targets));
+  }
+  model_->train();
+  // Summed in double on the host, in batch order: the same number as reading each one.
+  const auto values = torch::stack(losses).to(torch::kCPU, torch::kFloat64);
+  double total = 0;
+  for (std::int64_t i = 0; i < values.numel(); ++i) total += values.data_ptr<double>()[i];
+  return total / batches.size();
+}
+
+}  // namespace normlab

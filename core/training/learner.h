@@ -1,0 +1,56 @@
+#pragma once
+// A model and its optimiser on one device: the training step that the trainer and the
+// benchmark share.
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "adamw.h"
+#include "core/data/dataset.h"
+#include "core/model/model.h"
+#include "core/runs/run_record.h"
+
+namespace normlab {
+
+class Learner {
+ public:
+  // Seeds torch with config.seed before building the model, so runs repeat exactly.
+  Learner(const TrainConfig& config, int vocab_size, torch::Device device);
+
+  // One optimiser update at `lr` on a batch already on this device. Returns the batch's
+  // training loss as a scalar tensor on the device (may be non-finite): reading it is a
+  // host sync, which the trainer does in bulk. With `statistics`, also measures
+  // layer_statistics() into it (step numbers left 0; one host copy); the update itself
+  // is the same either way.
+  torch::Tensor step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics = nullptr);
+  // Mean loss over `batches`, which must already be on this device; one host sync.
+  double evaluate(const std::vector<Batch>& batches);
+
+  // Everything an update reads and changes: the model's parameters and buffers, then the
+  // optimiser's state. The live tensors, in an order the config fixes: a checkpoint
+  // writes them, a resumed run copies its saved values into them.
+  std::vector<torch::Tensor> state() const;
+
+  std::int64_t parameter_count() const { return model_->parameter_count(); }
+  Gpt& model() { return model_; }
+
+ private:
+  void clip_gradients();
+
+  const double clip_grad_norm_;  // 0 = off
+  const bool autocast_bf16_;
+  Gpt model_;
+  // Matrices (linear weights, embeddings) decay; biases and norm gains do not, as in GPT-2.
+  AdamWGroup decayed_;
+  AdamWGroup not_decayed_;
+};
+
+// Moves a batch to `device`.
+Batch to_device(const Batch& batch, torch::Device device);
+
+// torch::Device for "cpu"/"cuda" as describe_device resolved it. Also sets what the
+// device computes with: CPU threads, TF32 matmuls on the GPU (config.tf32), and records
+// the resulting precision in environment.precision.
+torch::Device prepare_device(const TrainConfig& config, Environment& environment);
+
+}  // namespace normlab

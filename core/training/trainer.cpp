@@ -1,0 +1,356 @@
+#include "trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <string_view>
+
+#include "checkpoint.h"
+#include "core/data/corpus.h"
+#include "core/device/cuda_backend.h"
+#include "core/data/dataset.h"
+#include "layer_stats.h"
+#include "learner.h"
+#include "core/system/memory.h"
+#include "schedule.h"
+#include "core/data/tokenizer.h"
+#include "training_state.h"
+
+namespace normlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A GPU's losses are read at least this often, so the chart still moves live.
+constexpr double kLossReadInterval_s = 0.03;
+constexpr std::size_t kMaxPendingSteps = 512;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The training data as checkpoints name it: a changed corpus, or a tokenizer trained
+// differently, gives other token ids. Read on the host, before the ids move to a device.
+std::string data_fingerprint(const Dataset& data) {
+  auto hash = [](const torch::Tensor& ids) {
+    return content_hash(std::string_view(static_cast<const char*>(ids.data_ptr()), ids.nbytes()));
+  };
+  return hash(data.train_ids()) + "/" + hash(data.heldout_ids());
+}
+
+// How long the run has trained: the wall time of its last point.
+double wall_time(const RunRecord& run) {
+  return std::max(run.steps.empty() ? 0.0 : run.steps.back().wall_s, run.evals.empty() ? 0.0 : run.evals.back().wall_s);
+}
+
+}  // namespace
+
+Environment describe_device(const std::string& device, int threads) {
+  Environment env;
+  env.app_version = NORMLAB_VERSION;
+  env.libtorch_version = libtorch_version();
+  // Without a driver there is no GPU to find: the backend is not even loaded.
+  const bool has_cuda = device != "cpu" && nvidia_driver_present() && load_cuda_backend().loaded &&
+                        torch::cuda::is_available();
+  if (device == "cuda" && !has_cuda) {
+    throw UserError("device 'cuda' was asked for, but LibTorch sees no CUDA GPU here; "
+                    "use 'auto' or 'cpu'");
+  }
+  if (device == "cuda" || (device == "auto" && has_cuda)) {
+    env.device = "cuda";
+    env.device_name = cuda_device_name();
+    env.threads = torch::get_num_threads();
+  } else {
+    env.device = "cpu";
+    env.threads = threads > 0 ? threads : torch::get_num_threads();
+    env.device_name = "CPU, " + std::to_string(env.threads) + (env.threads == 1 ? " thread" : " threads");
+  }
+  return env;
+}
+
+namespace {
+
+// The record a run starts from: its config checked and named, the device described. A
+// checkpoint that cannot continue it is refused here, before the corpus is read; it is
+// read again, with the data compared, once it is.
+RunRecord checked_record(const TrainConfig& requested, const fs::path* checkpoint) {
+  validate(requested);
+  RunRecord run;
+  run.config = requested;
+  if (run.config.name.empty()) run.config.name = default_run_name(run.config);
+  run.environment = describe_device(run.config.device, run.config.threads);
+  if (checkpoint) resumable_checkpoint(*checkpoint, run.config);
+  return run;
+}
+
+// One run, fresh or from a checkpoint, from its set-up to its end. The constructor sets
+// it up; run(), called once, trains it and hands its record over.
+class TrainingRun {
+ public:
+  TrainingRun(const TrainConfig& requested, const fs::path* checkpoint, const TrainCallbacks& callbacks,
+              const std::atomic<bool>* cancel);
+  RunRecord run();
+
+ private:
+  // Losses wait on the device and are read together: each read is a host sync, which
+  // would leave a GPU idle once per step. The CPU computes synchronously, so there every
+  // step is read at once.
+  struct PendingStep {
+    int step;
+    double lr;
+    torch::Tensor loss;
+  };
+
+  void stage(const std::string& what) const;
+  bool cancelled() const;
+  Corpus read_corpus() const;
+  Tokenizer prepare_tokenizer() const;
+  Dataset prepare_data();
+  Batch batch_for(int step);
+  bool take_step(int step);
+  bool read_losses();
+  void record_statistics(int step, std::vector<SeriesPoint>& statistics);
+  void evaluate(int step, bool with_checkpoint);
+  void save(bool with_checkpoint);
+  void write_checkpoint();
+  void stop_before(int step);
+  void finish();
+
+  // Set up in this order, each from the ones before it.
+  const TrainCallbacks& callbacks_;
+  const std::atomic<bool>* const cancel_;
+  const fs::path* const checkpoint_;  // the one resumed from; null for a fresh run
+  RunRecord record_;
+  const TrainConfig& config_;  // the record's
+  const torch::Device device_;
+  const Corpus corpus_;
+  const Tokenizer tokenizer_;
+  std::string fingerprint_;  // the training data as checkpoints name it, taken by prepare_data
+  const Dataset data_;
+  Learner learner_;
+  std::vector<Batch> heldout_;
+  // The run's batches, drawn a chunk of steps at a time in the order a step-by-step draw
+  // would take them, and sent to the device once per chunk rather than once per step.
+  std::mt19937_64 rng_;
+  torch::Tensor starts_;  // the chunk the current step's batch comes from
+  TrainingState state_;
+  const double tokens_per_step_;
+  const bool read_every_step_;
+
+  // Set as training starts.
+  std::chrono::steady_clock::time_point start_;      // a resumed run's is as far back as it had trained
+  std::chrono::steady_clock::time_point last_read_;  // when losses were last read; the steps since then share that time
+  std::chrono::steady_clock::time_point last_save_, last_checkpoint_;
+  int checkpointed_ = 0;  // the step of the last checkpoint, or where this process began
+  std::vector<PendingStep> pending_;
+};
+
+// The set-up: the record, the device, the corpus, its tokenizer and token ids, the learner,
+// the held-out batches and, resuming, the checkpoint's state.
+TrainingRun::TrainingRun(const TrainConfig& requested, const fs::path* checkpoint, const TrainCallbacks& callbacks,
+                         const std::atomic<bool>* cancel)
+    : callbacks_(callbacks),
+      cancel_(cancel),
+      checkpoint_(checkpoint),
+      record_(checked_record(requested, checkpoint)),
+      config_(record_.config),
+      device_(prepare_device(config_, record_.environment)),
+      corpus_(read_corpus()),
+      tokenizer_(prepare_tokenizer()),
+      data_(prepare_data()),
+      learner_(config_, tokenizer_.vocab_size(), device_),
+      rng_(config_.seed),
+      state_{learner_, rng_, starts_, record_},
+      tokens_per_step_(double(config_.batch_size) * config_.model.context),
+      read_every_step_(!device_.is_cuda()) {
+  record_.parameters = learner_.parameter_count();
+  heldout_ = data_.heldout_batches(config_.batch_size, config_.eval_batches);
+  if (checkpoint_) {
+    stage("Resuming from the checkpoint");
+    restore_checkpoint(*checkpoint_, fingerprint_, state_);
+    starts_ = starts_.to(device_);
+  }
+  // Room for every row at once: grown by doubling, each outgrown buffer would stay in the
+  // process as free memory (keep_freed_memory_for_reuse), as large again as the record.
+  // Pages are only touched as the steps fill them.
+  record_.steps.reserve(std::size_t(config_.steps));
+  record_.evals.reserve(std::size_t(config_.steps / config_.eval_interval) + 2);
+}
+
+void TrainingRun::stage(const std::string& what) const {
+  if (callbacks_.on_stage) callbacks_.on_stage(what);
+}
+
+bool TrainingRun::cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
+
+Corpus TrainingRun::read_corpus() const {
+  stage("Reading the corpus");
+  return config_.corpus_path.empty() ? load_default_corpus() : load_corpus(config_.corpus_path);
+}
+
+Tokenizer TrainingRun::prepare_tokenizer() const {
+  stage("Preparing the " + std::to_string(config_.model.vocab) +
+        "-token BPE tokenizer (trained once per corpus, then cached)");
+  return Tokenizer::for_corpus(corpus_, config_.model.vocab);
+}
+
+// The corpus as token ids on the run's device; their counts, baseline and fingerprint
+// are taken on the host first.
+Dataset TrainingRun::prepare_data() {
+  stage("Tokenizing the corpus");
+  Dataset data(encode_corpus(corpus_, tokenizer_), tokenizer_.vocab_size(), config_.model.context);
+  record_.train_tokens = data.train_tokens();
+  record_.heldout_tokens = data.heldout_tokens();
+  record_.baseline_loss = data.unigram_baseline();
+  fingerprint_ = data_fingerprint(data);
+  data.to(device_);  // batches are cut where the model is
+  return data;
+}
+
+// Trains from the record's last step to the end, stopping early when cancelled or when
+// the loss stops being finite.
+RunRecord TrainingRun::run() {
+  const int first_step = int(record_.steps.size()) + 1;
+  start_ = std::chrono::steady_clock::now() - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                  std::chrono::duration<double>(wall_time(record_)));
+  last_read_ = std::chrono::steady_clock::now();
+  last_save_ = last_checkpoint_ = last_read_;
+  checkpointed_ = int(record_.steps.size());
+
+  record_.status = RunStatus::Running;
+  if (callbacks_.on_start) callbacks_.on_start(record_);
+  stage("Training");
+  if (checkpoint_) save(false);  // the files go back to the checkpoint's step
+  else evaluate(0, false);
+  for (int step = first_step; step <= config_.steps; ++step) {
+    if (cancelled()) {
+      stop_before(step);
+      break;
+    }
+    if (!take_step(step)) break;
+  }
+  finish();
+  return std::move(record_);
+}
+
+Batch TrainingRun::batch_for(int step) {
+  const int row = (step - 1) % kBatchChunkSteps;
+  if (row == 0) {
+    auto chunk = data_.sample_starts(config_.batch_size, std::min(kBatchChunkSteps, config_.steps - step + 1), rng_);
+    starts_ = device_.is_cuda() ? chunk.pin_memory().to(device_, /*non_blocking=*/true) : chunk;
+  }
+  return data_.train_windows(starts_[row]);
+}
+
+// One optimiser update, its loss read when due, its statistics recorded, then the
+// evaluation or save it brings. False when the run diverged at it or at a step before.
+bool TrainingRun::take_step(int step) {
+  const double lr = learning_rate(step - 1, config_.steps, config_.warmup_steps, config_.peak_lr);
+  std::vector<SeriesPoint> statistics;
+  pending_.push_back(
+      {step, lr, learner_.step(batch_for(step), lr, records_layer_stats(config_, step) ? &statistics : nullptr)});
+  const bool evaluating = step % config_.eval_interval == 0 || step == config_.steps;
+  const bool saving = evaluating || seconds_since(last_save_) >= kSaveIntervalSeconds;
+  // A checkpoint comes with a save and holds every loss up to its step, so they are read
+  // first. The last step's is left to the end, which keeps it only if asked.
+  const bool checkpointing = saving && step < config_.steps && callbacks_.on_checkpoint_due &&
+                             seconds_since(last_checkpoint_) >= config_.checkpoint_interval;
+  bool finite = true;
+  if (read_every_step_ || evaluating || checkpointing || pending_.size() >= kMaxPendingSteps ||
+      seconds_since(last_read_) >= kLossReadInterval_s) {
+    finite = read_losses();
+  }
+  // A step's statistics stand unless the run ended at an earlier step.
+  if (finite || record_.steps.back().step == step) record_statistics(step, statistics);
+  if (!finite) return false;
+  if (evaluating) evaluate(step, checkpointing);
+  else if (saving) save(checkpointing);
+  return true;
+}
+
+// Records the pending steps; false when one's loss was not finite (the run diverged
+// there, and the steps after it are dropped).
+bool TrainingRun::read_losses() {
+  if (pending_.empty()) return true;
+  std::vector<torch::Tensor> losses;
+  for (const auto& p : pending_) losses.push_back(p.loss);
+  const auto values = torch::stack(losses).to(torch::kCPU, torch::kFloat64);
+  const double block_start = std::chrono::duration<double>(last_read_ - start_).count();
+  const double per_step = seconds_since(last_read_) / double(pending_.size());
+  bool finite = true;
+  for (std::size_t i = 0; i < pending_.size() && finite; ++i) {
+    const double loss = values.data_ptr<double>()[i];
+    record_.steps.push_back({pending_[i].step, block_start + per_step * double(i + 1), pending_[i].lr, loss,
+                             tokens_per_step_ / per_step});
+    if (callbacks_.on_step) callbacks_.on_step(record_.steps.back());
+    if (!std::isfinite(loss)) {
+      finite = false;
+      record_.status = RunStatus::Diverged;
+      record_.message = "training loss became " + std::string(std::isnan(loss) ? "NaN" : "infinite") + " at step " +
+                        std::to_string(pending_[i].step);
+    }
+  }
+  pending_.clear();
+  last_read_ = std::chrono::steady_clock::now();
+  return finite;
+}
+
+// The per-layer and other statistics a step measured, numbered and added to the record.
+void TrainingRun::record_statistics(int step, std::vector<SeriesPoint>& statistics) {
+  for (SeriesPoint& point : statistics) {
+    point.step = step;
+    record_.add_point(point);
+    if (callbacks_.on_point) callbacks_.on_point(point);
+  }
+}
+
+// The held-out loss at `step`, then a save. Whatever else a run measures at its
+// evaluations belongs here, before on_eval hands the record on.
+void TrainingRun::evaluate(int step, bool with_checkpoint) {
+  record_.evals.push_back({step, seconds_since(start_), learner_.evaluate(heldout_)});
+  if (callbacks_.on_eval) callbacks_.on_eval(record_.evals.back(), record_);
+  save(with_checkpoint);
+  last_read_ = std::chrono::steady_clock::now();  // evaluation time is not training time
+}
+
+void TrainingRun::save(bool with_checkpoint) {
+  if (with_checkpoint) write_checkpoint();
+  last_save_ = std::chrono::steady_clock::now();
+  if (callbacks_.on_save_due) callbacks_.on_save_due(record_);
+  hand_back_freed_memory();
+}
+
+// Once per step at most, and only for those who asked for checkpoints.
+void TrainingRun::write_checkpoint() {
+  if (!callbacks_.on_checkpoint_due || int(record_.steps.size()) == checkpointed_) return;
+  callbacks_.on_checkpoint_due(checkpoint_bytes(state_, fingerprint_));
+  checkpointed_ = int(record_.steps.size());
+  last_checkpoint_ = last_read_ = std::chrono::steady_clock::now();  // writing is not training time
+}
+
+// Cancelled before `step`: the run stops with the pending losses read, unless one of
+// them diverged.
+void TrainingRun::stop_before(int step) {
+  if (!read_losses()) return;
+  record_.status = RunStatus::Stopped;
+  record_.message = "stopped by the user after " + std::to_string(step - 1) + " steps";
+}
+
+void TrainingRun::finish() {
+  if (record_.status == RunStatus::Running) record_.status = RunStatus::Done;
+  if (keeps_checkpoint(record_)) write_checkpoint();
+}
+
+}  // namespace
+
+RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks, const std::atomic<bool>* cancel) {
+  return TrainingRun(config, nullptr, callbacks, cancel).run();
+}
+
+RunRecord resume(const TrainConfig& config, const fs::path& checkpoint, const TrainCallbacks& callbacks,
+                 const std::atomic<bool>* cancel) {
+  return TrainingRun(config, &checkpoint, callbacks, cancel).run();
+}
+
+}  // namespace normlab
