@@ -13,7 +13,7 @@
 
 #include "tests/support/faults_tried.h"
 #include "core/runs/run_record.h"
-#include "test_support.h"
+#include "tests/core/test_support.h"
 
 namespace normlab::test {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "core/training/checkpoint.h"
-#include "test_support.h"
+#include "tests/core/test_support.h"
 #include "core/runs/run_record.h"
 #include "tests/support/same_losses.h"
 #include "core/training/trainer.h"

@@ -20,7 +20,7 @@
 #include "core/training/checkpoint.h"
 #include "core/runs/run_record.h"
 #include "tests/support/stopped_run.h"
-#include "test_support.h"
+#include "tests/core/test_support.h"
 
 namespace normlab::test {
 namespace {
