@@ -2,21 +2,37 @@
 // build it sits beside the pinned LibTorch, so it must load and register itself, GPU or not.
 #include <ATen/detail/CUDAHooksInterface.h>
 
+#include <cstdlib>
+#include <iostream>
+
 #include "core/device/cuda_backend.h"
 #include "test_support.h"
 
 namespace normlab::test {
 namespace {
 
-using ::testing::HasSubstr;
-
+// In a process of its own: LibTorch keeps its first answer about CUDA, so a test that ran
+// before this one in the same process and asked it (a device "auto" run does) would leave
+// the stub hooks in place whatever this test loads.
 TEST(CudaBackend, LoadsAndRegistersWithLibTorch) {
-  const CudaBackend& backend = load_cuda_backend();
-  ASSERT_TRUE(backend.loaded) << backend.reason;
-  EXPECT_THAT(backend.library, HasSubstr("libtorch_cuda.so"));
-  // Without the backend LibTorch answers with stub hooks that know no CUDA runtime.
-  EXPECT_TRUE(at::detail::getCUDAHooks().hasCUDART());
-  EXPECT_EQ(&load_cuda_backend(), &backend);  // once per process
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child starts the program afresh
+  // A failure shows the child's reasons, written to its stderr.
+  EXPECT_EXIT(
+      {
+        bool ok = true;
+        const auto fail = [&ok](const std::string& why) {
+          ok = false;
+          std::cerr << why << "\n";
+        };
+        const CudaBackend& backend = load_cuda_backend();
+        if (!backend.loaded) fail("not loaded: " + backend.reason);
+        if (backend.library.find("libtorch_cuda.so") == std::string::npos) fail("loaded " + backend.library);
+        // Without the backend LibTorch answers with stub hooks that know no CUDA runtime.
+        if (!at::detail::getCUDAHooks().hasCUDART()) fail("LibTorch still has its stub CUDA hooks");
+        if (&load_cuda_backend() != &backend) fail("loaded twice");  // once per process
+        std::exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(CudaBackend, VersionIsThePinnedOne) {
