@@ -1,7 +1,8 @@
 # The layers: every folder that holds code, with the folders its files may include, lowest
-# first. The folders' libraries link what their row names (normlab_layer_library), and the
-# include folders a target sees are those of the folders it links, so a wrong include fails
-# to build. Adding a folder or a dependency is a change to this table.
+# first. The folders' libraries link what their row names (normlab_layer_library), a target
+# sees the headers of the folders it links and no others, and the test
+# checks.includes_follow_the_layers (tests/checks/check_includes.cmake) holds every #include
+# of every file to its folder's row. Adding a folder or a dependency is a row here.
 set(NORMLAB_LAYERS
   "core/system:"                 # the machine: files, folders, processes, signals, memory, threads
   "core/runs: core/system"       # what a run is as data: settings, records, names, seeds, colours
