@@ -4,16 +4,21 @@
 #include <cstdio>
 
 #include "core/training/bench.h"
-#include "cli_run.h"
 #include "core/training/trainer.h"
+
+#include "cli_run.h"
 
 namespace normlab::cli {
 
 CLI::App* add_bench_command(CLI::App& app, Options& options) {
   CLI::App* bench = app.add_subcommand("bench", "time training steps on a device");
   add_config_options(*bench, options);
-  bench->add_option("--bench-steps", options.bench_steps, "timed steps")->check(CLI::Range(1, 100000))->capture_default_str();
-  bench->add_option("--bench-warmup", options.bench_warmup, "untimed steps first")->check(CLI::Range(0, 100000))->capture_default_str();
+  bench->add_option("--bench-steps", options.bench_steps, "timed steps")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  bench->add_option("--bench-warmup", options.bench_warmup, "untimed steps first")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
   bench->add_flag("--json", options.json, "print the result as one JSON object");
   return bench;
 }
@@ -27,32 +32,35 @@ int run_bench(const Options& options) {
     std::fputs(to_json_text(r, checkpoint, config).c_str(), stdout);
     return 0;
   }
-  std::printf("device     %s, %s (LibTorch %s)\n", r.environment.device_name.c_str(),
-              r.environment.precision.c_str(), r.environment.libtorch_version.c_str());
+  std::printf("device     %s, %s (LibTorch %s)\n", r.environment.device_name.c_str(), r.environment.precision.c_str(),
+              r.environment.libtorch_version.c_str());
   std::printf("model      %s-norm, %d layers, d_model %d, %d heads, vocab %d: %lld parameters\n",
-              to_string(config.model.norm).c_str(), config.model.layers, config.model.d_model,
-              config.model.heads, config.model.vocab, static_cast<long long>(r.parameters));
+              to_string(config.model.norm).c_str(), config.model.layers, config.model.d_model, config.model.heads,
+              config.model.vocab, static_cast<long long>(r.parameters));
   std::printf("batch      %d x %d tokens\n", config.batch_size, config.model.context);
-  std::printf("speed      %.2f ms/step (median of %d, after %d warm-up), %.0f tokens/s\n",
-              r.median_ms_per_step, r.measured_steps, warmup, r.tokens_per_s);
-  std::printf("compute    %.2f GFLOP/step -> %.2f GFLOP/s = %.1f %% of this device's measured "
-              "fp32 matmul rate (%.2f GFLOP/s)\n",
-              r.model_flop_per_step / 1e9, r.achieved_flop_per_s / 1e9,
-              100 * r.achieved_flop_per_s / r.matmul_flop_per_s, r.matmul_flop_per_s / 1e9);
+  std::printf("speed      %.2f ms/step (median of %d, after %d warm-up), %.0f tokens/s\n", r.median_ms_per_step,
+              r.measured_steps, warmup, r.tokens_per_s);
+  std::printf(
+      "compute    %.2f GFLOP/step -> %.2f GFLOP/s = %.1f %% of this device's measured "
+      "fp32 matmul rate (%.2f GFLOP/s)\n",
+      r.model_flop_per_step / 1e9, r.achieved_flop_per_s / 1e9, 100 * r.achieved_flop_per_s / r.matmul_flop_per_s,
+      r.matmul_flop_per_s / 1e9);
   if (r.recorded_steps_per_run > 0) {
     const double extra = r.median_ms_per_recorded_step / r.median_ms_per_step - 1;
-    std::printf("statistics %.2f ms/step while recording the layer statistics (%+.1f %%); a %d-step run records them "
-                "at %d steps: %+.1f %% over the run\n",
-                r.median_ms_per_recorded_step, 100 * extra, config.steps, r.recorded_steps_per_run,
-                100 * extra * r.recorded_steps_per_run / config.steps);
+    std::printf(
+        "statistics %.2f ms/step while recording the layer statistics (%+.1f %%); a %d-step run records them "
+        "at %d steps: %+.1f %% over the run\n",
+        r.median_ms_per_recorded_step, 100 * extra, config.steps, r.recorded_steps_per_run,
+        100 * extra * r.recorded_steps_per_run / config.steps);
   }
   // A checkpoint comes with a save, so at most as often as saves come.
   const double every_s = std::max<double>(config.checkpoint_interval, kSaveIntervalSeconds);
   const double checkpoint_ms = checkpoint.serialise_ms + checkpoint.write_ms;
-  std::printf("checkpoint %.1f MB at the run's last step in %.0f ms (%.0f to make, %.0f to write); one every %g s "
-              "costs %.2f %% of the run's time\n",
-              checkpoint.bytes / 1e6, checkpoint_ms, checkpoint.serialise_ms, checkpoint.write_ms, every_s,
-              100 * checkpoint_ms / 1e3 / every_s);
+  std::printf(
+      "checkpoint %.1f MB at the run's last step in %.0f ms (%.0f to make, %.0f to write); one every %g s "
+      "costs %.2f %% of the run's time\n",
+      checkpoint.bytes / 1e6, checkpoint_ms, checkpoint.serialise_ms, checkpoint.write_ms, every_s,
+      100 * checkpoint_ms / 1e3 / every_s);
   return 0;
 }
 

@@ -1,13 +1,12 @@
 #include "cli_gpu.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
+#include <unistd.h>
 
-#include "core/runs/config.h"
 #include "core/gpu_install/cuda_install.h"
 #include "core/gpu_install/gpu_status.h"
+#include "core/runs/config.h"
 
 namespace normlab {
 
@@ -89,15 +88,18 @@ int install(const GpuOptions& options, const std::atomic<bool>& cancel) {
 CLI::App* add_gpu_command(CLI::App& app, GpuOptions& options) {
   CLI::App* gpu = app.add_subcommand("gpu", "what NormLab finds of a GPU, and installing its CUDA libraries");
   gpu->require_subcommand(1);
-  gpu->add_subcommand("status", "the NVIDIA driver, its GPUs (name, compute capability), the CUDA libraries, and why "
-                                "NormLab trains on the CPU when it does");
-  CLI::App* install = gpu->add_subcommand(
-      "install", "download LibTorch " NORMLAB_TORCH_VERSION "'s CUDA libraries (the pinned wheels, " +
-                     cuda_download_size_text() + ") into the user's cache, each checked against its SHA-256; "
-                     "an interrupted download resumes");
-  install->add_option("--index-url", options.index_url,
-                      "the package index (PEP 691), as pip's --index-url; default $PIP_INDEX_URL, else "
-                      "https://pypi.org/simple")
+  gpu->add_subcommand("status",
+                      "the NVIDIA driver, its GPUs (name, compute capability), the CUDA libraries, and why "
+                      "NormLab trains on the CPU when it does");
+  CLI::App* install = gpu->add_subcommand("install", "download LibTorch " NORMLAB_TORCH_VERSION
+                                                     "'s CUDA libraries (the pinned wheels, " +
+                                                         cuda_download_size_text() +
+                                                         ") into the user's cache, each checked against its SHA-256; "
+                                                         "an interrupted download resumes");
+  install
+      ->add_option("--index-url", options.index_url,
+                   "the package index (PEP 691), as pip's --index-url; default $PIP_INDEX_URL, else "
+                   "https://pypi.org/simple")
       ->type_name("URL");
   return gpu;
 }

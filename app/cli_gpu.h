@@ -2,7 +2,6 @@
 // normlab-cli gpu status | gpu install: what the GPU look-up finds, and fetching the CUDA
 // libraries an installed NormLab lacks.
 #include <CLI/CLI.hpp>
-
 #include <atomic>
 #include <string>
 

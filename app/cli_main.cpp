@@ -5,13 +5,14 @@
 #include <cstdio>
 #include <string>
 
-#include "cli_gpu.h"
-#include "cli_run.h"
-#include "core/runs/config.h"
 #include "core/device/cuda_backend.h"
+#include "core/runs/config.h"
 #include "core/system/memory.h"
 #include "core/system/stop_signals.h"
 #include "core/training/trainer.h"
+
+#include "cli_gpu.h"
+#include "cli_run.h"
 
 namespace normlab::cli {
 namespace {
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
   std::snprintf(footer, sizeof footer, kFooter, kSaveIntervalSeconds, TrainConfig{}.checkpoint_interval);
   app.footer(footer);
   app.set_help_all_flag("--help-all", "Print the help of every command (the man page is made from it)");
-  app.set_version_flag("--version", std::string("normlab-cli ") + NORMLAB_VERSION + " (LibTorch " + libtorch_version() + ")");
+  app.set_version_flag("--version",
+                       std::string("normlab-cli ") + NORMLAB_VERSION + " (LibTorch " + libtorch_version() + ")");
   CLI::App* train = add_train_command(app, options);
   CLI::App* sweep = add_sweep_command(app, options);
   CLI::App* bench = add_bench_command(app, options);

@@ -2,20 +2,19 @@
 // the config they give, and one run trained with its progress line.
 #include "cli_run.h"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
+#include <unistd.h>
 
-#include "core/system/atomic_file.h"
-#include "core/training/checkpoint.h"
 #include "core/runs/config_fields.h"
-#include "core/training/layer_stats.h"
 #include "core/runs/presets.h"
 #include "core/runs/run_text.h"
+#include "core/system/atomic_file.h"
+#include "core/training/checkpoint.h"
+#include "core/training/layer_stats.h"
 #include "core/training/side_by_side.h"
 #include "core/training/trainer.h"
 
@@ -61,23 +60,26 @@ void add_config_options(CLI::App& command, Options& options) {
       }
       return {};
     };
-    command.add_option_function<std::string>(
-               "--" + field.flag, [&options, key = field.key](const std::string& text) { options.settings[key] = text; },
-               help)
+    command
+        .add_option_function<std::string>(
+            "--" + field.flag, [&options, key = field.key](const std::string& text) { options.settings[key] = text; },
+            help)
         ->type_name(field_type_name(field))
         ->check(CLI::Validator(check, ""));
   }
   command.add_option("--name", options.name, "run name (default from norm, lr and warmup)");
-  command.add_option("--scale", options.scale,
-                     "full: 3000 steps of 32 x 128 tokens (GPU minutes); cpu: 600 steps of 8 x 64 tokens "
-                     "(CPU minutes). Options given explicitly override the scale")
+  command
+      .add_option("--scale", options.scale,
+                  "full: 3000 steps of 32 x 128 tokens (GPU minutes); cpu: 600 steps of 8 x 64 tokens "
+                  "(CPU minutes). Options given explicitly override the scale")
       ->check(CLI::IsMember({"full", "gpu", "cpu"}));
 }
 
 void add_side_by_side_option(CLI::App& command, Options& options) {
-  command.add_option("--side-by-side", options.side_by_side,
-                     "runs that train at once, the CPU cores divided between them (each keeps its threads to its "
-                     "end); 0 = two on a CPU (one per two cores where there are more), eight on a GPU")
+  command
+      .add_option("--side-by-side", options.side_by_side,
+                  "runs that train at once, the CPU cores divided between them (each keeps its threads to its "
+                  "end); 0 = two on a CPU (one per two cores where there are more), eight on a GPU")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
 }
@@ -130,13 +132,13 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   };
   callbacks.on_start = [&](const RunRecord& run) {
     last_val = run.final_val_loss();  // a resumed run's last evaluation, until the next
-    std::printf("%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
-                "unigram baseline %.3f nats%s\n",
-                label.c_str(), run.config.name.c_str(), run.environment.device_name.c_str(),
-                run.environment.precision.c_str(),
-                static_cast<long long>(run.parameters), static_cast<long long>(run.train_tokens),
-                static_cast<long long>(run.heldout_tokens), run.baseline_loss,
-                resuming ? ("; resumed after step " + std::to_string(run.steps.size())).c_str() : "");
+    std::printf(
+        "%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
+        "unigram baseline %.3f nats%s\n",
+        label.c_str(), run.config.name.c_str(), run.environment.device_name.c_str(), run.environment.precision.c_str(),
+        static_cast<long long>(run.parameters), static_cast<long long>(run.train_tokens),
+        static_cast<long long>(run.heldout_tokens), run.baseline_loss,
+        resuming ? ("; resumed after step " + std::to_string(run.steps.size())).c_str() : "");
     std::fflush(stdout);
   };
   callbacks.on_step = [&](const StepMetrics& s) {
@@ -145,9 +147,9 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
     if (tty ? (s.wall_s - last_print < 0.25 && !last) : (s.step % config.eval_interval != 0 && !last)) return;
     last_print = s.wall_s;
     const double eta = s.wall_s / s.step * (config.steps - s.step);
-    std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f  %.0f tok/s  ETA %s%s",
-                tty ? "\r\033[K" : "", label.c_str(), s.step, config.steps, s.lr, s.train_loss,
-                last_val, token_rate.value(), duration_text(eta).c_str(), tty ? "" : "\n");
+    std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f  %.0f tok/s  ETA %s%s", tty ? "\r\033[K" : "",
+                label.c_str(), s.step, config.steps, s.lr, s.train_loss, last_val, token_rate.value(),
+                duration_text(eta).c_str(), tty ? "" : "\n");
     std::fflush(stdout);
   };
   callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
@@ -164,9 +166,9 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   save(run, file);
   std::error_code error;
   if (!keeps_checkpoint(run)) fs::remove(checkpoint, error);
-  std::printf("%s  %s: %s, final held-out %.3f nats (baseline %.3f); wrote %s.{json,csv}\n",
-              label.c_str(), run.config.name.c_str(), to_string(run.status).c_str(),
-              run.final_val_loss(), run.baseline_loss, fs::path(file).replace_extension().c_str());
+  std::printf("%s  %s: %s, final held-out %.3f nats (baseline %.3f); wrote %s.{json,csv}\n", label.c_str(),
+              run.config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss(), run.baseline_loss,
+              fs::path(file).replace_extension().c_str());
   if (!run.message.empty()) std::printf("%s  %s\n", label.c_str(), run.message.c_str());
   if (run.status == RunStatus::Stopped && fs::exists(checkpoint, error)) {
     std::printf("%s  go on with: normlab-cli train --resume '%s'\n", label.c_str(), file.c_str());
@@ -192,11 +194,11 @@ int share_the_machine(std::vector<TrainConfig>& configs, const Options& options)
       if (configs[i].threads == 0) configs[i].threads = threads_in_wave(i, configs.size(), at_once);
     }
     const int first = configs.front().threads, last = configs.back().threads;
-    const std::string last_wave =
-        last == first ? "" : "; the last " + std::to_string(configs.size() % at_once) + ", fewer at once, " +
-                                 std::to_string(last) + " each";
-    std::printf("%d runs side by side, %d CPU thread%s each%s (--side-by-side 1: one after another)\n", at_once,
-                first, first == 1 ? "" : "s", last_wave.c_str());
+    const std::string last_wave = last == first ? ""
+                                                : "; the last " + std::to_string(configs.size() % at_once) +
+                                                      ", fewer at once, " + std::to_string(last) + " each";
+    std::printf("%d runs side by side, %d CPU thread%s each%s (--side-by-side 1: one after another)\n", at_once, first,
+                first == 1 ? "" : "s", last_wave.c_str());
   }
   return at_once;
 }

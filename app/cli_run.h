@@ -25,14 +25,14 @@ struct Options {
   std::string command;
   std::map<std::string, std::string> settings;
   std::string name, scale, preset, out = "normlab-runs";
-  std::string resume;                            // train: the run file of the run to go on with
-  std::string vary;                              // sweep: the varied setting's flag
-  std::vector<std::string> values, placements;   // sweep
-  int seeds = 1;                                 // train and sweep
-  int side_by_side = 0;                          // train and sweep: runs at once; 0 = the device's default
-  std::string sweep_file;                        // sweep: the sweep its description file rebuilds
-  int task = -1;                                 // sweep: train only this point (an array task)
-  bool slurm = false, status = false;            // sweep: submit to Slurm; say where each point stands
+  std::string resume;                           // train: the run file of the run to go on with
+  std::string vary;                             // sweep: the varied setting's flag
+  std::vector<std::string> values, placements;  // sweep
+  int seeds = 1;                                // train and sweep
+  int side_by_side = 0;                         // train and sweep: runs at once; 0 = the device's default
+  std::string sweep_file;                       // sweep: the sweep its description file rebuilds
+  int task = -1;                                // sweep: train only this point (an array task)
+  bool slurm = false, status = false;           // sweep: submit to Slurm; say where each point stands
   SlurmOptions slurm_options;
   int bench_steps = 20, bench_warmup = 3;
   bool json = false;

@@ -12,19 +12,20 @@
 #include <string>
 #include <vector>
 
-#include "core/system/atomic_file.h"
-#include "core/training/checkpoint.h"
-#include "cli_run.h"
-#include "core/runs/config_fields.h"
 #include "core/device/cuda_backend.h"
+#include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
-#include "core/system/process.h"
 #include "core/runs/run_text.h"
-#include "core/training/side_by_side.h"
 #include "core/sweeps/slurm.h"
 #include "core/sweeps/sweep.h"
 #include "core/sweeps/sweep_chart.h"
+#include "core/system/atomic_file.h"
+#include "core/system/process.h"
+#include "core/training/checkpoint.h"
+#include "core/training/side_by_side.h"
 #include "core/training/trainer.h"
+
+#include "cli_run.h"
 
 namespace normlab::cli {
 
@@ -78,8 +79,8 @@ class FolderRuns {
   std::mutex mutex_;
   bool read_ = false;
   std::vector<RunRecord> runs_;
-  std::vector<fs::path> files_;             // runs_[i]'s file
-  std::vector<const RunRecord*> records_;   // into runs_, as find_run takes them
+  std::vector<fs::path> files_;            // runs_[i]'s file
+  std::vector<const RunRecord*> records_;  // into runs_, as find_run takes them
 };
 
 // The run's record from an earlier sweep or train into `out`, when it answers the point
@@ -98,14 +99,16 @@ std::optional<RunRecord> answered_before(const TrainConfig& config, const fs::pa
   }
   if (run && answers(*run, config)) {
     std::printf("%s  %s: %s before with the same settings, final held-out %.3f nats; read back from %s\n",
-                label.c_str(), config.name.c_str(), to_string(run->status).c_str(), run->final_val_loss(), file.c_str());
+                label.c_str(), config.name.c_str(), to_string(run->status).c_str(), run->final_val_loss(),
+                file.c_str());
     return run;
   }
   auto other = others.answering(config);
   if (!other) return std::nullopt;
-  std::printf("%s  %s: %s before with the same settings as \u201c%s\u201d, final held-out %.3f nats; read back from %s\n",
-              label.c_str(), config.name.c_str(), to_string(other->second.status).c_str(),
-              other->second.config.name.c_str(), other->second.final_val_loss(), other->first.c_str());
+  std::printf(
+      "%s  %s: %s before with the same settings as \u201c%s\u201d, final held-out %.3f nats; read back from %s\n",
+      label.c_str(), config.name.c_str(), to_string(other->second.status).c_str(), other->second.config.name.c_str(),
+      other->second.final_val_loss(), other->first.c_str());
   return std::move(other->second);
 }
 
@@ -136,9 +139,9 @@ bool resumes_before(const TrainConfig& config, const fs::path& out, const std::s
 Sweep build_sweep(const Options& options) {
   // Without --scale, the CPU scale unless the device is a GPU: a sweep is many runs.
   const std::string device = options.settings.count("device") ? options.settings.at("device") : TrainConfig{}.device;
-  const Scale scale = !options.scale.empty()            ? parse_scale(options.scale)
+  const Scale scale = !options.scale.empty()                     ? parse_scale(options.scale)
                       : describe_device(device).device == "cuda" ? Scale::Full
-                                                                  : Scale::Cpu;
+                                                                 : Scale::Cpu;
   const TrainConfig base = scaled(TrainConfig{}, scale);
   Sweep sweep;
   if (!options.preset.empty()) {
@@ -233,7 +236,8 @@ std::map<int, std::string> slurm_states(const std::map<int, std::string>& job_of
   job_ids.pop_back();
   std::string answers;
   if (const auto squeue = find_program("squeue")) {
-    const ProgramOutput listed = run_program(*squeue, {"--me", "--noheader", "--array", "--states=all", "--format=%i|%T"}, Errors::Dropped);
+    const ProgramOutput listed =
+        run_program(*squeue, {"--me", "--noheader", "--array", "--states=all", "--format=%i|%T"}, Errors::Dropped);
     if (listed.exit_code == 0) answers += listed.out;
   }
   if (const auto sacct = find_program("sacct")) {
@@ -252,7 +256,8 @@ std::map<int, std::string> slurm_states(const std::map<int, std::string>& job_of
 
 std::map<int, std::string> read_jobs(const SweepFolder& files) {
   std::error_code error;
-  return fs::exists(files.jobs, error) ? slurm_jobs_from_json_text(read_whole_file(files.jobs)) : std::map<int, std::string>{};
+  return fs::exists(files.jobs, error) ? slurm_jobs_from_json_text(read_whole_file(files.jobs))
+                                       : std::map<int, std::string>{};
 }
 
 // Where each point stands: its run file, and Slurm's word for the tasks submitted.
@@ -274,8 +279,8 @@ std::vector<PointState> point_states(const std::vector<SweepRun>& runs, const Sw
 // checkpoint when it was cut short, or afresh. Non-zero when it ends without a result.
 int run_sweep_task(const std::vector<SweepRun>& runs, int task, const fs::path& out, bool layers_summary) {
   if (task < 0 || std::size_t(task) >= runs.size()) {
-    throw UserError("--task " + std::to_string(task) + " is out of range: the sweep has " + std::to_string(runs.size()) +
-                    " points, 0 to " + std::to_string(runs.size() - 1));
+    throw UserError("--task " + std::to_string(task) + " is out of range: the sweep has " +
+                    std::to_string(runs.size()) + " points, 0 to " + std::to_string(runs.size() - 1));
   }
   const TrainConfig& config = runs[std::size_t(task)].config;
   const std::string label = "[task " + std::to_string(task) + "]";
@@ -344,8 +349,8 @@ int submit_to_slurm(const Sweep& sweep, const std::vector<SweepRun>& runs, const
   job.options = slurm_options;
   write_file_atomically(files.script, job_script(job));
   // No shell between here and sbatch: the folder goes to it as one argument.
-  const ProgramOutput submitted =
-      run_program(*sbatch, {"--parsable", "--chdir=" + fs::absolute(files.out).string(), fs::absolute(files.script).string()});
+  const ProgramOutput submitted = run_program(
+      *sbatch, {"--parsable", "--chdir=" + fs::absolute(files.out).string(), fs::absolute(files.script).string()});
   const std::string job_id = submitted.out.substr(0, submitted.out.find_first_of(";\n"));
   if (submitted.exit_code != 0 || job_id.empty()) {
     throw UserError("sbatch refused " + files.script.string() + " (exit status " + std::to_string(submitted.exit_code) +
@@ -356,9 +361,10 @@ int submit_to_slurm(const Sweep& sweep, const std::vector<SweepRun>& runs, const
   write_file_atomically(files.jobs, slurm_jobs_json_text(jobs));
   std::printf("%s: submitted job array %s, %zu of the sweep's %zu points (tasks %s), into %s\n", sweep.name.c_str(),
               job_id.c_str(), tasks.size(), runs.size(), array_spec(tasks, 0).c_str(), files.out.c_str());
-  std::printf("follow it: the same sweep command with --status instead of --slurm; squeue -j %s; "
-              "or the app: normlab --follow %s\n",
-              job_id.c_str(), shell_quoted(fs::absolute(files.out).string()).c_str());
+  std::printf(
+      "follow it: the same sweep command with --status instead of --slurm; squeue -j %s; "
+      "or the app: normlab --follow %s\n",
+      job_id.c_str(), shell_quoted(fs::absolute(files.out).string()).c_str());
   return 0;
 }
 
@@ -372,7 +378,8 @@ Sweep sweep_of(const Options& options) {
 }  // namespace
 
 CLI::App* add_sweep_command(CLI::App& app, Options& options) {
-  CLI::App* sweep = app.add_subcommand("sweep", "final loss against one setting, per placement: runs plus a summary CSV");
+  CLI::App* sweep =
+      app.add_subcommand("sweep", "final loss against one setting, per placement: runs plus a summary CSV");
   add_config_options(*sweep, options);
   std::string preset_help = "a built-in sweep:";
   for (const auto& preset : kSweepPresets) preset_help += std::string(" ") + preset.name + " (" + preset.help + ");";
@@ -396,17 +403,18 @@ CLI::App* add_sweep_command(CLI::App& app, Options& options) {
   CLI::Option* out_option =
       sweep->add_option("--out", options.out, "where run files and the summary CSV go")->capture_default_str();
   CLI::Option* sweep_file =
-      sweep->add_option("--sweep-file", options.sweep_file,
-                        "the sweep described in this file (DIR/SWEEP.sweep.json, written beside its runs), "
-                        "trained into its folder")
+      sweep
+          ->add_option("--sweep-file", options.sweep_file,
+                       "the sweep described in this file (DIR/SWEEP.sweep.json, written beside its runs), "
+                       "trained into its folder")
           ->type_name("FILE");
   for (const char* described : {"--preset", "--vary", "--values", "--placements", "--seeds", "--scale", "--name"}) {
     sweep_file->excludes(sweep->get_option(described));
   }
   sweep_file->excludes(out_option);
-  CLI::Option* task = sweep->add_option("--task", options.task,
-                                        "train only point N (0 for the first), as Slurm's array task N does")
-                          ->type_name("N");
+  CLI::Option* task =
+      sweep->add_option("--task", options.task, "train only point N (0 for the first), as Slurm's array task N does")
+          ->type_name("N");
   CLI::Option* slurm = sweep->add_flag("--slurm", options.slurm,
                                        "submit the points not done to Slurm as one job array (sbatch), "
                                        "writing its job script beside the runs");
@@ -415,16 +423,16 @@ CLI::App* add_sweep_command(CLI::App& app, Options& options) {
                                         "squeue or sacct, else the run files); with all done, the summary");
   task->excludes(slurm)->excludes(status);
   slurm->excludes(status);
-  const std::pair<const char*, std::string*> passed[] = {
-      {"--partition", &options.slurm_options.partition},
-      {"--account", &options.slurm_options.account},
-      {"--time", &options.slurm_options.time},
-      {"--gres", &options.slurm_options.gres}};
+  const std::pair<const char*, std::string*> passed[] = {{"--partition", &options.slurm_options.partition},
+                                                         {"--account", &options.slurm_options.account},
+                                                         {"--time", &options.slurm_options.time},
+                                                         {"--gres", &options.slurm_options.gres}};
   for (const auto& [flag, value] : passed) {
     sweep->add_option(flag, *value, std::string("with --slurm: sbatch's ") + flag)->needs(slurm)->type_name("TEXT");
   }
-  sweep->add_option("--throttle", options.slurm_options.throttle,
-                    "with --slurm: at most N of the array's tasks at once (sbatch --array=...%N)")
+  sweep
+      ->add_option("--throttle", options.slurm_options.throttle,
+                   "with --slurm: at most N of the array's tasks at once (sbatch --array=...%N)")
       ->needs(slurm)
       ->check(CLI::Range(1, 100000))
       ->type_name("N");
@@ -443,9 +451,9 @@ int run_sweep(const Options& options) {
   if (options.task >= 0) return run_sweep_task(runs, options.task, out, options.layers_summary);
   if (options.status) return print_sweep_status(sweep, runs, files);
   if (options.slurm) return submit_to_slurm(sweep, runs, files, options.slurm_options);
-  std::printf("%s: %zu runs (%zu values of %s x %zu placements x %d seeds), %d steps each\n",
-              sweep.name.c_str(), runs.size(), sweep.values.size(), config_field(sweep.setting).noun.c_str(),
-              sweep.placements.size(), sweep.seeds, sweep.base.steps);
+  std::printf("%s: %zu runs (%zu values of %s x %zu placements x %d seeds), %d steps each\n", sweep.name.c_str(),
+              runs.size(), sweep.values.size(), config_field(sweep.setting).noun.c_str(), sweep.placements.size(),
+              sweep.seeds, sweep.base.steps);
   std::vector<TrainConfig> configs;
   for (const SweepRun& run : runs) configs.push_back(run.config);
   const int at_once = share_the_machine(configs, options);

@@ -4,12 +4,13 @@
 #include <cstdio>
 #include <optional>
 
-#include "cli_run.h"
 #include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
 #include "core/runs/run_text.h"
 #include "core/runs/seeds.h"
 #include "core/training/side_by_side.h"
+
+#include "cli_run.h"
 
 namespace normlab::cli {
 namespace fs = std::filesystem;
@@ -17,21 +18,24 @@ namespace fs = std::filesystem;
 CLI::App* add_train_command(CLI::App& app, Options& options) {
   CLI::App* train = app.add_subcommand("train", "one run, or the course's five with --preset workshop");
   add_config_options(*train, options);
-  train->add_option("--preset", options.preset,
-                    "workshop: five runs, pre and post at 1e-3 and 6e-3 with warmup 30, post at 1e-3 with "
-                    "warmup 1000 (scaled with --steps)")
+  train
+      ->add_option("--preset", options.preset,
+                   "workshop: five runs, pre and post at 1e-3 and 6e-3 with warmup 30, post at 1e-3 with "
+                   "warmup 1000 (scaled with --steps)")
       ->check(CLI::IsMember({"workshop"}));
-  train->add_option("--seeds", options.seeds,
-                    "train each run this many times, with seeds --seed, --seed + 1, ...; prints the mean and range")
+  train
+      ->add_option("--seeds", options.seeds,
+                   "train each run this many times, with seeds --seed, --seed + 1, ...; prints the mean and range")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
   add_side_by_side_option(*train, options);
   train->add_flag("--layers-summary", options.layers_summary,
                   "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");
-  train->add_option("--resume", options.resume,
-                    "go on with the run in this run file from its checkpoint beside it (RUN.ckpt), as if it had "
-                    "never stopped; its settings come from the file")
+  train
+      ->add_option("--resume", options.resume,
+                   "go on with the run in this run file from its checkpoint beside it (RUN.ckpt), as if it had "
+                   "never stopped; its settings come from the file")
       ->type_name("RUN.json")
       ->excludes("--preset")
       ->excludes("--seeds")
@@ -109,8 +113,7 @@ int run_train(const Options& options) {
     write_csv(runs, out / (options.preset.empty() ? "seeds.csv" : "workshop.csv"));  // every run, one table
     std::printf("\n%-40s %-9s %10s\n", "run", "status", "held-out");
     for (const auto& run : runs) {
-      std::printf("%-40s %-9s %10.3f\n", run.config.name.c_str(), to_string(run.status).c_str(),
-                  run.final_val_loss());
+      std::printf("%-40s %-9s %10.3f\n", run.config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss());
     }
     std::printf("%-40s %-9s %10.3f\n", "unigram baseline", "", runs.front().baseline_loss);
   }

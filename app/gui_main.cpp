@@ -4,8 +4,8 @@
 #include <QIcon>
 
 #include "core/device/cuda_backend.h"
-#include "ui/main_window.h"
 #include "core/system/memory.h"
+#include "ui/main_window.h"
 #include "ui/plurals.h"
 #include "ui/termination.h"
 
@@ -22,8 +22,8 @@ struct Request {
 Request parse_command_line(int argc, char** argv) {
   QCoreApplication parsing(argc, argv);
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral(
-      "Train a small GPT with pre-norm or post-norm blocks and watch the loss curves part."));
+  parser.setApplicationDescription(
+      QStringLiteral("Train a small GPT with pre-norm or post-norm blocks and watch the loss curves part."));
   parser.addHelpOption();
   parser.addVersionOption();
   const QCommandLineOption start(QStringLiteral("start"), QStringLiteral("Queue a run with the last settings."));
@@ -35,7 +35,8 @@ Request parse_command_line(int argc, char** argv) {
   parser.addOption(start);
   parser.addOption(course);
   parser.addOption(follow);
-  parser.addPositionalArgument(QStringLiteral("runs"), QStringLiteral("Run files (JSON) to show, e.g. from normlab-cli."),
+  parser.addPositionalArgument(QStringLiteral("runs"),
+                               QStringLiteral("Run files (JSON) to show, e.g. from normlab-cli."),
                                QStringLiteral("[runs...]"));
   parser.process(parsing);  // prints help, version or the error, and exits, when asked to
   return {parser.positionalArguments(), parser.value(follow), parser.isSet(start), parser.isSet(course)};

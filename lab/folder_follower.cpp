@@ -5,6 +5,7 @@
 #include <QSet>
 
 #include "core/system/atomic_file.h"
+
 #include "run_store.h"
 
 namespace normlab::lab {
@@ -68,8 +69,9 @@ void FolderFollower::mark_if_lost(const Seen& seen) {
   if (!run || run->record.status != RunStatus::Running) return;
   if (seen.modified.msecsTo(QDateTime::currentDateTime()) < kLostAfterSeconds * 1000) return;
   // Shown so, not written: the file stays its writer's, and a save brings the run back.
-  store_.set_status(seen.run_id, RunStatus::Interrupted,
-                    tr("its file has not changed for %1 s: the process that trained it is gone").arg(kLostAfterSeconds));
+  store_.set_status(
+      seen.run_id, RunStatus::Interrupted,
+      tr("its file has not changed for %1 s: the process that trained it is gone").arg(kLostAfterSeconds));
 }
 
 void FolderFollower::read_changed(const QString& path, Seen& seen) {

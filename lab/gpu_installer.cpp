@@ -1,8 +1,9 @@
 #include "gpu_installer.h"
 
-#include "core/runs/config.h"
 #include "core/device/cuda_backend.h"
 #include "core/gpu_install/gpu_status.h"
+#include "core/runs/config.h"
+
 #include "qstring.h"
 
 namespace normlab::lab {

@@ -3,14 +3,15 @@
 #include <QFile>
 #include <algorithm>
 
-#include "core/training/checkpoint.h"
-#include "core/runs/config_fields.h"
 #include "core/device/cuda_backend.h"
-#include "qstring.h"
+#include "core/runs/config_fields.h"
 #include "core/runs/run_cost.h"
 #include "core/runs/seeds.h"
+#include "core/training/checkpoint.h"
 #include "core/training/side_by_side.h"
 #include "core/training/trainer.h"
+
+#include "qstring.h"
 
 namespace normlab::lab {
 
@@ -62,13 +63,15 @@ void Lab::on_device(const Environment& found) {
   set_side_by_side(side_by_side_choice_);  // "auto" depends on the device
   emit device_found(found);
   for (const TrainConfig& config : std::exchange(waiting_starts_, {})) start_run(config);
-  if (auto course = std::exchange(waiting_course_, std::nullopt)) start_course_experiment(course->first, course->second);
+  if (auto course = std::exchange(waiting_course_, std::nullopt))
+    start_course_experiment(course->first, course->second);
 }
 
 TrainConfig Lab::fit_to_device(TrainConfig config) const {
   const TrainConfig full;
   const bool default_schedule = config.steps == full.steps && config.batch_size == full.batch_size &&
-                                config.model.context == full.model.context && config.eval_interval == full.eval_interval;
+                                config.model.context == full.model.context &&
+                                config.eval_interval == full.eval_interval;
   return default_schedule ? scaled(std::move(config), course_scale()) : config;
 }
 
@@ -201,7 +204,8 @@ bool Lab::left_queued(const RunEntry& run) const {
 }
 
 bool Lab::has_unqueued_runs() const {
-  return std::any_of(store_->runs().begin(), store_->runs().end(), [this](const RunEntry& run) { return left_queued(run); });
+  return std::any_of(store_->runs().begin(), store_->runs().end(),
+                     [this](const RunEntry& run) { return left_queued(run); });
 }
 
 void Lab::start_queued_runs() {

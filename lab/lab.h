@@ -13,10 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "folder_follower.h"
 #include "core/runs/presets.h"
-#include "run_archive.h"
 #include "core/runs/run_record.h"
+
+#include "folder_follower.h"
+#include "run_archive.h"
 #include "run_store.h"
 #include "sweep_standing.h"
 #include "training_queue.h"
@@ -31,9 +32,9 @@ struct Estimate {
   std::string reference;         // FinishedRun: that run's name
   double reference_seconds = 0;  // FinishedRun: how long it took
   int reference_steps = 0;
-  double ms_per_step = 0;        // TimedSteps: on a model of `timed_layers` layers
+  double ms_per_step = 0;  // TimedSteps: on a model of `timed_layers` layers
   int timed_layers = 0;
-  bool timing = false;           // None: a few steps are being timed now
+  bool timing = false;  // None: a few steps are being timed now
 };
 
 // A sweep's time left: its own runs and the other runs queued before its last one.
@@ -87,10 +88,10 @@ class Lab : public QObject {
   // How many runs train at once; 0: the device's default (default_side_by_side).
   void set_side_by_side(int runs);
   int side_by_side_choice() const { return side_by_side_choice_; }
-  int auto_side_by_side() const;  // what 0 means on this device
-  void stop_run();  // the running runs, after their current step; their points stay
+  int auto_side_by_side() const;          // what 0 means on this device
+  void stop_run();                        // the running runs, after their current step; their points stay
   void stop_runs(const QList<int>& ids);  // those of these that train, likewise
-  void stop_all();  // and the queued runs are removed
+  void stop_all();                        // and the queued runs are removed
   // Queues a stopped or interrupted run to go on from its checkpoint, with the numbers it
   // would have had uninterrupted; empty, or why it cannot (no checkpoint, a damaged one,
   // one of another experiment, corpus or LibTorch). The run and its files stay either way.
@@ -111,7 +112,7 @@ class Lab : public QObject {
   };
   // All or nothing: one bad file and none is added.
   Imported import_runs(const QStringList& files);
-  bool removable(int id) const;  // known, and not training now
+  bool removable(int id) const;             // known, and not training now
   void remove_runs(const QList<int>& ids);  // with their files in the runs folder
 
   // The sweep's runs that are missing or were cut short join the queue, with those still
@@ -158,7 +159,7 @@ class Lab : public QObject {
   RunStore* store_;
   TrainingQueue* queue_;
   std::optional<Environment> device_;
-  std::vector<TrainConfig> waiting_starts_;                 // Start pressed before the device was known
+  std::vector<TrainConfig> waiting_starts_;                    // Start pressed before the device was known
   std::optional<std::pair<TrainConfig, int>> waiting_course_;  // the course likewise: base and seeds
   FolderFollower* follower_;
   QSet<int> sweep_runs_;  // runs start_sweep queued

@@ -3,10 +3,11 @@
 #include <QDir>
 #include <QFile>
 
+#include "core/runs/run_text.h"
 #include "core/system/atomic_file.h"
 #include "core/training/checkpoint.h"
+
 #include "qstring.h"
-#include "core/runs/run_text.h"
 
 namespace normlab::lab {
 
@@ -73,7 +74,11 @@ RunArchive::Restored RunArchive::restore() const {
     } catch (const std::exception& error) {
       const QString problem = QStringLiteral("%1: %2").arg(name, QString::fromUtf8(error.what()));
       const QString target = qstr(first_free_name(
-          [&](int n) { return QDir(damaged_folder()).filePath(n == 1 ? name : QStringLiteral("%1-%2").arg(n).arg(name)).toStdString(); },
+          [&](int n) {
+            return QDir(damaged_folder())
+                .filePath(n == 1 ? name : QStringLiteral("%1-%2").arg(n).arg(name))
+                .toStdString();
+          },
           [](const std::string& candidate) { return QFile::exists(qstr(candidate)); }));
       if (writable() && QDir().mkpath(damaged_folder()) && QFile::rename(path, target)) restored.damaged << problem;
       else restored.unmovable << problem;

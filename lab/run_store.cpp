@@ -4,8 +4,9 @@
 #include <utility>
 
 #include "core/runs/palette.h"
-#include "qstring.h"
 #include "core/runs/run_text.h"
+
+#include "qstring.h"
 
 namespace normlab::lab {
 
@@ -44,9 +45,7 @@ int RunStore::row_of(int id) const {
   return -1;
 }
 
-int RunStore::id_at(int row) const {
-  return row >= 0 && row < int(runs_.size()) ? runs_[std::size_t(row)].id : 0;
-}
+int RunStore::id_at(int row) const { return row >= 0 && row < int(runs_.size()) ? runs_[std::size_t(row)].id : 0; }
 
 QString RunStore::unique_name(const QString& wanted) const {
   const std::string base = wanted.toStdString();

@@ -11,12 +11,12 @@
 namespace normlab::lab {
 
 struct RunEntry {
-  int id = 0;            // unique for the session, never reused
-  RunRecord record;      // record.config.name is the run's name
-  int shade = 0;         // which look of its hue it is drawn in (core/runs/palette.h)
+  int id = 0;        // unique for the session, never reused
+  RunRecord record;  // record.config.name is the run's name
+  int shade = 0;     // which look of its hue it is drawn in (core/runs/palette.h)
   bool visible = true;
-  QString file;          // the app's own copy in its runs folder; empty if none
-  bool followed = false; // shown from a followed folder: another program's run, never trained here
+  QString file;           // the app's own copy in its runs folder; empty if none
+  bool followed = false;  // shown from a followed folder: another program's run, never trained here
 };
 
 class RunStore : public QObject {

@@ -5,8 +5,9 @@
 
 #include "core/training/bench.h"
 #include "core/training/checkpoint.h"
-#include "run_archive.h"
 #include "core/training/trainer.h"
+
+#include "run_archive.h"
 
 namespace normlab::lab {
 
@@ -62,9 +63,7 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
   };
 
   TrainCallbacks callbacks;
-  callbacks.on_stage = [&](const std::string& stage) {
-    emit stage_changed(run_id, QString::fromStdString(stage));
-  };
+  callbacks.on_stage = [&](const std::string& stage) { emit stage_changed(run_id, QString::fromStdString(stage)); };
   callbacks.on_start = [&](const RunRecord& header) { emit started(run_id, header); };
   callbacks.on_step = [&](const StepMetrics& step) {
     pending.push_back(step);
@@ -85,8 +84,9 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
     };
   }
   try {
-    const RunRecord run = resume ? normlab::resume(config, checkpoint_path(save_path.toStdString()), callbacks, &cancel_)
-                                 : normlab::train(config, callbacks, &cancel_);
+    const RunRecord run = resume
+                              ? normlab::resume(config, checkpoint_path(save_path.toStdString()), callbacks, &cancel_)
+                              : normlab::train(config, callbacks, &cancel_);
     flush();
     save(run);
     if (!save_path.isEmpty() && !keeps_checkpoint(run)) RunArchive::drop_checkpoint(save_path);

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <utility>
 
-#include "run_archive.h"
 #include "core/runs/run_cost.h"
-#include "run_store.h"
-#include "core/training/side_by_side.h"
 #include "core/sweeps/sweep.h"
+#include "core/training/side_by_side.h"
+
+#include "run_archive.h"
+#include "run_store.h"
 #include "train_worker.h"
 
 namespace normlab::lab {
@@ -76,14 +77,15 @@ QList<int> TrainingQueue::running() const {
 }
 
 void TrainingQueue::probe_device() {
-  QMetaObject::invokeMethod(slots_.front()->worker, [worker = slots_.front()->worker] { worker->probe_device(); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      slots_.front()->worker, [worker = slots_.front()->worker] { worker->probe_device(); }, Qt::QueuedConnection);
 }
 
 void TrainingQueue::measure(const TrainConfig& config) {
   if (shut_down_) return;
-  QMetaObject::invokeMethod(slots_.front()->worker, [worker = slots_.front()->worker, config] { worker->measure(config); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      slots_.front()->worker, [worker = slots_.front()->worker, config] { worker->measure(config); },
+      Qt::QueuedConnection);
 }
 
 void TrainingQueue::set_side_by_side(int runs) {
@@ -151,7 +153,8 @@ void TrainingQueue::start_next() {
     TrainConfig config = run->record.config;
     if (config.threads == 0) config.threads = threads_per_run(side_by_side_);
     QMetaObject::invokeMethod(
-        slot.worker, [worker = slot.worker, id, config, file = run->file, resume = resuming_.contains(id)] {
+        slot.worker,
+        [worker = slot.worker, id, config, file = run->file, resume = resuming_.contains(id)] {
           worker->train(id, config, file, resume);
         },
         Qt::QueuedConnection);
@@ -249,7 +252,8 @@ QueueProgress TrainingQueue::progress() const {
   p.total = p.ended + int(p.running.size() + pending_.size());
   if (seconds_per_flop_ > 0) {
     for (const int id : pending_) {
-      if (const RunEntry* next = store_.find(id)) pending_seconds.push_back(remaining_flops(next->record) * seconds_per_flop_);
+      if (const RunEntry* next = store_.find(id))
+        pending_seconds.push_back(remaining_flops(next->record) * seconds_per_flop_);
     }
     const std::vector<double> ends = finish_times(running_left, pending_seconds, side_by_side_);
     p.seconds_left = *std::max_element(ends.begin(), ends.end());

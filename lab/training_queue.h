@@ -25,15 +25,15 @@ struct ActiveRun {
   double seconds_left = -1;  // negative: not known yet
   double tokens_per_s = 0;
   double lr = 0;
-  QString stage;             // what the trainer is doing when not yet stepping
+  QString stage;  // what the trainer is doing when not yet stepping
 };
 
 struct QueueProgress {
   std::vector<ActiveRun> running;  // in the order they started; empty when idle
-  int ended = 0;                     // runs that ended since the queue was last idle
-  int total = 0;                     // those, the running and the waiting
-  double seconds_left = -1;          // until the last queued run ends; negative: not known
-  double tokens_per_s = 0;           // of the running runs together
+  int ended = 0;                   // runs that ended since the queue was last idle
+  int total = 0;                   // those, the running and the waiting
+  double seconds_left = -1;        // until the last queued run ends; negative: not known
+  double tokens_per_s = 0;         // of the running runs together
 };
 
 class TrainingQueue : public QObject {

@@ -63,9 +63,12 @@ rows = "\n".join(f'      {{"{n}", "{fn}", {size}, "{sha}"}},' for n, fn, size, s
 namespace normlab {{
 
 const std::vector<PinnedWheel>& cuda_wheels() {{
+  // One wheel a line, as this script writes them.
+  // clang-format off
   static const std::vector<PinnedWheel> wheels{{
 {rows}
   }};
+  // clang-format on
   return wheels;
 }}
 

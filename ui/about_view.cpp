@@ -8,14 +8,14 @@ AboutView::AboutView(QWidget* parent) : QTextBrowser(parent) {
   setOpenExternalLinks(true);
   setFrameShape(QFrame::NoFrame);
   document()->setDocumentMargin(28);
-  document()->setDefaultStyleSheet(QStringLiteral(
-      "body { color: #222; } h1 { font-size: 17pt; font-weight: 600; margin-bottom: 4px; }"
-      " h2 { font-size: 12.5pt; font-weight: 600; margin-top: 18px; color: #1b3a5c; }"
-      " p, li { font-size: 10.5pt; line-height: 135%; } .formula { font-family: 'DejaVu Serif';"
-      " font-style: italic; font-size: 11.5pt; } .pre { color: #1f5fb0; font-weight: 600; }"
-      " .post { color: #c62828; font-weight: 600; } .long { color: #2e7d32; font-weight: 600; }"
-      " .muted { color: #5f6b7a; } .lns { color: #4a35b1; font-weight: 600; }"
-      " .rezero { color: #b0267f; font-weight: 600; } .dyt { color: #7c8a00; font-weight: 600; }"));
+  document()->setDefaultStyleSheet(
+      QStringLiteral("body { color: #222; } h1 { font-size: 17pt; font-weight: 600; margin-bottom: 4px; }"
+                     " h2 { font-size: 12.5pt; font-weight: 600; margin-top: 18px; color: #1b3a5c; }"
+                     " p, li { font-size: 10.5pt; line-height: 135%; } .formula { font-family: 'DejaVu Serif';"
+                     " font-style: italic; font-size: 11.5pt; } .pre { color: #1f5fb0; font-weight: 600; }"
+                     " .post { color: #c62828; font-weight: 600; } .long { color: #2e7d32; font-weight: 600; }"
+                     " .muted { color: #5f6b7a; } .lns { color: #4a35b1; font-weight: 600; }"
+                     " .rezero { color: #b0267f; font-weight: 600; } .dyt { color: #7c8a00; font-weight: 600; }"));
   const QString pre = QString::fromUtf8(formula(NormPlacement::Pre));
   const QString post = QString::fromUtf8(formula(NormPlacement::Post));
   const QString lns = QString::fromUtf8(formula(NormPlacement::LayerNormScaling));

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "core/system/atomic_file.h"
+
 #include "loss_chart.h"
 
 namespace normlab::ui {
@@ -115,8 +116,7 @@ void write_bytes(const QString& path, const QByteArray& bytes) {
 
 double export_scale(QSize shown, QSize pixels) {
   if (shown.isEmpty()) return 1;
-  return std::max(1.0, std::sqrt(double(pixels.width()) * pixels.height() /
-                                 (double(shown.width()) * shown.height())));
+  return std::max(1.0, std::sqrt(double(pixels.width()) * pixels.height() / (double(shown.width()) * shown.height())));
 }
 
 QImage render_chart(const LossChart& shown, QSize pixels, double scale) {
@@ -167,7 +167,8 @@ void export_svg(const LossChart& shown, const QString& path, QSize size) {
     }
     out.writeAttribute(QStringLiteral("version"), QStringLiteral("1.1"));  // SVG Tiny has no clip paths
     out.writeTextElement(QStringLiteral("title"), QStringLiteral("NormLab loss curves"));
-    out.writeTextElement(QStringLiteral("desc"), QStringLiteral("Training and held-out loss per step, exported from NormLab"));
+    out.writeTextElement(QStringLiteral("desc"),
+                         QStringLiteral("Training and held-out loss per step, exported from NormLab"));
     out.writeStartElement(QStringLiteral("defs"));
     out.writeStartElement(QStringLiteral("clipPath"));
     out.writeAttribute(QStringLiteral("id"), QStringLiteral("plot-area"));

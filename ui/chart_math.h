@@ -58,7 +58,7 @@ Points thinned(const Points& points, int bucket, bool noisy) {
 struct CurveExtents {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
   double heldout_lo = kInf, heldout_hi = -kInf;
-  double heldout_first = std::nan("");  // the starting loss; NaN before any evaluation
+  double heldout_first = std::nan("");             // the starting loss; NaN before any evaluation
   double training_lo = kInf, training_hi = -kInf;  // raw training loss
 
   void add_heldout(double v) {  // in step order

@@ -1,7 +1,8 @@
 #include "format.h"
-#include "lab/qstring.h"
 
 #include <cmath>
+
+#include "lab/qstring.h"
 
 namespace normlab::ui {
 

@@ -7,8 +7,8 @@
 
 namespace normlab::ui {
 
-QString loss_text(double nats);              // "5.090", or an em dash when not a number
-QString lr_text(double lr);                  // "6e-3", as the course writes rates
-QString setup_text(const TrainConfig& c);    // one line: model, batch, steps
+QString loss_text(double nats);            // "5.090", or an em dash when not a number
+QString lr_text(double lr);                // "6e-3", as the course writes rates
+QString setup_text(const TrainConfig& c);  // one line: model, batch, steps
 
 }  // namespace normlab::ui

@@ -40,7 +40,8 @@ ImageRequest ask_image(QWidget* parent, QSize shown, const QString& folder) {
     const QSignalBlocker block_w(width), block_h(height);
     width->setValue(size.width());
     height->setValue(size.height());
-    note->setText(png ? QObject::tr("Default: twice the chart's size on screen") : QObject::tr("Vector drawing; size sets its proportions"));
+    note->setText(png ? QObject::tr("Default: twice the chart's size on screen")
+                      : QObject::tr("Vector drawing; size sets its proportions"));
   };
   QObject::connect(format, &QComboBox::currentIndexChanged, &dialog, set_defaults);
   QObject::connect(width, &QSpinBox::valueChanged, &dialog, [=](int w) {
@@ -69,7 +70,8 @@ ImageRequest ask_image(QWidget* parent, QSize shown, const QString& folder) {
   form->addRow(buttons);
   if (dialog.exec() != QDialog::Accepted) return {};
   const QString suffix = format->currentData().toString();
-  const QString filter = suffix == QStringLiteral("png") ? QObject::tr("PNG image (*.png)") : QObject::tr("SVG drawing (*.svg)");
+  const QString filter =
+      suffix == QStringLiteral("png") ? QObject::tr("PNG image (*.png)") : QObject::tr("SVG drawing (*.svg)");
   QString path = QFileDialog::getSaveFileName(parent, QObject::tr("Export chart image"),
                                               QDir(folder).filePath(QStringLiteral("normlab-loss.") + suffix), filter);
   if (path.isEmpty()) return {};

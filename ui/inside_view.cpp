@@ -17,12 +17,13 @@
 #include <functional>
 #include <optional>
 
+#include "core/training/layer_stats.h"
+#include "lab/qstring.h"
+#include "lab/run_store.h"
+
 #include "format.h"
 #include "heatmap_math.h"
-#include "core/training/layer_stats.h"
 #include "run_colors.h"
-#include "lab/run_store.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -43,7 +44,8 @@ PlotLayout layout_for(QSize size) {
   const int bar_width = 92, left = 46, gap = 58;
   const int panel_width = std::max(20, (w - left - bar_width - gap - 16) / 2);
   PlotLayout l;
-  for (int i = 0; i < 2; ++i) l.panels[i] = QRect(left + i * (panel_width + gap), 30, panel_width, heat_bottom - 30 - 36);
+  for (int i = 0; i < 2; ++i)
+    l.panels[i] = QRect(left + i * (panel_width + gap), 30, panel_width, heat_bottom - 30 - 36);
   l.colour_bar = QRect(w - bar_width + 8, 30, 14, heat_bottom - 30 - 36);
   l.profile = QRect(left + 24, heat_bottom + 30, w - left - 24 - bar_width - 16, h - heat_bottom - 30 - 40);
   return l;
@@ -56,7 +58,8 @@ QString why_no_values(const lab::RunEntry* run, const StatisticInfo& info) {
   if (!run) return QObject::tr("No run to show.");
   const RunRecord& r = run->record;
   if (!records(info, r.config.model)) {
-    return QObject::tr("None: this run's design has no such parameter; it is recorded for %1.").arg(lab::qstr(info.only_for));
+    return QObject::tr("None: this run's design has no such parameter; it is recorded for %1.")
+        .arg(lab::qstr(info.only_for));
   }
   if (r.config.layer_stats_every == 0) {
     return QObject::tr("Not recorded: \u201cInside the model\u201d was off for this run.");
@@ -108,13 +111,14 @@ class InsidePlot : public QWidget {
       p.setPen(QColor(0x5f, 0x6b, 0x7a));
       const lab::RunEntry* runs[2] = {store_.find(run_ids[0]), store_.find(run_ids[1])};
       const bool other_designs = info && std::none_of(std::begin(runs), std::end(runs), [&](const lab::RunEntry* run) {
-        return run && records(*info, run->record.config.model);
-      });
-      p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter | Qt::TextWordWrap,
-                 other_designs
-                     ? QObject::tr("Neither run has this parameter: it is recorded for %1.").arg(lab::qstr(info->only_for))
-                     : QObject::tr("No values of this statistic in these runs yet.\nRuns record them while they train, "
-                                   "unless \u201cInside the model\u201d is off in the settings; older run files have none."));
+                                   return run && records(*info, run->record.config.model);
+                                 });
+      p.drawText(
+          QRect(QPoint(0, 0), size), Qt::AlignCenter | Qt::TextWordWrap,
+          other_designs
+              ? QObject::tr("Neither run has this parameter: it is recorded for %1.").arg(lab::qstr(info->only_for))
+              : QObject::tr("No values of this statistic in these runs yet.\nRuns record them while they train, "
+                            "unless \u201cInside the model\u201d is off in the settings; older run files have none."));
       return;
     }
     const PlotLayout l = layout_for(size);
@@ -230,7 +234,8 @@ class InsidePlot : public QWidget {
       p.drawLine(r.right() + 1, y, r.right() + 4, y);
       p.drawText(QRect(r.right() + 6, y - 8, 64, 16), Qt::AlignLeft | Qt::AlignVCenter, value_text(tick));
     }
-    p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap, lab::qstr(info.unit) + (scale.linear ? QString() : QObject::tr(", log")));
+    p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap,
+               lab::qstr(info.unit) + (scale.linear ? QString() : QObject::tr(", log")));
   }
 
   void paint_profile(QPainter& p, const QRect& r, const ColourScale& scale, const StatisticInfo& info) const {
@@ -254,7 +259,9 @@ class InsidePlot : public QWidget {
       if (!i) continue;
       const lab::RunEntry* run = store_.find(run_ids[panel]);
       const int n = s->width();
-      auto x_of = [&](int layer) { return n == 1 ? r.center().x() : r.left() + 12 + layer * (r.width() - 24.0) / (n - 1); };
+      auto x_of = [&](int layer) {
+        return n == 1 ? r.center().x() : r.left() + 12 + layer * (r.width() - 24.0) / (n - 1);
+      };
       QPainterPath line;
       p.setPen(QPen(run_colour(*run), 2));
       p.setBrush(run_colour(*run));
@@ -268,8 +275,8 @@ class InsidePlot : public QWidget {
       p.setBrush(Qt::NoBrush);
       p.drawPath(line);
       const QString step_text = QObject::tr("\u25cf %1, step %2").arg(QString()).arg(s->steps[*i]);
-      const QString name = p.fontMetrics().elidedText(
-          lab::qstr(run->record.config.name), Qt::ElideMiddle, entry_room - p.fontMetrics().horizontalAdvance(step_text));
+      const QString name = p.fontMetrics().elidedText(lab::qstr(run->record.config.name), Qt::ElideMiddle,
+                                                      entry_room - p.fontMetrics().horizontalAdvance(step_text));
       const QString entry = QObject::tr("\u25cf %1, step %2").arg(name).arg(s->steps[*i]);
       const int entry_width = p.fontMetrics().horizontalAdvance(entry);
       p.drawText(QRect(legend_right - entry_width, r.top() - 22, entry_width, 18), Qt::AlignRight, entry);
@@ -282,7 +289,8 @@ class InsidePlot : public QWidget {
     }
     p.setPen(QColor(0x33, 0x33, 0x33));
     p.drawText(QRect(r.left(), r.top() - 22, r.width(), 18), Qt::AlignLeft, title);
-    p.drawText(QRect(r.left(), r.bottom() + 18, r.width(), 16), Qt::AlignCenter, QObject::tr("layer (1 = next to the input)"));
+    p.drawText(QRect(r.left(), r.bottom() + 18, r.width(), 16), Qt::AlignCenter,
+               QObject::tr("layer (1 = next to the input)"));
   }
 
   const lab::RunStore& store_;

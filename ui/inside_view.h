@@ -32,7 +32,7 @@ class InsideView : public QWidget {
   // PNG (twice the shown size) or SVG by the path's suffix; false if it cannot be written.
   bool export_image(const QString& path) const;
 
-  QWidget* plot() const;  // the drawing, without the controls
+  QWidget* plot() const;              // the drawing, without the controls
   QRect panel_rect(int panel) const;  // a heatmap's place in plot(), without its labels
 
  private:

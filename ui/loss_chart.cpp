@@ -15,12 +15,13 @@
 #include <limits>
 #include <set>
 
+#include "lab/qstring.h"
+#include "lab/run_store.h"
+
 #include "chart_math.h"
 #include "format.h"
 #include "loss_chart_parts.h"
 #include "run_colors.h"
-#include "lab/run_store.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -232,7 +233,7 @@ void LossChart::update_points(Curves& c, const RunRecord& r) {
 void LossChart::show_training_points(Curves& c) {
   const bool smooth = smoothing_ > 0;
   c.train->replace(smooth ? thinned(c.smooth_points, steps_per_bucket_, false)
-                           : thinned(c.raw_points, steps_per_bucket_, true));
+                          : thinned(c.raw_points, steps_per_bucket_, true));
   if (smooth) c.raw->replace(thinned(c.raw_points, steps_per_bucket_, true));
   else if (c.raw->count() > 0) c.raw->clear();
 }
@@ -353,9 +354,9 @@ void LossChart::apply_styles() {
 // In as many words as the plot's height holds: Qt Charts cuts a longer title to
 // "loss (nat...", as under the Sweeps tab's summary.
 void LossChart::update_loss_title() {
-  const QStringList titles = log_scale_ ? QStringList{tr("loss (nats per token, log scale)"), tr("loss (nats, log scale)"),
-                                                     tr("nats, log")}
-                                        : QStringList{tr("loss (nats per token)"), tr("loss (nats)"), tr("nats")};
+  const QStringList titles =
+      log_scale_ ? QStringList{tr("loss (nats per token, log scale)"), tr("loss (nats, log scale)"), tr("nats, log")}
+                 : QStringList{tr("loss (nats per token)"), tr("loss (nats)"), tr("nats")};
   const QFontMetricsF metrics(axis_y_->titleFont());
   const double room = plotArea().height();  // 0 until the chart is laid out: the full title till then
   const auto fits = std::find_if(titles.begin(), titles.end(), [&](const QString& title) {
@@ -404,7 +405,9 @@ void LossChart::set_only_runs(std::optional<QSet<int>> run_ids) {
   schedule_refresh();
 }
 
-bool LossChart::shows(const lab::RunEntry& run) const { return only_runs_ ? only_runs_->contains(run.id) : run.visible; }
+bool LossChart::shows(const lab::RunEntry& run) const {
+  return only_runs_ ? only_runs_->contains(run.id) : run.visible;
+}
 
 bool LossChart::drawn(const lab::RunEntry& run) const {
   const auto leader = group_leader_.find(run.id);
@@ -445,7 +448,8 @@ void LossChart::set_group_seeds(bool on) {
 }
 
 bool LossChart::draws_any_run() const {
-  return std::any_of(store_.runs().begin(), store_.runs().end(), [this](const lab::RunEntry& run) { return drawn(run); });
+  return std::any_of(store_.runs().begin(), store_.runs().end(),
+                     [this](const lab::RunEntry& run) { return drawn(run); });
 }
 
 QList<int> LossChart::seed_group_of(int run_id) const {
@@ -472,8 +476,7 @@ void LossChart::update_groups() {
     std::vector<int>& members = wanted[ids[group.front()]];
     for (const std::size_t i : group) members.push_back(ids[i]);
   }
-  const bool same = wanted.size() == groups_.size() &&
-                    std::all_of(wanted.begin(), wanted.end(), [this](const auto& w) {
+  const bool same = wanted.size() == groups_.size() && std::all_of(wanted.begin(), wanted.end(), [this](const auto& w) {
                       const auto g = groups_.find(w.first);
                       return g != groups_.end() && g->second->members == w.second;
                     });
@@ -557,8 +560,8 @@ std::vector<Readout> LossChart::readout(double step) const {
     auto curves = curves_.find(run.id);
     if (!drawn(run) || r.steps.empty() || curves == curves_.end()) continue;
     auto nearest = [step](const auto& points) {
-      auto it = std::lower_bound(points.begin(), points.end(), step,
-                                 [](const auto& p, double s) { return p.step < s; });
+      auto it =
+          std::lower_bound(points.begin(), points.end(), step, [](const auto& p, double s) { return p.step < s; });
       if (it == points.end()) return points.size() - 1;
       if (it != points.begin() && step - std::prev(it)->step < it->step - step) --it;
       return std::size_t(it - points.begin());

@@ -27,7 +27,6 @@ class RunStore;
 
 namespace normlab::ui {
 
-
 // What part of the plane is shown: steps across, loss in nats up.
 struct ViewRange {
   double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
@@ -41,9 +40,9 @@ struct Readout {
   QColor colour;
   QString name;
   int step = 0;
-  double train = 0;          // raw training loss at `step`
-  double train_smoothed = 0; // NaN when smoothing is off
-  int eval_step = -1;        // nearest evaluation; -1 if none
+  double train = 0;           // raw training loss at `step`
+  double train_smoothed = 0;  // NaN when smoothing is off
+  int eval_step = -1;         // nearest evaluation; -1 if none
   double heldout = 0;
 };
 
@@ -82,14 +81,14 @@ class LossChart : public QChart {
   bool draws_any_run() const;
 
   ViewRange view() const;
-  void set_view(const ViewRange& view);   // a user's zoom or pan: stops following the data
-  void reset_view();                      // fit the data again, and keep fitting it
+  void set_view(const ViewRange& view);  // a user's zoom or pan: stops following the data
+  void reset_view();                     // fit the data again, and keep fitting it
   bool follows_data() const { return follows_data_; }
   void zoom_to(const QRectF& chart_rect);
   void zoom_around(QPointF chart_pos, double factor_x, double factor_y);  // factor < 1 zooms in
   void pan_by(QPointF pixels);
-  QPointF value_at(QPointF chart_pos) const;      // (step, nats)
-  QPointF position_of(QPointF value) const;       // chart coordinates of (step, nats)
+  QPointF value_at(QPointF chart_pos) const;  // (step, nats)
+  QPointF position_of(QPointF value) const;   // chart coordinates of (step, nats)
 
   // On screen, training curves are one-pixel lines and every series is cached as pixels,
   // for speed. A picture wants true line widths, which scale with it, and vectors.
@@ -120,10 +119,10 @@ class LossChart : public QChart {
   void schedule_refresh();
   bool shows(const lab::RunEntry& run) const;  // chosen to be seen, alone or in its seed group
   bool drawn(const lab::RunEntry& run) const;  // has curves of its own on the chart: shown, and no group's follower
-  const RunRecord& drawn_record(const lab::RunEntry& run) const;  // a group's mean for its first member
+  const RunRecord& drawn_record(const lab::RunEntry& run) const;               // a group's mean for its first member
   std::pair<QString, QString> name_and_seeds(const lab::RunEntry& run) const;  // a group's second: "mean of 3 seeds"
-  QString drawn_name(const lab::RunEntry& run) const;             // "… · mean of 3 seeds" for a group
-  QString legend_label(const lab::RunEntry& run) const;           // HTML; a group's seeds on a second line
+  QString drawn_name(const lab::RunEntry& run) const;                          // "… · mean of 3 seeds" for a group
+  QString legend_label(const lab::RunEntry& run) const;                        // HTML; a group's seeds on a second line
   void update_groups();
   void update_group_points(SeedGroup& group);
   void add_curves(int run_id);
@@ -153,7 +152,7 @@ class LossChart : public QChart {
   QCategoryAxis* axis_y_;  // labels placed by hand: a log axis with readable labels in nats
   std::map<int, std::unique_ptr<Curves>> curves_;
   std::vector<std::unique_ptr<Baseline>> baselines_;
-  std::vector<QLineSeries*> spare_;  // on the chart, hidden, waiting for reuse
+  std::vector<QLineSeries*> spare_;                   // on the chart, hidden, waiting for reuse
   std::map<QAbstractSeries*, QGraphicsItem*> items_;  // the item Qt Charts draws each series with
   QSet<int> dirty_;
   QSet<int> highlighted_;
@@ -161,7 +160,7 @@ class LossChart : public QChart {
   bool group_seeds_ = true;
   bool groups_dirty_ = true;
   std::map<int, std::unique_ptr<SeedGroup>> groups_;  // by the id of its first member
-  std::map<int, int> group_leader_;                    // every member's id to that first member's
+  std::map<int, int> group_leader_;                   // every member's id to that first member's
   std::vector<QAreaSeries*> spare_bands_;
   QTimer refresh_timer_;
   QTimer view_settle_timer_;

@@ -8,8 +8,9 @@
 #include <cmath>
 #include <limits>
 
-#include "loss_chart_parts.h"
 #include "lab/run_store.h"
+
+#include "loss_chart_parts.h"
 
 namespace normlab::ui {
 

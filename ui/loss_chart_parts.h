@@ -7,9 +7,10 @@
 #include <QPointF>
 #include <vector>
 
+#include "core/runs/seeds.h"
+
 #include "chart_math.h"
 #include "loss_chart.h"
-#include "core/runs/seeds.h"
 #include "smoothing.h"
 
 class QAreaSeries;
@@ -19,9 +20,9 @@ class QLineSeries;
 namespace normlab::ui {
 
 struct LossChart::Curves {
-  QLineSeries* raw = nullptr;      // faint, behind the smoothed curve
-  QLineSeries* train = nullptr;    // smoothed, or raw when smoothing is off
-  QLineSeries* heldout = nullptr;  // with a marker at each evaluation
+  QLineSeries* raw = nullptr;                                // faint, behind the smoothed curve
+  QLineSeries* train = nullptr;                              // smoothed, or raw when smoothing is off
+  QLineSeries* heldout = nullptr;                            // with a marker at each evaluation
   QList<QPointF> raw_points, smooth_points, heldout_points;  // display space
   std::vector<double> smoothed;  // nats, one per recorded step (NaN where the loss was not finite)
   CurveExtents extents;          // of raw_points and heldout_points, for fitting the range

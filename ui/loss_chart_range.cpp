@@ -6,9 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lab/run_store.h"
+
 #include "chart_math.h"
 #include "loss_chart_parts.h"
-#include "lab/run_store.h"
 
 namespace normlab::ui {
 
@@ -35,8 +36,8 @@ void LossChart::fit_to_data() {
   // Every range change makes Qt Charts place each point again (~15 ms for 5 x 3000 steps),
   // so a range that still holds the data snugly is kept while a run trains.
   const ViewRange now{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()};
-  const bool holds = fitted.x_min == now.x_min && fitted.x_max == now.x_max && now.y_min <= fitted.y_min &&
-                     fitted.y_max <= now.y_max;
+  const bool holds =
+      fitted.x_min == now.x_min && fitted.x_max == now.x_max && now.y_min <= fitted.y_min && fitted.y_max <= now.y_max;
   const bool snug = now.y_max - now.y_min <= 1.2 * (fitted.y_max - fitted.y_min);
   if (!(holds && snug)) apply_view(fitted);
 }
@@ -84,7 +85,8 @@ void LossChart::update_loss_ticks() {
   const auto ticks = loss_ticks(from_display(axis_y_->min()), from_display(axis_y_->max()), log_scale_);
   for (const QString& label : axis_y_->categoriesLabels()) axis_y_->remove(label);
   axis_y_->setStartValue(axis_y_->min());
-  for (const Tick& tick : ticks) axis_y_->append(QString::number(tick.value, 'f', tick.decimals), to_display(tick.value));
+  for (const Tick& tick : ticks)
+    axis_y_->append(QString::number(tick.value, 'f', tick.decimals), to_display(tick.value));
 }
 
 QPointF LossChart::display_at(QPointF pos) const {
@@ -101,7 +103,8 @@ QPointF LossChart::value_at(QPointF pos) const {
 QPointF LossChart::position_of(QPointF value) const {
   const QRectF plot = plotArea();
   const double x = plot.left() + (value.x() - axis_x_->min()) / (axis_x_->max() - axis_x_->min()) * plot.width();
-  const double y = plot.bottom() - (to_display(value.y()) - axis_y_->min()) / (axis_y_->max() - axis_y_->min()) * plot.height();
+  const double y =
+      plot.bottom() - (to_display(value.y()) - axis_y_->min()) / (axis_y_->max() - axis_y_->min()) * plot.height();
   return {x, y};
 }
 

@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lab/run_store.h"
+
 #include "format.h"
 #include "loss_chart.h"
-#include "lab/run_store.h"
 
 namespace normlab::ui {
 
@@ -38,17 +39,18 @@ LossChartView::LossChartView(LossChart* chart, QWidget* parent)
   readout_->setObjectName(QStringLiteral("chartReadout"));
   readout_->setTextFormat(Qt::RichText);
   readout_->setAttribute(Qt::WA_TransparentForMouseEvents);
-  readout_->setStyleSheet(QStringLiteral(
-      "#chartReadout { background: rgba(255,255,255,235); border: 1px solid #b8b8b8;"
-      " border-radius: 4px; padding: 5px 7px; color: #222; }"));
+  readout_->setStyleSheet(
+      QStringLiteral("#chartReadout { background: rgba(255,255,255,235); border: 1px solid #b8b8b8;"
+                     " border-radius: 4px; padding: 5px 7px; color: #222; }"));
   readout_->hide();
 
   empty_hint_->setAlignment(Qt::AlignCenter);
   empty_hint_->setWordWrap(true);
   empty_hint_->setAttribute(Qt::WA_TransparentForMouseEvents);
   empty_hint_->setStyleSheet(QStringLiteral("color: #777; font-size: 11pt;"));
-  no_runs_text_ = tr("No runs yet.\nPress Start to train one with the settings on the left,\n"
-                     "queue the course experiment, or import recorded runs (File \u25b8 Import runs).");
+  no_runs_text_ =
+      tr("No runs yet.\nPress Start to train one with the settings on the left,\n"
+         "queue the course experiment, or import recorded runs (File \u25b8 Import runs).");
   none_drawn_text_ = tr("Every run is hidden: tick runs in the run table to draw them.");
   for (auto signal : {&lab::RunStore::run_added, &lab::RunStore::run_removed, &lab::RunStore::appearance_changed}) {
     connect(&chart->store(), signal, this, &LossChartView::update_empty_hint);
@@ -61,9 +63,7 @@ LossChartView::LossChartView(LossChart* chart, QWidget* parent)
   update_empty_hint();
 }
 
-QPointF LossChartView::chart_pos(QPoint viewport_pos) const {
-  return chart_->mapFromScene(mapToScene(viewport_pos));
-}
+QPointF LossChartView::chart_pos(QPoint viewport_pos) const { return chart_->mapFromScene(mapToScene(viewport_pos)); }
 
 void LossChartView::set_empty_texts(const QString& no_runs, const QString& none_drawn) {
   no_runs_text_ = no_runs;
@@ -205,8 +205,9 @@ void LossChartView::show_readout(QPoint viewport_pos) {
     if (r.step != shown_step) train += tr(" at %1").arg(r.step);
     const QString heldout =
         r.eval_step < 0 ? QString() : tr("held-out <b>%1</b> at %2").arg(loss_text(r.heldout)).arg(r.eval_step);
-    html += QStringLiteral("<tr><td><span style='color:%1'>\u25a0</span> %2&nbsp;&nbsp;</td>"
-                           "<td>%3&nbsp;&nbsp;</td><td>%4</td></tr>")
+    html += QStringLiteral(
+                "<tr><td><span style='color:%1'>\u25a0</span> %2&nbsp;&nbsp;</td>"
+                "<td>%3&nbsp;&nbsp;</td><td>%4</td></tr>")
                 .arg(r.colour.name(), r.name.toHtmlEscaped(), train, heldout);
   }
   html += QStringLiteral("</table>");

@@ -24,24 +24,24 @@
 #include <QTimer>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
-#include <cstdio>
-
-#include "about_view.h"
-#include "inside_view.h"
-#include "format.h"
-#include "loss_chart.h"
-#include "loss_chart_view.h"
+#include "core/runs/presets.h"
+#include "core/runs/run_text.h"
 #include "lab/gpu_installer.h"
 #include "lab/lab.h"
-#include "core/runs/presets.h"
+#include "lab/qstring.h"
+
+#include "about_view.h"
+#include "format.h"
+#include "inside_view.h"
+#include "loss_chart.h"
+#include "loss_chart_view.h"
 #include "run_details.h"
 #include "run_table.h"
-#include "core/runs/run_text.h"
 #include "settings_panel.h"
 #include "sweep_view.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -117,10 +117,12 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(lab_, &lab::Lab::busy_changed, this, &MainWindow::update_actions);
   connect(lab_, &lab::Lab::device_found, this, &MainWindow::on_device_found);
   connect(&lab_->follower(), &lab::FolderFollower::sweep_found, this, &MainWindow::show_followed_sweep);
-  connect(lab_, &lab::Lab::note, this, [this](const QString& text) { statusBar()->showMessage(text, kStatusMessageMs); });
+  connect(lab_, &lab::Lab::note, this,
+          [this](const QString& text) { statusBar()->showMessage(text, kStatusMessageMs); });
   connect(lab_, &lab::Lab::run_failed, this, [this](int id, const QString& message, int dropped) {
     const lab::RunEntry* run = store_->find(id);
-    QString text = tr("\u201c%1\u201d could not train:\n%2").arg(run ? lab::qstr(run->record.config.name) : QString(), message);
+    QString text =
+        tr("\u201c%1\u201d could not train:\n%2").arg(run ? lab::qstr(run->record.config.name) : QString(), message);
     if (dropped > 0) text += tr("\n\nThe %n run(s) queued after it (was|were) removed.", nullptr, dropped);
     report(tr("Run failed"), text);
   });
@@ -180,7 +182,8 @@ void MainWindow::restore_session() {
   settings_restored_ = settings_->restore(settings);
   log_action_->setChecked(settings.value(QStringLiteral("chart/log_scale"), false).toBool());
   group_seeds_action_->setChecked(settings.value(QStringLiteral("chart/group_seeds"), true).toBool());
-  const int smoothing = int(std::lround(100 * settings.value(QStringLiteral("chart/smoothing"), kDefaultSmoothing).toDouble()));
+  const int smoothing =
+      int(std::lround(100 * settings.value(QStringLiteral("chart/smoothing"), kDefaultSmoothing).toDouble()));
   smoothing_->setValue(smoothing);
   emit smoothing_->valueChanged(smoothing);  // shows the value even when it did not change
 
@@ -274,9 +277,9 @@ void MainWindow::on_device_found(const Environment& found) {
   // First launch: the course's settings, made small enough for a CPU when needed, unless
   // the schedule was changed meanwhile.
   if (!settings_restored_) settings_->set_config(lab_->fit_to_device(settings_->config()));
-  settings_->set_course_note(gpu ? tr("GPU found: the course experiment runs at full size (%1).").arg(course_scale_text(Scale::Full))
-                                 : tr("No GPU found: the course experiment is scaled for the CPU (%1).")
-                                       .arg(course_scale_text(Scale::Cpu)));
+  settings_->set_course_note(
+      gpu ? tr("GPU found: the course experiment runs at full size (%1).").arg(course_scale_text(Scale::Full))
+          : tr("No GPU found: the course experiment is scaled for the CPU (%1).").arg(course_scale_text(Scale::Cpu)));
   update_actions();
 }
 
@@ -325,9 +328,9 @@ void MainWindow::stop_run() {
   }
   if (chosen.isEmpty()) chosen = lab_->queue().running();
   lab_->stop_runs(chosen);
-  statusBar()->showMessage(tr("Stopping %n run(s) after the current step; (its|their) points are kept", nullptr,
-                              int(chosen.size())),
-                           kStatusMessageMs);
+  statusBar()->showMessage(
+      tr("Stopping %n run(s) after the current step; (its|their) points are kept", nullptr, int(chosen.size())),
+      kStatusMessageMs);
 }
 
 void MainWindow::stop_all() {
@@ -349,9 +352,10 @@ void MainWindow::update_actions() {
   remove_action_->setEnabled(!selected.isEmpty() && std::all_of(selected.begin(), selected.end(),
                                                                 [this](int id) { return lab_->removable(id); }));
   use_settings_action_->setEnabled(selected.size() == 1);
-  const bool checkpoints = !selected.isEmpty() && writable && std::all_of(selected.begin(), selected.end(), [this](int id) {
-    return lab_->has_checkpoint(id) && !lab_->queue().is_queued(id);
-  });
+  const bool checkpoints =
+      !selected.isEmpty() && writable && std::all_of(selected.begin(), selected.end(), [this](int id) {
+        return lab_->has_checkpoint(id) && !lab_->queue().is_queued(id);
+      });
   resume_action_->setEnabled(checkpoints);
   drop_checkpoints_action_->setEnabled(checkpoints);
   const bool any = !store_->runs().empty();
@@ -403,9 +407,11 @@ void MainWindow::update_progress() {
   constexpr int kPerRun = 1000;
   queue_progress_->setRange(0, p.total * kPerRun);
   queue_progress_->setValue(int(done * kPerRun));
-  queue_progress_->setFormat(p.seconds_left >= 0
-                                 ? tr("%1 of %2 runs done \u00b7 %3 left").arg(p.ended).arg(p.total).arg(lab::qstr(duration_text(p.seconds_left)))
-                                 : tr("%1 of %2 runs done").arg(p.ended).arg(p.total));
+  queue_progress_->setFormat(p.seconds_left >= 0 ? tr("%1 of %2 runs done \u00b7 %3 left")
+                                                       .arg(p.ended)
+                                                       .arg(p.total)
+                                                       .arg(lab::qstr(duration_text(p.seconds_left)))
+                                                 : tr("%1 of %2 runs done").arg(p.ended).arg(p.total));
 }
 
 QList<int> MainWindow::selected_runs() const {
@@ -474,8 +480,10 @@ void MainWindow::remove_runs(const QList<int>& run_ids) {
     if (lab_->removable(id)) removable << id;
   }
   if (removable.isEmpty()) return;
-  const QString question = tr("Remove %n run(s) from NormLab? (Its|Their) saved data in the runs folder is deleted too; "
-                              "exported files are not touched.", nullptr, int(removable.size()));
+  const QString question =
+      tr("Remove %n run(s) from NormLab? (Its|Their) saved data in the runs folder is deleted too; "
+         "exported files are not touched.",
+         nullptr, int(removable.size()));
   const bool yes = options_.confirm ? options_.confirm(tr("Remove runs"), question)
                                     : QMessageBox::question(this, tr("Remove runs"), question) == QMessageBox::Yes;
   if (!yes) return;

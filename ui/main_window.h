@@ -51,7 +51,7 @@ class MainWindow : public QMainWindow {
 
   // What the buttons and menus do, also callable directly (command line, tests); each
   // takes what it needs from the widgets and calls the lab.
-  void start_run();                    // the settings panel's run
+  void start_run();  // the settings panel's run
   void start_course_experiment();
   void stop_run();
   void stop_all();
@@ -99,8 +99,7 @@ class MainWindow : public QMainWindow {
   QWidget* build_chart_tab();
   void build_run_dock();
   // A movable, floatable, closable dock whose layout QSettings can restore by `name`.
-  QDockWidget* add_dock(const QString& title, const QString& name, QWidget* content,
-                        Qt::DockWidgetArea area);
+  QDockWidget* add_dock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area);
   void build_status_bar();
   // main_window.cpp: session, queue, progress, selection
   void restore_session();

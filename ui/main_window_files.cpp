@@ -7,16 +7,17 @@
 #include <QTabWidget>
 #include <set>
 
+#include "core/runs/run_text.h"
+#include "lab/lab.h"
+#include "lab/qstring.h"
+
 #include "chart_export.h"
 #include "format.h"
 #include "image_dialog.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
-#include "lab/lab.h"
-#include "core/runs/run_text.h"
 #include "settings_panel.h"
 #include "sweep_view.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -59,9 +60,8 @@ bool MainWindow::export_runs_json(const QList<int>& run_ids, const QString& targ
       for (int id : run_ids) {
         const lab::RunEntry* run = store_->find(id);
         const std::string base = file_stem(run->record.config.name);
-        const std::string stem = first_free_name(
-            [&](int n) { return n == 1 ? base : base + "-" + std::to_string(n); },
-            [&](const std::string& name) { return used.count(name) > 0; });
+        const std::string stem = first_free_name([&](int n) { return n == 1 ? base : base + "-" + std::to_string(n); },
+                                                 [&](const std::string& name) { return used.count(name) > 0; });
         used.insert(stem);
         write_json(run->record, QDir(target).filePath(lab::qstr(stem) + QStringLiteral(".json")).toStdString());
       }
@@ -145,8 +145,8 @@ void MainWindow::export_json_dialog() {
     target = QFileDialog::getSaveFileName(this, tr("Export run as JSON"), QDir(last_folder("export")).filePath(name),
                                           tr("NormLab run (*.json)"));
   } else {
-    target = QFileDialog::getExistingDirectory(this, tr("Export %n runs as JSON: choose a folder", nullptr, int(ids.size())),
-                                               last_folder("export"));
+    target = QFileDialog::getExistingDirectory(
+        this, tr("Export %n runs as JSON: choose a folder", nullptr, int(ids.size())), last_folder("export"));
   }
   if (target.isEmpty()) return;
   remember_folder("export", target);
@@ -156,9 +156,9 @@ void MainWindow::export_json_dialog() {
 void MainWindow::export_csv_dialog() {
   const QList<int> ids = selected_or_all_runs();
   if (ids.isEmpty()) return;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export %n run(s) as CSV", nullptr, int(ids.size())),
-                                                    QDir(last_folder("export")).filePath(QStringLiteral("normlab-runs.csv")),
-                                                    tr("CSV table (*.csv)"));
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export %n run(s) as CSV", nullptr, int(ids.size())),
+      QDir(last_folder("export")).filePath(QStringLiteral("normlab-runs.csv")), tr("CSV table (*.csv)"));
   if (path.isEmpty()) return;
   remember_folder("export", path);
   export_runs_csv(ids, path);

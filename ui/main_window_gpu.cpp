@@ -6,13 +6,14 @@
 #include <QStatusBar>
 
 #include "core/device/cuda_backend.h"
-#include "format.h"
-#include "lab/gpu_installer.h"
 #include "core/gpu_install/gpu_status.h"
+#include "lab/gpu_installer.h"
 #include "lab/lab.h"
+#include "lab/qstring.h"
+
+#include "format.h"
 #include "main_window.h"
 #include "settings_panel.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -30,18 +31,20 @@ void MainWindow::install_gpu_support() {
       tr("Download LibTorch %1's CUDA libraries (%2) from %3 and install them in %4?\n\n"
          "Each file is checked against its pinned SHA-256; a stopped download goes on where it stopped next "
          "time. NormLab trains on the GPU from its next start.")
-          .arg(QStringLiteral(NORMLAB_TORCH_VERSION), lab::qstr(cuda_download_size_text()), lab::qstr(install.index_url),
-               QDir::toNativeSeparators(lab::qstr(install.target.string())));
+          .arg(QStringLiteral(NORMLAB_TORCH_VERSION), lab::qstr(cuda_download_size_text()),
+               lab::qstr(install.index_url), QDir::toNativeSeparators(lab::qstr(install.target.string())));
   const QString without_driver =
-      nvidia_driver_present() ? QString()
-                              : tr("\n\nNo NVIDIA driver was found on this machine: NormLab uses these libraries only once "
-                                   "one is installed.");
+      nvidia_driver_present()
+          ? QString()
+          : tr("\n\nNo NVIDIA driver was found on this machine: NormLab uses these libraries only once "
+               "one is installed.");
   const bool yes = options_.confirm ? options_.confirm(tr("Install GPU support"), question + without_driver)
-                                    : QMessageBox::question(this, tr("Install GPU support"), question + without_driver) ==
-                                          QMessageBox::Yes;
+                                    : QMessageBox::question(this, tr("Install GPU support"),
+                                                            question + without_driver) == QMessageBox::Yes;
   if (!yes) return;
 
-  auto* dialog = new QProgressDialog(tr("Connecting to %1\u2026").arg(lab::qstr(install.index_url)), tr("Stop"), 0, 1000, this);
+  auto* dialog =
+      new QProgressDialog(tr("Connecting to %1\u2026").arg(lab::qstr(install.index_url)), tr("Stop"), 0, 1000, this);
   dialog->setWindowTitle(tr("Installing GPU support"));
   dialog->setObjectName(QStringLiteral("gpuInstallProgress"));
   // Not modal: a modal progress dialog's setValue() runs the event loop itself, where the
@@ -71,7 +74,8 @@ void MainWindow::install_gpu_support() {
       settings_->set_course_note(done);
       statusBar()->showMessage(done);
     } else if (message.isEmpty()) {
-      statusBar()->showMessage(tr("GPU support: stopped. Install it again to go on where it stopped."), kStatusMessageMs);
+      statusBar()->showMessage(tr("GPU support: stopped. Install it again to go on where it stopped."),
+                               kStatusMessageMs);
     } else {
       report(tr("Cannot install GPU support"), message);
     }

@@ -25,16 +25,16 @@
 #include <algorithm>
 #include <utility>
 
-#include "format.h"
 #include "core/gpu_install/gpu_status.h"
+#include "lab/lab.h"
+#include "lab/qstring.h"
+
+#include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
 #include "main_window.h"
-
-#include "lab/lab.h"
 #include "run_table.h"
 #include "settings_panel.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -82,8 +82,9 @@ void MainWindow::build_actions() {
 
   stop_action_ = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
   stop_action_->setShortcut(Qt::CTRL | Qt::Key_Period);
-  stop_action_->setToolTip(tr("Stop the selected running runs, or every running run, after the current step; "
-                              "their points are kept and the queue goes on"));
+  stop_action_->setToolTip(
+      tr("Stop the selected running runs, or every running run, after the current step; "
+         "their points are kept and the queue goes on"));
   connect(stop_action_, &QAction::triggered, this, &MainWindow::stop_run);
 
   stop_all_action_ = new QAction(tr("Stop and clear the queue"), this);
@@ -96,18 +97,21 @@ void MainWindow::build_actions() {
   connect(start_queued_action_, &QAction::triggered, this, &MainWindow::start_queued_runs);
 
   course_action_ = new QAction(tr("Course experiment (5 runs)"), this);
-  course_action_->setToolTip(tr("Queue the plate's five runs: pre- and post-norm at 1e-3 and 6e-3 with a 30-step warmup, "
-                                "and post-norm at 1e-3 with a long warmup; the course's model on the chosen corpus"));
+  course_action_->setToolTip(
+      tr("Queue the plate's five runs: pre- and post-norm at 1e-3 and 6e-3 with a 30-step warmup, "
+         "and post-norm at 1e-3 with a long warmup; the course's model on the chosen corpus"));
   connect(course_action_, &QAction::triggered, this, &MainWindow::start_course_experiment);
 
   import_action_ = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("Import runs\u2026"), this);
   import_action_->setShortcut(QKeySequence::Open);
   connect(import_action_, &QAction::triggered, this, &MainWindow::import_dialog);
   follow_action_ = new QAction(tr("Follow folder\u2026"), this);
-  follow_action_->setToolTip(tr("Show every run in a folder that normlab-cli or a cluster writes, updated as its "
-                                "files change; nothing is written there"));
+  follow_action_->setToolTip(
+      tr("Show every run in a folder that normlab-cli or a cluster writes, updated as its "
+         "files change; nothing is written there"));
   connect(follow_action_, &QAction::triggered, this, &MainWindow::follow_dialog);
-  export_json_action_ = new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("Export runs as JSON\u2026"), this);
+  export_json_action_ =
+      new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("Export runs as JSON\u2026"), this);
   export_json_action_->setShortcut(QKeySequence::Save);
   connect(export_json_action_, &QAction::triggered, this, &MainWindow::export_json_dialog);
   export_csv_action_ = new QAction(tr("Export runs as CSV\u2026"), this);
@@ -121,12 +125,14 @@ void MainWindow::build_actions() {
   remove_action_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   connect(remove_action_, &QAction::triggered, this, [this] { remove_runs(selected_runs()); });
   resume_action_ = new QAction(tr("Resume from checkpoint"), this);
-  resume_action_->setToolTip(tr("Go on with the selected stopped or interrupted runs from their checkpoints, with the "
-                                "numbers they would have had uninterrupted"));
+  resume_action_->setToolTip(
+      tr("Go on with the selected stopped or interrupted runs from their checkpoints, with the "
+         "numbers they would have had uninterrupted"));
   connect(resume_action_, &QAction::triggered, this, [this] { resume_runs(selected_runs()); });
   drop_checkpoints_action_ = new QAction(tr("Remove checkpoints"), this);
-  drop_checkpoints_action_->setToolTip(tr("Delete the selected runs' checkpoints to free the disk; their points stay, "
-                                          "and they can no longer be resumed"));
+  drop_checkpoints_action_->setToolTip(
+      tr("Delete the selected runs' checkpoints to free the disk; their points stay, "
+         "and they can no longer be resumed"));
   connect(drop_checkpoints_action_, &QAction::triggered, this, [this] {
     lab_->drop_checkpoints(selected_runs());
     update_details();
@@ -150,8 +156,9 @@ void MainWindow::build_actions() {
   group_seeds_action_ = new QAction(tr("Seeds as mean and range"), this);
   group_seeds_action_->setCheckable(true);
   group_seeds_action_->setChecked(true);
-  group_seeds_action_->setToolTip(tr("Draw runs that differ only in their seed as one: the mean of their curves and "
-                                     "the range of their held-out losses"));
+  group_seeds_action_->setToolTip(
+      tr("Draw runs that differ only in their seed as one: the mean of their curves and "
+         "the range of their held-out losses"));
   connect(group_seeds_action_, &QAction::toggled, this, [this](bool on) { chart_->set_group_seeds(on); });
   log_action_ = new QAction(tr("Log scale"), this);
   log_action_->setCheckable(true);
@@ -172,9 +179,8 @@ void MainWindow::build_menus() {
   file->addAction(export_csv_action_);
   file->addAction(export_image_action_);
   file->addSeparator();
-  file->addAction(tr("Open the runs folder"), this, [this] {
-    QDesktopServices::openUrl(QUrl::fromLocalFile(lab_->archive().folder()));
-  });
+  file->addAction(tr("Open the runs folder"), this,
+                  [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(lab_->archive().folder())); });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -192,8 +198,9 @@ void MainWindow::build_menus() {
     QAction* choice = side_by_side_menu_->addAction(runs == 1 ? tr("1: one after another") : QString::number(runs));
     choice->setCheckable(true);
     choice->setData(runs);
-    choice->setToolTip(tr("How many runs train at once; more wait in the queue. On the CPU each takes its share of "
-                          "the cores (cores / runs threads) for its whole run"));
+    choice->setToolTip(
+        tr("How many runs train at once; more wait in the queue. On the CPU each takes its share of "
+           "the cores (cores / runs threads) for its whole run"));
     side_by_side->addAction(choice);
     connect(choice, &QAction::triggered, this, [this, runs] { set_side_by_side(runs); });
   }
@@ -267,12 +274,16 @@ QWidget* MainWindow::build_chart_tab() {
     button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->addWidget(button);
   }
-  auto* hint = new PhrasesThatFit({tr("drag: zoom"), tr("double-click: fit"), tr("right-drag: pan")});  // dropped from the end
+  auto* hint =
+      new PhrasesThatFit({tr("drag: zoom"), tr("double-click: fit"), tr("right-drag: pan")});  // dropped from the end
   hint->setObjectName(QStringLiteral("chartHint"));
   hint->setStyleSheet(QStringLiteral("color: #8a94a1;"));
   hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a narrow window shortens the hint, not the chart
-  hint->setToolTip(tr("Drag to zoom into a box, right- or middle-drag to pan, wheel to zoom around the pointer, double-click to fit the data again"));
+  hint->setSizePolicy(QSizePolicy::Ignored,
+                      QSizePolicy::Preferred);  // a narrow window shortens the hint, not the chart
+  hint->setToolTip(
+      tr("Drag to zoom into a box, right- or middle-drag to pan, wheel to zoom around the pointer, double-click to fit "
+         "the data again"));
   bar->addWidget(hint, 1);  // takes the room left, right-aligned
   layout->addLayout(bar);
   layout->addWidget(chart_view_, 1);

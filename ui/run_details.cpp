@@ -5,56 +5,71 @@
 #include <algorithm>
 #include <cmath>
 
-#include "format.h"
-#include "lab/run_archive.h"
-#include "run_colors.h"
-#include "lab/run_store.h"
 #include "core/runs/run_text.h"
 #include "lab/qstring.h"
+#include "lab/run_archive.h"
+#include "lab/run_store.h"
+
+#include "format.h"
+#include "run_colors.h"
 
 namespace normlab::ui {
 
 namespace {
 
 QString row(const QString& label, const QString& value) {
-  return QStringLiteral("<tr><td style='color:#5f6b7a; padding-right:10px'>%1</td><td>%2</td></tr>")
-      .arg(label, value);
+  return QStringLiteral("<tr><td style='color:#5f6b7a; padding-right:10px'>%1</td><td>%2</td></tr>").arg(label, value);
 }
 
-QString count_text(std::int64_t n) { return n > 0 ? QLocale::system().toString(qlonglong(n)) : QStringLiteral("\u2014"); }
+QString count_text(std::int64_t n) {
+  return n > 0 ? QLocale::system().toString(qlonglong(n)) : QStringLiteral("\u2014");
+}
 
 }  // namespace
 
 QString run_details_html(const lab::RunEntry& run) {
   const RunRecord& r = run.record;
   const TrainConfig& c = r.config;
-  QString html = QStringLiteral("<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
-                                " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
+  QString html = QStringLiteral(
+                     "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
+                     " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
                      .arg(run_colour(run).name(), lab::qstr(c.name).toHtmlEscaped(), lab::qstr(to_string(r.status)));
   if (!r.message.empty()) {
-    html += QStringLiteral("<p style='margin:0 0 6px 0; color:#8a1c1c'>%1</p>").arg(lab::qstr(r.message).toHtmlEscaped());
+    html +=
+        QStringLiteral("<p style='margin:0 0 6px 0; color:#8a1c1c'>%1</p>").arg(lab::qstr(r.message).toHtmlEscaped());
   }
   html += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
-  html += row(QObject::tr("Block"), QObject::tr("%1-norm, <i>%2</i>")
-                                        .arg(lab::qstr(to_string(c.model.norm)), QString::fromUtf8(formula(c.model.norm))));
+  html +=
+      row(QObject::tr("Block"), QObject::tr("%1-norm, <i>%2</i>")
+                                    .arg(lab::qstr(to_string(c.model.norm)), QString::fromUtf8(formula(c.model.norm))));
   html += row(QObject::tr("Model"), QObject::tr("%1 layers, width %2, %3 heads, vocabulary %4; %5 parameters")
-                                        .arg(c.model.layers).arg(c.model.d_model).arg(c.model.heads)
-                                        .arg(c.model.vocab).arg(count_text(r.parameters)));
+                                        .arg(c.model.layers)
+                                        .arg(c.model.d_model)
+                                        .arg(c.model.heads)
+                                        .arg(c.model.vocab)
+                                        .arg(count_text(r.parameters)));
   html += row(QObject::tr("Schedule"), QObject::tr("peak lr %1, warmup %2 steps, %3 steps of %4 \u00d7 %5 tokens")
-                                           .arg(lr_text(c.peak_lr)).arg(c.warmup_steps).arg(c.steps)
-                                           .arg(c.batch_size).arg(c.model.context));
-  html += row(QObject::tr("Optimiser"), QObject::tr("AdamW, weight decay %1, clipping %2, seed %3")
-                                            .arg(c.weight_decay)
-                                            .arg(c.clip_grad_norm > 0 ? QString::number(c.clip_grad_norm) : QObject::tr("off"))
-                                            .arg(qulonglong(c.seed)));
-  const QString corpus = c.corpus_path.empty() ? QObject::tr("King James Bible") : QFileInfo(lab::qstr(c.corpus_path)).fileName();
-  html += row(QObject::tr("Data"), QObject::tr("%1: %2 training, %3 held-out tokens")
-                                       .arg(corpus.toHtmlEscaped(), count_text(r.train_tokens), count_text(r.heldout_tokens)));
+                                           .arg(lr_text(c.peak_lr))
+                                           .arg(c.warmup_steps)
+                                           .arg(c.steps)
+                                           .arg(c.batch_size)
+                                           .arg(c.model.context));
+  html += row(QObject::tr("Optimiser"),
+              QObject::tr("AdamW, weight decay %1, clipping %2, seed %3")
+                  .arg(c.weight_decay)
+                  .arg(c.clip_grad_norm > 0 ? QString::number(c.clip_grad_norm) : QObject::tr("off"))
+                  .arg(qulonglong(c.seed)));
+  const QString corpus =
+      c.corpus_path.empty() ? QObject::tr("King James Bible") : QFileInfo(lab::qstr(c.corpus_path)).fileName();
+  html += row(QObject::tr("Data"),
+              QObject::tr("%1: %2 training, %3 held-out tokens")
+                  .arg(corpus.toHtmlEscaped(), count_text(r.train_tokens), count_text(r.heldout_tokens)));
   if (!r.environment.device_name.empty()) {
-    html += row(QObject::tr("Ran on"), QObject::tr("%1 (%2), LibTorch %3, NormLab %4")
-                                           .arg(lab::qstr(r.environment.device_name).toHtmlEscaped(),
-                                                lab::qstr(r.environment.precision).toHtmlEscaped(),
-                                                lab::qstr(r.environment.libtorch_version), lab::qstr(r.environment.app_version)));
+    html += row(QObject::tr("Ran on"),
+                QObject::tr("%1 (%2), LibTorch %3, NormLab %4")
+                    .arg(lab::qstr(r.environment.device_name).toHtmlEscaped(),
+                         lab::qstr(r.environment.precision).toHtmlEscaped(), lab::qstr(r.environment.libtorch_version),
+                         lab::qstr(r.environment.app_version)));
   }
   if (!r.evals.empty()) {
     const auto best = std::min_element(r.evals.begin(), r.evals.end(), [](const auto& a, const auto& b) {
@@ -62,16 +77,20 @@ QString run_details_html(const lab::RunEntry& run) {
       return key(a.val_loss) < key(b.val_loss);
     });
     html += row(QObject::tr("Held-out"), QObject::tr("last <b>%1</b> at step %2, lowest %3 at step %4; baseline %5")
-                                             .arg(loss_text(r.final_val_loss())).arg(r.evals.back().step)
-                                             .arg(loss_text(best->val_loss)).arg(best->step)
+                                             .arg(loss_text(r.final_val_loss()))
+                                             .arg(r.evals.back().step)
+                                             .arg(loss_text(best->val_loss))
+                                             .arg(best->step)
                                              .arg(loss_text(r.baseline_loss)));
   }
   if (!r.steps.empty()) {
     const StepMetrics& last = r.steps.back();
-    html += row(QObject::tr("Time"), QObject::tr("%1 for %2 steps, %3 tokens/s")
-                                         .arg(lab::qstr(duration_text(last.wall_s))).arg(last.step)
-                                         .arg(QLocale::system().toString(last.step * double(c.batch_size) * c.model.context /
-                                                                         std::max(last.wall_s, 1e-9), 'f', 0)));
+    html += row(QObject::tr("Time"),
+                QObject::tr("%1 for %2 steps, %3 tokens/s")
+                    .arg(lab::qstr(duration_text(last.wall_s)))
+                    .arg(last.step)
+                    .arg(QLocale::system().toString(
+                        last.step * double(c.batch_size) * c.model.context / std::max(last.wall_s, 1e-9), 'f', 0)));
   }
   if (!run.file.isEmpty()) {
     html += row(QObject::tr("Saved in"), run.file.toHtmlEscaped());

@@ -8,7 +8,6 @@ struct RunEntry;
 
 namespace normlab::ui {
 
-
 QString run_details_html(const lab::RunEntry& run);
 
 }  // namespace normlab::ui

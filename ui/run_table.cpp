@@ -3,10 +3,11 @@
 #include <QFont>
 #include <cmath>
 
+#include "lab/qstring.h"
+#include "lab/run_store.h"
+
 #include "format.h"
 #include "run_colors.h"
-#include "lab/run_store.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 
@@ -29,9 +30,7 @@ int RunTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : int(store_.runs().size());
 }
 
-int RunTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
+int RunTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 namespace {
 

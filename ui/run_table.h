@@ -2,7 +2,6 @@
 // The run table: the lab's run store as rows, with a tick to show a run on the chart.
 #include <QAbstractTableModel>
 
-
 namespace normlab::lab {
 class RunStore;
 }  // namespace normlab::lab

@@ -1,13 +1,13 @@
 #include "settings_panel.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QButtonGroup>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QAbstractSpinBox>
-#include <QCoreApplication>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QLabel>
@@ -16,12 +16,12 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTimer>
 #include <QToolButton>
-#include <QScrollArea>
 #include <QVBoxLayout>
 #include <QValidator>
 #include <algorithm>
@@ -30,9 +30,10 @@
 #include <type_traits>
 
 #include "core/data/corpus.h"
-#include "format.h"
 #include "core/runs/presets.h"
 #include "lab/qstring.h"
+
+#include "format.h"
 
 namespace normlab::ui {
 
@@ -82,8 +83,9 @@ class RateValidator : public QValidator {
 
 QLabel* section_label(const QString& text) {
   auto* label = new QLabel(text.toUpper());
-  label->setStyleSheet(QStringLiteral("color: #5f6b7a; font-weight: 600; font-size: 8.5pt;"
-                                      " letter-spacing: 1px; padding-top: 6px;"));
+  label->setStyleSheet(
+      QStringLiteral("color: #5f6b7a; font-weight: 600; font-size: 8.5pt;"
+                     " letter-spacing: 1px; padding-top: 6px;"));
   return label;
 }
 
@@ -157,8 +159,8 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   const auto& fields = config_fields();
   controls_.assign(fields.size(), nullptr);
   QList<QFormLayout*> forms;
-  for (Section section : {Section::Placement, Section::Schedule, Section::Model, Section::Training,
-                          Section::DeviceAndData}) {
+  for (Section section :
+       {Section::Placement, Section::Schedule, Section::Model, Section::Training, Section::DeviceAndData}) {
     QVBoxLayout* target = under_more(section) ? more_layout : layout;
     target->addWidget(section_label(section_title(section)));
     auto* form = form_layout();
@@ -192,9 +194,9 @@ SettingsPanel::SettingsPanel(QWidget* parent)
 
   message_->setWordWrap(true);
   message_->setObjectName(QStringLiteral("settingsMessage"));
-  message_->setStyleSheet(QStringLiteral(
-      "#settingsMessage { color: #8a1c1c; background: #fdecea; border: 1px solid #f3c1bd;"
-      " border-radius: 3px; padding: 5px 7px; }"));
+  message_->setStyleSheet(
+      QStringLiteral("#settingsMessage { color: #8a1c1c; background: #fdecea; border: 1px solid #f3c1bd;"
+                     " border-radius: 3px; padding: 5px 7px; }"));
   message_->hide();
   layout->addStretch(1);
 
@@ -228,7 +230,8 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   int label_width = 0;
   for (QFormLayout* form : forms) {
     for (int row = 0; row < form->rowCount(); ++row) {
-      if (QLayoutItem* label = form->itemAt(row, QFormLayout::LabelRole)) label_width = std::max(label_width, label->sizeHint().width());
+      if (QLayoutItem* label = form->itemAt(row, QFormLayout::LabelRole))
+        label_width = std::max(label_width, label->sizeHint().width());
     }
   }
   for (QFormLayout* form : forms) {
@@ -338,7 +341,9 @@ QWidget* SettingsPanel::spin_box(const ConfigField& field) {
   box->setToolTip(capitalised_sentence(utf8(field.help)));
   // "1 sequence", "8 sequences": the unit follows the number (ui/plurals picks the form).
   const std::string unit = field.unit;
-  const auto unit_for = [unit](int n) { return QCoreApplication::translate("SettingsPanel", unit.c_str(), nullptr, n); };
+  const auto unit_for = [unit](int n) {
+    return QCoreApplication::translate("SettingsPanel", unit.c_str(), nullptr, n);
+  };
   if (auto* spin = qobject_cast<QSpinBox*>(box)) {
     spin->setSuffix(unit_for(spin->value()));
     connect(spin, &QSpinBox::valueChanged, spin, [spin, unit_for](int n) {
@@ -569,12 +574,12 @@ void SettingsPanel::add_actions(QAction* start, QAction* stop, QAction* course) 
   grid->setSpacing(6);
   QToolButton* start_button = button(start);
   start_button->setObjectName(QStringLiteral("startButton"));
-  start_button->setStyleSheet(QStringLiteral(
-      "#startButton { font-weight: 600; color: white; background: #1f5fb0; border: 1px solid #174a8a;"
-      " border-radius: 4px; padding: 4px 10px; }"
-      "#startButton:hover { background: #2468bf; }"
-      "#startButton:pressed { background: #174a8a; }"
-      "#startButton:disabled { background: #9fb3cc; border-color: #9fb3cc; }"));
+  start_button->setStyleSheet(
+      QStringLiteral("#startButton { font-weight: 600; color: white; background: #1f5fb0; border: 1px solid #174a8a;"
+                     " border-radius: 4px; padding: 4px 10px; }"
+                     "#startButton:hover { background: #2468bf; }"
+                     "#startButton:pressed { background: #174a8a; }"
+                     "#startButton:disabled { background: #9fb3cc; border-color: #9fb3cc; }"));
   grid->addWidget(start_button, 0, 0);
   grid->addWidget(button(stop), 0, 1);
   grid->addWidget(button(course), 1, 0);

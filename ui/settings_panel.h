@@ -72,7 +72,7 @@ class SettingsPanel : public QWidget {
   void show_refusal(const QString& reason);
   void revalidate();
 
-  TrainConfig base_;  // carries the fields that have no control
+  TrainConfig base_;                // carries the fields that have no control
   std::vector<QObject*> controls_;  // one per config field, in table order; nullptr: none
   QComboBox* lr_ = nullptr;
   QComboBox* device_ = nullptr;

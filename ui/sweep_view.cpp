@@ -24,21 +24,22 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/system/atomic_file.h"
 #include "core/runs/config_fields.h"
+#include "core/runs/run_text.h"
+#include "core/sweeps/sweep_chart.h"
+#include "core/system/atomic_file.h"
+#include "lab/lab.h"
+#include "lab/qstring.h"
+
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
-#include "lab/lab.h"
-#include "core/runs/run_text.h"
-#include "core/sweeps/sweep_chart.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 
 namespace {
 
-constexpr int kRefreshMs = 200;    // results change when runs end, not with every step
+constexpr int kRefreshMs = 200;      // results change when runs end, not with every step
 constexpr double kPointRadius = 12;  // pixels within which a click picks a point
 
 QString no_point_text() { return SweepView::tr("Click a point to see its runs' curves here."); }
@@ -51,7 +52,8 @@ class SweepPlot : public QWidget {
  public:
   SweepPlot() {
     setMouseTracking(true);
-    setMinimumSize(560, 198);  // not 220: the placements' second row of check boxes takes the rest of a 700-pixel window
+    setMinimumSize(560,
+                   198);  // not 220: the placements' second row of check boxes takes the rest of a 700-pixel window
   }
 
   SweepChart chart;
@@ -119,14 +121,17 @@ SweepView::SweepView(lab::Lab& lab, Hooks hooks, QWidget* parent)
   build_controls();
   curves_->set_only_runs(QSet<int>{});
   curves_->set_smoothing(0.8);
-  plot_->empty_text = tr("No run of this sweep has finished yet. Start the sweep to train its runs; each point "
-                         "appears here as its run ends, and runs trained before with the same settings count at once.");
+  plot_->empty_text =
+      tr("No run of this sweep has finished yet. Start the sweep to train its runs; each point "
+         "appears here as its run ends, and runs trained before with the same settings count at once.");
   plot_->describe = [this](const SweepMark& mark) {
     const SweepPoint& p = mark.point;
     QString text = tr("<b>%1</b>, %2").arg(lab::qstr(info(p.placement).label), point_label(p.x));
     if (std::isfinite(p.mean)) {
       text += p.runs > 1 ? tr("<br>mean %1 nats over %2 runs (%3 to %4)")
-                               .arg(loss_text(p.mean)).arg(p.runs).arg(loss_text(p.min), loss_text(p.max))
+                               .arg(loss_text(p.mean))
+                               .arg(p.runs)
+                               .arg(loss_text(p.min), loss_text(p.max))
                          : tr("<br>final held-out %1 nats").arg(loss_text(p.mean));
     }
     if (p.stalled > 0) text += tr("<br>stalled at the baseline: %n run(s)", nullptr, p.stalled);
@@ -174,8 +179,9 @@ void SweepView::build_controls() {
   fixed_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
   cost_->setWordWrap(true);
   start_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
-  start_->setToolTip(tr("Queue the runs this sweep still lacks; runs that trained before with the same settings are "
-                        "reused"));
+  start_->setToolTip(
+      tr("Queue the runs this sweep still lacks; runs that trained before with the same settings are "
+         "reused"));
   stop_->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
   stop_->setToolTip(tr("Stop the sweep's running run (its points are kept) and take its other runs out of the queue"));
   auto* menu = new QMenu(export_);
@@ -428,7 +434,8 @@ QString basis_text(const lab::Estimate& e) {
 QString SweepView::cost_text() const {
   if (!problem_.isEmpty()) return problem_;
   const std::size_t missing = standing_.to_train.size(), in_progress = standing_.pending.size();
-  QString text = tr("%n run(s): ", nullptr, int(standing_.runs.size())) + tr("%1 done").arg(standing_.ended_with_result());
+  QString text =
+      tr("%n run(s): ", nullptr, int(standing_.runs.size())) + tr("%1 done").arg(standing_.ended_with_result());
   if (in_progress > 0) text += tr(", %1 queued or training").arg(in_progress);
   if (missing > 0) text += tr(", %1 to train").arg(missing);
   if (missing == 0 && in_progress == 0) return text;
@@ -437,9 +444,10 @@ QString SweepView::cost_text() const {
     return text + (time.total.timing ? tr(" \u00b7 timing a few steps to estimate the time\u2026")
                                      : tr(" \u00b7 time: known after the first run's first steps"));
   }
-  const QString ahead = time.ahead_seconds > 0
-                            ? tr(", %1 of it for other runs queued first").arg(lab::qstr(duration_text(time.ahead_seconds)))
-                            : QString();
+  const QString ahead =
+      time.ahead_seconds > 0
+          ? tr(", %1 of it for other runs queued first").arg(lab::qstr(duration_text(time.ahead_seconds)))
+          : QString();
   return text + (in_progress == 0 ? tr(" \u00b7 about %1%2 (%3)") : tr(" \u00b7 about %1 left%2 (%3)"))
                     .arg(lab::qstr(duration_text(time.total.seconds)), ahead, basis_text(time.total));
 }
@@ -449,10 +457,10 @@ void SweepView::update_controls() {
   cost_->setText(cost_text());
   cost_->setStyleSheet(ok ? QString() : QStringLiteral("color: #b3261e;"));
   const bool writable = !lab_.read_only();
-  start_->setEnabled(ok && writable &&
-                     (!standing_.to_train.empty() ||
-                      std::any_of(standing_.pending.begin(), standing_.pending.end(),
-                                  [this](int id) { return !lab_.queue().is_queued(id); })));
+  start_->setEnabled(
+      ok && writable &&
+      (!standing_.to_train.empty() || std::any_of(standing_.pending.begin(), standing_.pending.end(),
+                                                  [this](int id) { return !lab_.queue().is_queued(id); })));
   stop_->setEnabled(lab_.sweep_in_progress());
   export_->setEnabled(!standing_.results.empty());
   if (sweep_) {
@@ -489,10 +497,10 @@ void SweepView::show_point(NormPlacement placement, double x) {
   shown_point_ = {placement, x};
   refresh();
   const QString what = tr("%1, %2").arg(lab::qstr(info(placement).label), point_label(x));
-  point_title_->setText(shown_runs_.isEmpty() ? tr("%1: no run yet").arg(what)
-                                              : tr("%1: %n run(s), training (light) and held-out (dark) loss",
-                                                   nullptr, int(shown_runs_.size()))
-                                                    .arg(what));
+  point_title_->setText(
+      shown_runs_.isEmpty()
+          ? tr("%1: no run yet").arg(what)
+          : tr("%1: %n run(s), training (light) and held-out (dark) loss", nullptr, int(shown_runs_.size())).arg(what));
   emit runs_shown(shown_runs_);
 }
 
@@ -567,7 +575,8 @@ void SweepView::restore_controls() {
   }
   const QSignalBlocker a(preset_), b(setting_), c(seeds_);
   preset_->setCurrentIndex(std::max(0, preset_->findData(settings.value(QStringLiteral("sweep/preset")).toInt())));
-  setting_->setCurrentIndex(std::max(0, setting_->findData(settings.value(QStringLiteral("sweep/setting")).toString())));
+  setting_->setCurrentIndex(
+      std::max(0, setting_->findData(settings.value(QStringLiteral("sweep/setting")).toString())));
   values_->setText(settings.value(QStringLiteral("sweep/values")).toString());
   const QStringList placements = settings.value(QStringLiteral("sweep/placements")).toStringList();
   for (auto& [placement, box] : placements_) {

@@ -44,7 +44,7 @@ class SweepView : public QWidget {
   // What the controls describe; UserError saying why when they describe no sweep.
   Sweep sweep() const;
   void choose_preset(std::optional<SweepPreset> preset);  // nullopt: custom
-  void set_setting(const std::string& key);  // a config key of kSweepSettings
+  void set_setting(const std::string& key);               // a config key of kSweepSettings
   void set_values(const QString& comma_separated);
   void set_placements(const std::vector<NormPlacement>& placements);
   void set_seeds(int seeds);
@@ -84,8 +84,8 @@ class SweepView : public QWidget {
   void save_controls() const;
   void restore_controls();
   void export_dialog(const QString& suffix);
-  QString point_label(double x) const;  // "16 layers", "lr 3e-4", "warmup 100"
-  Scale scale() const;                   // of the presets' values: the device's
+  QString point_label(double x) const;                       // "16 layers", "lr 3e-4", "warmup 100"
+  Scale scale() const;                                       // of the presets' values: the device's
   void fill_values(const std::vector<std::string>& values);  // into the values box, as typed
 
   lab::Lab& lab_;

@@ -1,11 +1,10 @@
 #include "termination.h"
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <QSocketNotifier>
 #include <QWidget>
 #include <atomic>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "core/system/stop_signals.h"
 

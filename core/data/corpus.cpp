@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "core/system/atomic_file.h"
-#include "core/system/user_error.h"
 #include "core/system/paths.h"
+#include "core/system/user_error.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -21,11 +21,19 @@ std::size_t first_invalid_utf8(const std::string& s) {
     const auto c = static_cast<unsigned char>(s[i]);
     int extra;
     std::uint32_t min;
-    if (c < 0x80) { ++i; continue; }
-    else if ((c & 0xE0) == 0xC0) { extra = 1; min = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { extra = 2; min = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { extra = 3; min = 0x10000; }
-    else return i;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      extra = 1;
+      min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+      min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3;
+      min = 0x10000;
+    } else return i;
     if (i + extra >= s.size()) return i;  // truncated sequence
     std::uint32_t code = c & (0x3F >> extra);
     for (int k = 1; k <= extra; ++k) {
@@ -99,9 +107,8 @@ void check_corpus_text(const std::string& text, const std::string& origin) {
                     std::to_string(bad) + "); if it is Latin-1, convert it with iconv -f LATIN1 -t UTF-8");
   }
   if (text.size() < kMinCorpusBytes) {
-    throw UserError("corpus " + origin + " is too short: " + std::to_string(text.size()) +
-                    " bytes, at least " + std::to_string(kMinCorpusBytes) +
-                    " are needed to train a tokenizer and hold out 10 %");
+    throw UserError("corpus " + origin + " is too short: " + std::to_string(text.size()) + " bytes, at least " +
+                    std::to_string(kMinCorpusBytes) + " are needed to train a tokenizer and hold out 10 %");
   }
 }
 
@@ -141,8 +148,9 @@ Corpus load_default_corpus() {
     char buffer[1 << 16];
     while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
     if (pclose(pipe) != 0 || text.size() < kMinCorpusBytes) {
-      throw UserError("the `bible` program (Debian's bible-kjv) is missing or printed nothing; "
-                      "install it or pass --corpus FILE");
+      throw UserError(
+          "the `bible` program (Debian's bible-kjv) is missing or printed nothing; "
+          "install it or pass --corpus FILE");
     }
     write_file_atomically(path, text);
   }

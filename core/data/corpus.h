@@ -16,7 +16,7 @@ inline constexpr std::uintmax_t kMaxCorpusBytes = std::uintmax_t(256) << 20;
 struct Corpus {
   std::filesystem::path path;  // where the text lives (the cache for the default corpus)
   std::string text;
-  std::string hash;            // hex content hash, the key of every derived cache
+  std::string hash;  // hex content hash, the key of every derived cache
 };
 
 // Throws UserError saying which check failed: missing, not a regular file, too large, empty,

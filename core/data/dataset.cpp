@@ -17,10 +17,10 @@ Dataset::Dataset(const std::vector<int>& ids, int vocab_size, int context, int c
   }
   const std::size_t needed = std::size_t(context) + 2;
   if (heldout.size() < needed || train.size() < needed) {
-    throw UserError("corpus too short: it gives " + std::to_string(ids.size()) +
-                    " tokens, too few to hold out 1 in " + std::to_string(kHeldoutEvery) +
-                    " chunks of " + std::to_string(chunk_tokens) + " and still fill a context of " +
-                    std::to_string(context) + " (use a longer text or a shorter context)");
+    throw UserError("corpus too short: it gives " + std::to_string(ids.size()) + " tokens, too few to hold out 1 in " +
+                    std::to_string(kHeldoutEvery) + " chunks of " + std::to_string(chunk_tokens) +
+                    " and still fill a context of " + std::to_string(context) +
+                    " (use a longer text or a shorter context)");
   }
   train_ = torch::tensor(train, torch::kInt64);
   heldout_ = torch::tensor(heldout, torch::kInt64);

@@ -1,10 +1,9 @@
 #pragma once
 // Token ids split into training and held-out sets, with batch sampling and the
 // unigram baseline.
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <random>
+#include <torch/torch.h>
 #include <vector>
 
 namespace normlab {
@@ -21,8 +20,7 @@ class Dataset {
  public:
   // Every `kHeldoutEvery`-th chunk of `chunk_tokens` ids is held out, so both sets
   // come from the whole corpus. UserError when either set is too small for `context`.
-  Dataset(const std::vector<int>& ids, int vocab_size, int context,
-          int chunk_tokens = kChunkTokens);
+  Dataset(const std::vector<int>& ids, int vocab_size, int context, int chunk_tokens = kChunkTokens);
 
   static constexpr int kChunkTokens = 2048;
   static constexpr int kHeldoutEvery = 10;

@@ -1,17 +1,16 @@
 #include "tokenizer.h"
 
-#include <sentencepiece_processor.h>
-#include <sentencepiece_trainer.h>
-
 #include <algorithm>
 #include <fstream>
 #include <mutex>
+#include <sentencepiece_processor.h>
+#include <sentencepiece_trainer.h>
 #include <sstream>
 #include <thread>
 
 #include "core/system/atomic_file.h"
-#include "core/system/user_error.h"
 #include "core/system/paths.h"
+#include "core/system/user_error.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -29,7 +28,10 @@ class LineIterator : public sentencepiece::SentenceIterator {
   bool done() const override { return done_; }
   void Next() override {
     do {
-      if (position_ >= text_.size()) { done_ = true; return; }
+      if (position_ >= text_.size()) {
+        done_ = true;
+        return;
+      }
       auto end = text_.find('\n', position_);
       if (end == std::string::npos) end = text_.size();
       auto next = end + 1;
@@ -101,11 +103,9 @@ Tokenizer Tokenizer::for_corpus(const Corpus& corpus, int vocab_size) {
   };
   LineIterator lines(corpus.text);
   std::string serialized;
-  if (auto status = sentencepiece::SentencePieceTrainer::Train(options, &lines, &serialized);
-      !status.ok()) {
-    throw UserError("cannot train a " + std::to_string(vocab_size) +
-                    "-token BPE vocabulary on this corpus (" + status.ToString() +
-                    "); try a smaller vocabulary or a longer text");
+  if (auto status = sentencepiece::SentencePieceTrainer::Train(options, &lines, &serialized); !status.ok()) {
+    throw UserError("cannot train a " + std::to_string(vocab_size) + "-token BPE vocabulary on this corpus (" +
+                    status.ToString() + "); try a smaller vocabulary or a longer text");
   }
   write_file_atomically(model_file, serialized);
   Tokenizer tokenizer = load(model_file);
@@ -133,23 +133,20 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
 }
 
 std::vector<int> encode_corpus(const Corpus& corpus, const Tokenizer& tokenizer) {
-  const fs::path ids_file =
-      tokenizer_dir() / (cache_stem(corpus, tokenizer.vocab_size()) + ".ids");
+  const fs::path ids_file = tokenizer_dir() / (cache_stem(corpus, tokenizer.vocab_size()) + ".ids");
   if (std::ifstream in{ids_file, std::ios::binary}) {
     in.seekg(0, std::ios::end);
     std::vector<int> ids(std::size_t(in.tellg()) / sizeof(int));
     in.seekg(0);
     if (in.read(reinterpret_cast<char*>(ids.data()), ids.size() * sizeof(int))) {
       const int vocab = tokenizer.vocab_size();
-      if (!ids.empty() && std::all_of(ids.begin(), ids.end(),
-                                      [vocab](int id) { return id >= 0 && id < vocab; })) {
+      if (!ids.empty() && std::all_of(ids.begin(), ids.end(), [vocab](int id) { return id >= 0 && id < vocab; })) {
         return ids;
       }
     }
   }
   auto ids = tokenizer.encode(corpus.text);
-  write_file_atomically(ids_file, std::string(reinterpret_cast<const char*>(ids.data()),
-                                              ids.size() * sizeof(int)));
+  write_file_atomically(ids_file, std::string(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(int)));
   return ids;
 }
 

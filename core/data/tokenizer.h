@@ -8,7 +8,9 @@
 
 #include "corpus.h"
 
-namespace sentencepiece { class SentencePieceProcessor; }
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
 
 namespace normlab {
 

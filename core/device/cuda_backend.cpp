@@ -1,12 +1,10 @@
 #include "cuda_backend.h"
 
 #include <dlfcn.h>
-
 #include <filesystem>
 #include <mutex>
-#include <vector>
-
 #include <torch/torch.h>
+#include <vector>
 
 #include "core/system/paths.h"
 
@@ -59,8 +57,8 @@ CudaBackend load() {
     errors += std::string(errors.empty() ? "" : "; ") + dlerror();
   }
   backend.reason = errors.empty()
-      ? "no libtorch_cuda.so " NORMLAB_TORCH_VERSION " beside LibTorch or in " + cache_dir().string()
-      : errors;
+                       ? "no libtorch_cuda.so " NORMLAB_TORCH_VERSION " beside LibTorch or in " + cache_dir().string()
+                       : errors;
   return backend;
 }
 
@@ -147,15 +145,16 @@ CudaDriverReport ask_cuda_driver() {
     report.error = error ? error : "libcuda.so.1 cannot be loaded";
     return report;
   }
-  for (const char* function : {"cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGetName", "cuDeviceGetAttribute"}) {
+  for (const char* function :
+       {"cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGetName", "cuDeviceGetAttribute"}) {
     if (!dlsym(driver, function)) {
       report.error = "libcuda.so.1 lacks the CUDA driver API";
       return report;
     }
   }
   if (const int status = call(driver, "cuInit", 0u); status != 0) {
-    report.error = "cuInit failed with CUDA error " + std::to_string(status) +
-                   (status == 100 ? " (no CUDA-capable device)" : "");
+    report.error =
+        "cuInit failed with CUDA error " + std::to_string(status) + (status == 100 ? " (no CUDA-capable device)" : "");
     return report;
   }
   call(driver, "cuDriverGetVersion", &report.version);

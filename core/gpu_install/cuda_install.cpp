@@ -2,19 +2,19 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <openssl/evp.h>
-#include <unistd.h>
-
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+#include <unistd.h>
 
-#include "core/system/user_error.h"
-#include "http_client.h"
 #include "core/system/paths.h"
+#include "core/system/user_error.h"
+
+#include "http_client.h"
 
 namespace normlab {
 
@@ -108,10 +108,12 @@ void unpack(const fs::path& wheel, const fs::path& into) {
     while ((read = archive_read_data_block(zip.get(), &block, &size, &offset)) == ARCHIVE_OK) {
       file.write(static_cast<const char*>(block), std::streamsize(size));
     }
-    if (read != ARCHIVE_EOF) throw UserError("cannot unpack " + wheel.string() + ": " + archive_error_string(zip.get()));
+    if (read != ARCHIVE_EOF)
+      throw UserError("cannot unpack " + wheel.string() + ": " + archive_error_string(zip.get()));
     if (!file.flush()) throw UserError("cannot write " + out.string() + " (disk full?)");
   }
-  if (status != ARCHIVE_EOF) throw UserError("cannot unpack " + wheel.string() + ": " + archive_error_string(zip.get()));
+  if (status != ARCHIVE_EOF)
+    throw UserError("cannot unpack " + wheel.string() + ": " + archive_error_string(zip.get()));
 }
 
 }  // namespace
@@ -139,9 +141,8 @@ bool install_cuda_libraries(const CudaInstallOptions& options, const CudaInstall
     if (!fs::exists(checked)) {
       const fs::path part = downloads / (wheel.filename + ".part");
       const std::string url = wheel_url(options.index_url, wheel);
-      const bool complete = http_download(url, part, [&](std::int64_t done, std::int64_t) {
-        return tell(Stage::Download, wheel, finished + done);
-      });
+      const bool complete = http_download(
+          url, part, [&](std::int64_t done, std::int64_t) { return tell(Stage::Download, wheel, finished + done); });
       if (!complete) return false;
       if (!tell(Stage::Check, wheel, finished + wheel.size)) return false;
       if (const std::string sha = sha256_of_file(part); sha != wheel.sha256) {

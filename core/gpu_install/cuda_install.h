@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "cuda_wheels.h"
 #include "core/system/paths.h"
+
+#include "cuda_wheels.h"
 
 namespace normlab {
 
@@ -27,8 +28,8 @@ struct CudaInstallOptions {
 
 struct CudaInstallProgress {
   enum class Stage { Download, Check, Unpack } stage = Stage::Download;
-  std::string file;          // the wheel in hand
-  int index = 0, count = 0;  // its place among the wheels, from 1
+  std::string file;                  // the wheel in hand
+  int index = 0, count = 0;          // its place among the wheels, from 1
   std::int64_t done = 0, total = 0;  // bytes over all wheels
 };
 

@@ -4,6 +4,8 @@
 namespace normlab {
 
 const std::vector<PinnedWheel>& cuda_wheels() {
+  // One wheel a line, as this script writes them.
+  // clang-format off
   static const std::vector<PinnedWheel> wheels{
       {"nvidia-cublas", "nvidia_cublas-13.1.0.3-py3-none-manylinux_2_27_x86_64.whl", 423133236, "ee8722c1f0145ab246bccb9e452153b5e0515fd094c3678df50b2a0888b8b171"},
       {"nvidia-cuda-cupti", "nvidia_cuda_cupti-13.0.85-py3-none-manylinux_2_25_x86_64.whl", 10715597, "4eb01c08e859bf924d222250d2e8f8b8ff6d3db4721288cf35d14252a4d933c8"},
@@ -22,6 +24,7 @@ const std::vector<PinnedWheel>& cuda_wheels() {
       {"nvidia-nvtx", "nvidia_nvtx-13.0.85-py3-none-manylinux1_x86_64.manylinux_2_5_x86_64.whl", 148047, "4936d1d6780fbe68db454f5e72a42ff64d1fd6397df9f363ae786930fd5c1cd4"},
       {"torch", "torch-2.11.0-cp311-cp311-manylinux_2_28_x86_64.whl", 530604548, "7aa2f9bbc6d4595ba72138026b2074be1233186150e9292865e04b7a63b8c67a"},
   };
+  // clang-format on
   return wheels;
 }
 

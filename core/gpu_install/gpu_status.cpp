@@ -3,8 +3,9 @@
 #include <cstdio>
 
 #include "core/device/cuda_backend.h"
-#include "cuda_wheels.h"
 #include "core/system/paths.h"
+
+#include "cuda_wheels.h"
 
 namespace normlab {
 
@@ -50,13 +51,14 @@ std::string gpu_status_text(const GpuFacts& f) {
     line("NVIDIA driver", driver);
     for (std::size_t i = 0; i < f.devices.size(); ++i) {
       const auto& d = f.devices[i];
-      line("GPU " + std::to_string(i), d.name + ", compute capability " + std::to_string(d.major) + "." +
-                                            std::to_string(d.minor));
+      line("GPU " + std::to_string(i),
+           d.name + ", compute capability " + std::to_string(d.major) + "." + std::to_string(d.minor));
     }
     if (f.devices.empty()) line("GPUs", "none: " + f.driver_error);
   }
   if (f.libraries.empty()) {
-    line("CUDA libraries", "not installed (LibTorch " NORMLAB_TORCH_VERSION "'s CUDA backend; looked beside LibTorch and in " +
+    line("CUDA libraries", "not installed (LibTorch " NORMLAB_TORCH_VERSION
+                           "'s CUDA backend; looked beside LibTorch and in " +
                                cuda_install_dir().parent_path().string() + ")");
   } else if (!f.library_error.empty()) {
     line("CUDA libraries", f.libraries + ", but they fail to load: " + f.library_error);

@@ -1,8 +1,7 @@
 #include "http_client.h"
 
-#include <curl/curl.h>
-
 #include <cstdio>
+#include <curl/curl.h>
 #include <memory>
 
 #include "core/system/user_error.h"

@@ -2,7 +2,6 @@
 
 #include <ATen/autocast_mode.h>
 #include <ATen/core/dispatch/Dispatcher.h>
-
 #include <optional>
 #include <string_view>
 
@@ -52,7 +51,8 @@ struct OneDnnLinear : torch::autograd::Function<OneDnnLinear> {
     if (context->needs_input_grad(0)) input_gradient = onednn_product(output_gradient, weight.t());
     if (context->needs_input_grad(1)) weight_gradient = onednn_product(output_gradient.t(), input.t());
     // An absent bias is no input edge, so it has no index to ask about.
-    if (context->saved_data["has_bias"].toBool() && context->needs_input_grad(2)) bias_gradient = output_gradient.sum(0);
+    if (context->saved_data["has_bias"].toBool() && context->needs_input_grad(2))
+      bias_gradient = output_gradient.sum(0);
     return {input_gradient, weight_gradient, bias_gradient};
   }
 };

@@ -5,8 +5,7 @@
 namespace normlab {
 namespace F = torch::nn::functional;
 
-CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config)
-    : heads(config.heads) {
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config) : heads(config.heads) {
   qkv = register_module("qkv", Linear(config.d_model, 3 * config.d_model));
   proj = register_module("proj", Linear(config.d_model, config.d_model));
   if (config.qk_norm == Switch::On) {  // gains start at 1 and draw nothing: the other weights stay as they were
@@ -111,14 +110,14 @@ BlockImpl::BlockImpl(const ModelConfig& config, int index)
 template <typename SubLayer>
 torch::Tensor BlockImpl::update(NormPlacement rule, const torch::Tensor& x, SubLayer& f, int which,
                                 torch::nn::AnyModule& out_norm) {
-  switch (rule) {  // no default: a new placement must say its line here
-    case NormPlacement::Pre: return x + f(normalise(which, x));                         // x + f(Norm x)
-    case NormPlacement::Post: return normalise(which, x + f(x));                        // Norm(x + f(x))
-    case NormPlacement::Peri: return x + out_norm.forward(f(normalise(which, x)));      // x + Norm(f(Norm x))
-    case NormPlacement::DeepNorm: return normalise(which, residual_scale * x + f(x));  // Norm(alpha x + f(x))
-    case NormPlacement::Mix: return update(mixed_as, x, f, which, out_norm);           // post early, pre after
+  switch (rule) {                                                 // no default: a new placement must say its line here
+    case NormPlacement::Pre: return x + f(normalise(which, x));   // x + f(Norm x)
+    case NormPlacement::Post: return normalise(which, x + f(x));  // Norm(x + f(x))
+    case NormPlacement::Peri: return x + out_norm.forward(f(normalise(which, x)));          // x + Norm(f(Norm x))
+    case NormPlacement::DeepNorm: return normalise(which, residual_scale * x + f(x));       // Norm(alpha x + f(x))
+    case NormPlacement::Mix: return update(mixed_as, x, f, which, out_norm);                // post early, pre after
     case NormPlacement::LayerNormScaling: return x + f(normalise(which, x) * depth_scale);  // x + f(Norm(x) / √ℓ)
-    case NormPlacement::ReZero: return x + rezero_alpha * f(measure(which, x));            // x + α f(x)
+    case NormPlacement::ReZero: return x + rezero_alpha * f(measure(which, x));             // x + α f(x)
   }
   throw std::logic_error("unknown norm placement");
 }
@@ -146,10 +145,8 @@ void BlockImpl::set_probe(BlockProbe* probe) {
 }
 
 GptImpl::GptImpl(const ModelConfig& model_config) : config(model_config) {
-  token_embedding = register_module("token_embedding",
-                                    torch::nn::Embedding(config.vocab, config.d_model));
-  position_embedding = register_module("position_embedding",
-                                       torch::nn::Embedding(config.context, config.d_model));
+  token_embedding = register_module("token_embedding", torch::nn::Embedding(config.vocab, config.d_model));
+  position_embedding = register_module("position_embedding", torch::nn::Embedding(config.context, config.d_model));
   blocks = register_module("blocks", torch::nn::ModuleList());
   for (int i = 0; i < config.layers; ++i) blocks->push_back(Block(config, i));
   if (info(config.norm).final_norm) {
@@ -191,8 +188,8 @@ void GptImpl::init_deepnorm() {
     auto& block = *module->as<BlockImpl>();
     // qkv holds three d x d matrices: each starts as the separate projection it stands for.
     const auto qkv = block.attention->qkv->weight;
-    xavier(qkv.narrow(0, 0, d), 1.0);      // query
-    xavier(qkv.narrow(0, d, d), 1.0);      // key
+    xavier(qkv.narrow(0, 0, d), 1.0);       // query
+    xavier(qkv.narrow(0, d, d), 1.0);       // key
     xavier(qkv.narrow(0, 2 * d, d), beta);  // value
     xavier(block.attention->proj->weight, beta);
     xavier(block.mlp->up->weight, beta);

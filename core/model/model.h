@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/runs/config.h"
+
 #include "linear.h"
 
 namespace normlab {
@@ -82,10 +83,10 @@ struct BlockImpl : torch::nn::Module {
   CausalSelfAttention attention{nullptr};
   Mlp mlp{nullptr};
   NormPlacement placement;
-  NormPlacement mixed_as;        // mix: post in the first quarter of the blocks, pre after
-  double residual_scale = 1.0;   // DeepNorm's alpha; 1 otherwise
-  double depth_scale = 1.0;      // LayerNorm Scaling's 1/√ℓ, ℓ = index + 1; 1 otherwise
-  torch::Tensor rezero_alpha;    // ReZero's learnt scalar, from 0; undefined otherwise
+  NormPlacement mixed_as;       // mix: post in the first quarter of the blocks, pre after
+  double residual_scale = 1.0;  // DeepNorm's alpha; 1 otherwise
+  double depth_scale = 1.0;     // LayerNorm Scaling's 1/√ℓ, ℓ = index + 1; 1 otherwise
+  torch::Tensor rezero_alpha;   // ReZero's learnt scalar, from 0; undefined otherwise
 
  private:
   // One sub-layer f's update of the residual stream x: the formulas of kPlacements.
@@ -93,7 +94,7 @@ struct BlockImpl : torch::nn::Module {
   template <typename SubLayer>
   torch::Tensor update(NormPlacement rule, const torch::Tensor& x, SubLayer& f, int which,
                        torch::nn::AnyModule& out_norm);
-  torch::Tensor normalise(int which, const torch::Tensor& input);  // norm1 (0) or norm2 (1), measured when armed
+  torch::Tensor normalise(int which, const torch::Tensor& input);       // norm1 (0) or norm2 (1), measured when armed
   const torch::Tensor& measure(int which, const torch::Tensor& input);  // the RMS of a norm's (or sub-layer's) input
   BlockProbe* probe_ = nullptr;
 };

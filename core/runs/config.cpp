@@ -50,7 +50,8 @@ std::string default_run_name(const TrainConfig& c) {
   // LayerNorm, the default and every earlier run's norm, goes unsaid.
   // ReZero has no norm, so its norm type goes unsaid as well.
   const bool has_norms = info(c.model.norm).norms;
-  if (has_norms && c.model.norm_type != NormType::LayerNorm) name += std::string(" ") + kNormTypes[std::size_t(c.model.norm_type)].label;
+  if (has_norms && c.model.norm_type != NormType::LayerNorm)
+    name += std::string(" ") + kNormTypes[std::size_t(c.model.norm_type)].label;
   if (has_norms && c.model.norm_type == NormType::Dyt && c.model.dyt_alpha0 != ModelConfig{}.dyt_alpha0) {
     name += " alpha0 " + field_text(config_field("dyt_alpha0"), c);
   }

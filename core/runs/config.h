@@ -36,8 +36,8 @@ struct PlacementInfo {
   const char* formula;  // the block's update rule, "x ← x + f(Norm x)"
   const char* help;     // one sentence for the tooltip and --help
   Hue hue;
-  bool final_norm;      // whether the output needs a last norm: the stream is never normalised otherwise
-  bool norms = true;    // false: the blocks have no norm at all (ReZero), so the norm type does not apply
+  bool final_norm;    // whether the output needs a last norm: the stream is never normalised otherwise
+  bool norms = true;  // false: the blocks have no norm at all (ReZero), so the norm type does not apply
 };
 
 // Adding a placement: a row here and its line in BlockImpl::update (core/model/model.cpp).
@@ -50,15 +50,18 @@ inline constexpr PlacementInfo kPlacements[] = {
      "Normalise each sub-layer's input and its output (sandwich norm: CogView, Peri-LN)", Hue::Teal, true},
     {NormPlacement::DeepNorm, "deepnorm", "DeepNorm", "x \u2190 Norm(\u03b1\u00b7x + f(x)), \u03b1 = (2N)^\u00bc",
      "Post-norm with the residual scaled up by \u03b1 and the value, output and MLP weights scaled down at "
-     "init by \u03b2 = (8N)^-\u00bc (DeepNet)", Hue::Amber, false},
+     "init by \u03b2 = (8N)^-\u00bc (DeepNet)",
+     Hue::Amber, false},
     {NormPlacement::Mix, "mix", "Mix-norm", "post in the first \u230aN/4\u230b blocks, pre after",
      "Post-norm in the first quarter of the blocks, pre-norm in the rest (Mix-LN)", Hue::Purple, true},
     {NormPlacement::LayerNormScaling, "lns", "LN Scaling", "x \u2190 x + f(Norm(x) / \u221a\u2113)",
      "Pre-norm with each norm's output divided by \u221a\u2113, \u2113 the block's depth from 1, so deep blocks "
-     "add less (LayerNorm Scaling, the Curse of Depth)", Hue::Indigo, true},
+     "add less (LayerNorm Scaling, the Curse of Depth)",
+     Hue::Indigo, true},
     {NormPlacement::ReZero, "rezero", "ReZero", "x \u2190 x + \u03b1\u00b7f(x), \u03b1\u2080 = 0",
      "No norm anywhere: each block's sub-layers are added through one learnt scalar \u03b1 that starts at 0 "
-     "(ReZero)", Hue::Magenta, false, false},
+     "(ReZero)",
+     Hue::Magenta, false, false},
 };
 static_assert(in_enum_order(kPlacements));
 
@@ -83,7 +86,8 @@ inline constexpr NormTypeInfo kNormTypes[] = {
      "Scale each position by its root mean square, then a learnt gain; no centring, no bias"},
     {NormType::Dyt, "dyt", "DyT", "\u03b3 \u00b7 tanh(\u03b1 x) + \u03b2",
      "No statistics at all: squash each value with tanh at a learnt scale \u03b1 (one per DyT), then a learnt "
-     "gain and bias (Dynamic Tanh)", Hue::Olive},
+     "gain and bias (Dynamic Tanh)",
+     Hue::Olive},
 };
 static_assert(in_enum_order(kNormTypes));
 
@@ -104,14 +108,14 @@ struct ModelConfig {
   int vocab = 8192;
   NormPlacement norm = NormPlacement::Pre;
   NormType norm_type = NormType::LayerNorm;
-  double dyt_alpha0 = 0.5;                        // DyT's α at init (the paper's default)
-  Switch qk_norm = Switch::Off;                   // RMS-normalise queries and keys per head
-  Switch scaled_residual_init = Switch::Off;      // GPT-2: stream-writing matrices start at 0.02/√(2N)
+  double dyt_alpha0 = 0.5;                    // DyT's α at init (the paper's default)
+  Switch qk_norm = Switch::Off;               // RMS-normalise queries and keys per head
+  Switch scaled_residual_init = Switch::Off;  // GPT-2: stream-writing matrices start at 0.02/√(2N)
 };
 
 // Defaults live here; ranges, names and help texts in config_fields().
 struct TrainConfig {
-  std::string name;         // empty: derived from the settings (see default_run_name)
+  std::string name;  // empty: derived from the settings (see default_run_name)
   ModelConfig model;
   double peak_lr = 1e-3;
   int warmup_steps = 30;
@@ -120,15 +124,15 @@ struct TrainConfig {
   double weight_decay = 0.1;
   double clip_grad_norm = 0.0;  // 0 = no clipping
   std::uint64_t seed = 1337;
-  std::string device = "auto";  // auto | cpu | cuda
-  std::string tf32 = "auto";    // auto | on | off: TF32 inside fp32 matmuls on the GPU
-  std::string autocast = "off"; // off | bf16: the forward pass under bf16 autocast
+  std::string device = "auto";        // auto | cpu | cuda
+  std::string tf32 = "auto";          // auto | on | off: TF32 inside fp32 matmuls on the GPU
+  std::string autocast = "off";       // off | bf16: the forward pass under bf16 autocast
   std::string cpu_matmul = "onednn";  // onednn | libtorch: the kernel of fp32 linear layers on the CPU
-  int threads = 0;              // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
+  int threads = 0;                    // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
   int eval_interval = 100;
   int eval_batches = 16;
-  int layer_stats_every = 10;  // after the first 100 steps (see layer_stats.h); 0 = off
-  std::string corpus_path;  // empty: the King James text from `bible`
+  int layer_stats_every = 10;             // after the first 100 steps (see layer_stats.h); 0 = off
+  std::string corpus_path;                // empty: the King James text from `bible`
   int checkpoint_interval = 60;           // seconds between checkpoints (checkpoint.h); 0 = at every save
   std::string final_checkpoint = "drop";  // drop | keep: whether a finished run keeps its final weights
 };

@@ -49,7 +49,8 @@ std::vector<ConfigField> make_fields() {
   using S = Section;
   using W = Widget;
 
-  auto& norm = add({"norm", "norm", "Norm placement", "norm placement", "where each block normalises", S::Placement, W::Buttons});
+  auto& norm = add(
+      {"norm", "norm", "Norm placement", "norm placement", "where each block normalises", S::Placement, W::Buttons});
   norm.choices = choices_of(kPlacements);
   norm.member = Member<NormPlacement>([](TrainConfig& c) -> NormPlacement& { return c.model.norm; });
 
@@ -66,7 +67,8 @@ std::vector<ConfigField> make_fields() {
     return field;
   };
   whole("warmup_steps", "warmup", "Warmup", "warmup", "linear warmup steps", S::Schedule, 1, kMaxSteps,
-        [](TrainConfig& c) -> int& { return c.warmup_steps; }).unit = " step(s)";
+        [](TrainConfig& c) -> int& { return c.warmup_steps; })
+      .unit = " step(s)";
   whole("steps", "steps", "Steps", "steps", "optimiser updates", S::Schedule, 1, kMaxSteps,
         [](TrainConfig& c) -> int& { return c.steps; });
   whole("layers", "layers", "Layers", "layers", "blocks", S::Model, 1, 64,
@@ -75,8 +77,8 @@ std::vector<ConfigField> make_fields() {
         [](TrainConfig& c) -> int& { return c.model.d_model; });
   whole("heads", "heads", "Heads", "heads", "attention heads; must divide d_model", S::Model, 1, 4096,
         [](TrainConfig& c) -> int& { return c.model.heads; });
-  auto& norm_type = add({"norm_type", "norm-type", "Norm type", "norm type", "how each norm rescales its input",
-                         S::Model, W::Menu});
+  auto& norm_type =
+      add({"norm_type", "norm-type", "Norm type", "norm type", "how each norm rescales its input", S::Model, W::Menu});
   norm_type.choices = choices_of(kNormTypes);
   norm_type.since_version = 2;  // earlier run files all used LayerNorm, the default
   norm_type.member = Member<NormType>([](TrainConfig& c) -> NormType& { return c.model.norm_type; });
@@ -117,13 +119,15 @@ std::vector<ConfigField> make_fields() {
   whole("vocab", "vocab", "Vocabulary", "vocabulary size", "BPE vocabulary size", S::Model, 64, 65536,
         [](TrainConfig& c) -> int& { return c.model.vocab; });
   whole("context", "context", "Context", "context", "tokens per sequence", S::Model, 2, 4096,
-        [](TrainConfig& c) -> int& { return c.model.context; }).unit = " token(s)";
+        [](TrainConfig& c) -> int& { return c.model.context; })
+      .unit = " token(s)";
   whole("batch_size", "batch", "Batch", "batch size", "sequences per step", S::Training, 1, 4096,
-        [](TrainConfig& c) -> int& { return c.batch_size; }).unit = " sequence(s)";
+        [](TrainConfig& c) -> int& { return c.batch_size; })
+      .unit = " sequence(s)";
 
   auto& clip = add({"clip_grad_norm", "clip", "Gradient clipping", "gradient clipping norm",
-                    "clip the gradient norm at this value; 0 = off (the course uses no clipping)",
-                    S::Training, W::Decimal, 0, 1e6});
+                    "clip the gradient norm at this value; 0 = off (the course uses no clipping)", S::Training,
+                    W::Decimal, 0, 1e6});
   clip.zero_text = "off";
   clip.step = 0.25;
   clip.member = Member<double>([](TrainConfig& c) -> double& { return c.clip_grad_norm; });
@@ -133,9 +137,9 @@ std::vector<ConfigField> make_fields() {
       .unit = " step(s)";
 
   auto& stats = whole("layer_stats_every", "layer-stats-every", "Inside the model", "layer statistics interval",
-                       "record the per-layer statistics at every step of the first 100, then every this many steps "
-                       "and at each evaluation; 0 = off",
-                       S::Training, 0, kMaxSteps, [](TrainConfig& c) -> int& { return c.layer_stats_every; });
+                      "record the per-layer statistics at every step of the first 100, then every this many steps "
+                      "and at each evaluation; 0 = off",
+                      S::Training, 0, kMaxSteps, [](TrainConfig& c) -> int& { return c.layer_stats_every; });
   stats.unit = " step(s)";
   stats.zero_text = "off";
   stats.since_version = 3;  // earlier run files recorded no statistics
@@ -159,19 +163,19 @@ std::vector<ConfigField> make_fields() {
                       [](TrainConfig& c) -> std::string& { return c.device; });
   device.shapes_result = false;
 
-  auto& tf32 = menu("tf32", "tf32", "TF32 matmuls", "TF32 setting",
-                    "let fp32 matmuls on the GPU round their inputs to TF32 (10-bit mantissa): faster, "
-                    "slightly less exact; auto = on GPUs that have it (Ampere on); no effect on the CPU",
-                    {{"auto", "Auto"}, {"on", "On"}, {"off", "Off"}},
-                    [](TrainConfig& c) -> std::string& { return c.tf32; });
+  auto& tf32 =
+      menu("tf32", "tf32", "TF32 matmuls", "TF32 setting",
+           "let fp32 matmuls on the GPU round their inputs to TF32 (10-bit mantissa): faster, "
+           "slightly less exact; auto = on GPUs that have it (Ampere on); no effect on the CPU",
+           {{"auto", "Auto"}, {"on", "On"}, {"off", "Off"}}, [](TrainConfig& c) -> std::string& { return c.tf32; });
   tf32.since_version = 3;  // earlier runs never ran on a GPU
 
-  auto& autocast = menu("autocast", "autocast", "Autocast", "autocast",
-                        "run the forward pass in bf16 where torch's autocast deems it safe: faster on GPUs; on a CPU "
-                        "with bf16 instructions no faster at the CPU scale than oneDNN's fp32 matmuls, losses "
-                        "within what the thread count changes; off keeps everything in fp32 (the course's numbers)",
-                        {{"off", "Off (fp32)"}, {"bf16", "bf16"}},
-                        [](TrainConfig& c) -> std::string& { return c.autocast; });
+  auto& autocast =
+      menu("autocast", "autocast", "Autocast", "autocast",
+           "run the forward pass in bf16 where torch's autocast deems it safe: faster on GPUs; on a CPU "
+           "with bf16 instructions no faster at the CPU scale than oneDNN's fp32 matmuls, losses "
+           "within what the thread count changes; off keeps everything in fp32 (the course's numbers)",
+           {{"off", "Off (fp32)"}, {"bf16", "bf16"}}, [](TrainConfig& c) -> std::string& { return c.autocast; });
   autocast.since_version = 3;
 
   auto& matmul = menu("cpu_matmul", "cpu-matmul", "CPU matmuls", "CPU matmul kernel",
@@ -198,8 +202,8 @@ std::vector<ConfigField> make_fields() {
                      S::Hidden, W::None, 0, kInfinity});
   decay.member = Member<double>([](TrainConfig& c) -> double& { return c.weight_decay; });
 
-  whole("eval_batches", "eval-batches", "Evaluation batches", "evaluation batches", "held-out batches per evaluation", S::Hidden, 1,
-        1000, [](TrainConfig& c) -> int& { return c.eval_batches; })
+  whole("eval_batches", "eval-batches", "Evaluation batches", "evaluation batches", "held-out batches per evaluation",
+        S::Hidden, 1, 1000, [](TrainConfig& c) -> int& { return c.eval_batches; })
       .widget = W::None;
 
   auto& checkpoints = whole("checkpoint_interval", "checkpoint-interval", "Checkpoint every", "checkpoint interval",
@@ -211,11 +215,11 @@ std::vector<ConfigField> make_fields() {
   checkpoints.since_version = 4;  // earlier runs wrote no checkpoints
   checkpoints.shapes_result = false;
 
-  auto& final_checkpoint = menu("final_checkpoint", "final-checkpoint", "Final checkpoint", "final checkpoint",
-                                "when the run is done: drop its checkpoint, or keep it with the final weights and "
-                                "the optimiser's state",
-                                {{"drop", "Drop"}, {"keep", "Keep"}},
-                                [](TrainConfig& c) -> std::string& { return c.final_checkpoint; });
+  auto& final_checkpoint =
+      menu("final_checkpoint", "final-checkpoint", "Final checkpoint", "final checkpoint",
+           "when the run is done: drop its checkpoint, or keep it with the final weights and "
+           "the optimiser's state",
+           {{"drop", "Drop"}, {"keep", "Keep"}}, [](TrainConfig& c) -> std::string& { return c.final_checkpoint; });
   final_checkpoint.since_version = 4;
   final_checkpoint.shapes_result = false;
   return {f.begin(), f.end()};

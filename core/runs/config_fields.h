@@ -30,9 +30,8 @@ enum class Section { Placement, Schedule, Model, Training, DeviceAndData, Hidden
 // The member a field reads and writes. One alternative per value type in TrainConfig.
 template <typename T>
 using Member = T& (*)(TrainConfig&);
-using FieldMember = std::variant<Member<int>, Member<std::uint64_t>, Member<double>,
-                                 Member<std::string>, Member<NormPlacement>, Member<NormType>,
-                                 Member<Switch>>;
+using FieldMember = std::variant<Member<int>, Member<std::uint64_t>, Member<double>, Member<std::string>,
+                                 Member<NormPlacement>, Member<NormType>, Member<Switch>>;
 
 struct Choice {
   std::string name;     // in files and on the command line
@@ -49,15 +48,15 @@ struct ConfigField {
   std::string help;   // --help and the control's tooltip
   Section section;
   Widget widget;
-  double min = 0, max = 0;      // numbers: the accepted range
-  bool above_min = false;       // numbers: min itself is refused, as 0 for a learning rate
-  std::vector<Choice> choices;  // names and enums: every accepted value, in the enum's order
+  double min = 0, max = 0;               // numbers: the accepted range
+  bool above_min = false;                // numbers: min itself is refused, as 0 for a learning rate
+  std::vector<Choice> choices;           // names and enums: every accepted value, in the enum's order
   std::vector<std::string> suggestions;  // rates: the values the list offers
-  std::string unit;             // shown after the number, " step(s)": "(s)" only when it is not 1
-  std::string zero_text;        // what 0 stands for, e.g. "off"
-  double step = 1;              // decimals: the spin box's step
-  int since_version = 1;        // run files of an older version lack it and load the default,
-  std::string older_files_text;  // or this value, when what they ran with was not today's default
+  std::string unit;                      // shown after the number, " step(s)": "(s)" only when it is not 1
+  std::string zero_text;                 // what 0 stands for, e.g. "off"
+  double step = 1;                       // decimals: the spin box's step
+  int since_version = 1;                 // run files of an older version lack it and load the default,
+  std::string older_files_text;          // or this value, when what they ran with was not today's default
   // False for settings that change how fast a run goes or what it records, not what it
   // learns (threads, device, layer statistics): runs differing only there are one experiment.
   bool shapes_result = true;

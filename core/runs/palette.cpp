@@ -19,7 +19,7 @@ std::uint32_t base_colour(Hue hue) {
     case Hue::Teal: return 0x00838f;
     case Hue::Amber: return 0xc77800;
     case Hue::Purple: return 0x8e24aa;
-    case Hue::Indigo: return 0x4a35b1;   // between pre-norm's blue and mix's purple: a pre-norm variant
+    case Hue::Indigo: return 0x4a35b1;  // between pre-norm's blue and mix's purple: a pre-norm variant
     case Hue::Magenta: return 0xb0267f;
     case Hue::Olive: return 0x7c8a00;
   }

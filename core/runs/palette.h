@@ -3,9 +3,9 @@
 // change it: pre-norm blue, post-norm red (green with a long warmup), peri-norm teal,
 // DeepNorm amber, mix purple, LayerNorm Scaling indigo, ReZero magenta, DyT (any
 // placement) olive. The model switches (QK-norm, scaled init) modify a design and keep
-// its hue: their runs are told apart like any other setting, by shade. Runs of one hue are told apart by lightness, then by a
-// dashed line; the runs of one seed group are one curve and share one shade. The window
-// (ui/run_colors) and the sweep chart both draw from here.
+// its hue: their runs are told apart like any other setting, by shade. Runs of one hue are told apart by lightness,
+// then by a dashed line; the runs of one seed group are one curve and share one shade. The window (ui/run_colors) and
+// the sweep chart both draw from here.
 #include <cstdint>
 #include <vector>
 

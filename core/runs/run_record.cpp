@@ -1,20 +1,20 @@
 #include "run_record.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "core/system/atomic_file.h"
-#include "run_text.h"
+
 #include "config_fields.h"
+#include "run_text.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -44,13 +44,11 @@ T field(const json& object, const char* key, const std::string& where) {
       fits = value.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max());
     } else if (value.is_number_integer()) {
       const auto v = value.get<std::int64_t>();
-      fits = std::is_signed_v<T> ? v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max()
-                                 : v >= 0;
+      fits = std::is_signed_v<T> ? v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max() : v >= 0;
     }
     if (!fits) {
-      throw UserError("field '" + name + "' must be an integer from " +
-                      std::to_string(std::numeric_limits<T>::min()) + " to " +
-                      std::to_string(std::numeric_limits<T>::max()));
+      throw UserError("field '" + name + "' must be an integer from " + std::to_string(std::numeric_limits<T>::min()) +
+                      " to " + std::to_string(std::numeric_limits<T>::max()));
     }
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (!value.is_string()) throw UserError("field '" + name + "' must be a string");
@@ -221,11 +219,12 @@ Series series_from_json(const std::string& name, const json& j) {
 
 // Series are stored column-wise: compact, and easy to check for equal lengths.
 template <typename Point, std::size_t N>
-json columns(const std::vector<Point>& points, const char* const (&names)[N],
-             double (*get)(const Point&, std::size_t), StreamedColumns& streamed) {
+json columns(const std::vector<Point>& points, const char* const (&names)[N], double (*get)(const Point&, std::size_t),
+             StreamedColumns& streamed) {
   json out = json::object();
   for (std::size_t k = 0; k < N; ++k) {
-    out[names[k]] = column_slot(streamed, {points.size(), [&points, get, k](std::size_t i) { return number(get(points[i], k)); }});
+    out[names[k]] =
+        column_slot(streamed, {points.size(), [&points, get, k](std::size_t i) { return number(get(points[i], k)); }});
   }
   return out;
 }
@@ -294,9 +293,7 @@ RunStatus parse_status(const std::string& text) {
   throw UserError("unknown run status '" + text + "'");
 }
 
-double RunRecord::final_val_loss() const {
-  return evals.empty() ? std::nan("") : evals.back().val_loss;
-}
+double RunRecord::final_val_loss() const { return evals.empty() ? std::nan("") : evals.back().val_loss; }
 
 const Series* RunRecord::find_series(const std::string& name) const {
   for (const Series& s : series) {
@@ -344,12 +341,13 @@ void write_json_text(std::ostream& out, const RunRecord& run) {
             {"status", to_string(run.status)},
             {"message", run.message},
             {"config", config_to_json(run.config)},
-            {"environment", {{"app_version", e.app_version},
-                             {"libtorch_version", e.libtorch_version},
-                             {"device", e.device},
-                             {"device_name", e.device_name},
-                             {"threads", e.threads},
-                             {"precision", e.precision}}},
+            {"environment",
+             {{"app_version", e.app_version},
+              {"libtorch_version", e.libtorch_version},
+              {"device", e.device},
+              {"device_name", e.device_name},
+              {"threads", e.threads},
+              {"precision", e.precision}}},
             {"parameters", run.parameters},
             {"train_tokens", run.train_tokens},
             {"heldout_tokens", run.heldout_tokens},
@@ -393,8 +391,7 @@ RunRecord from_json_text(const std::string& text) {
   run.environment = {field<std::string>(env, "app_version", "environment"),
                      field<std::string>(env, "libtorch_version", "environment"),
                      field<std::string>(env, "device", "environment"),
-                     field<std::string>(env, "device_name", "environment"),
-                     field<int>(env, "threads", "environment")};
+                     field<std::string>(env, "device_name", "environment"), field<int>(env, "threads", "environment")};
   if (version >= 3) run.environment.precision = field<std::string>(env, "precision", "environment");
   run.parameters = field<std::int64_t>(j, "parameters", "");
   run.train_tokens = field<std::int64_t>(j, "train_tokens", "");
@@ -444,7 +441,8 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
       // first update (step 0) has a row of its own, its training cells empty.
       while (step != run.steps.end() || eval != run.evals.end()) {
         constexpr int kNone = std::numeric_limits<int>::max();
-        const int row = std::min(step != run.steps.end() ? step->step : kNone, eval != run.evals.end() ? eval->step : kNone);
+        const int row =
+            std::min(step != run.steps.end() ? step->step : kNone, eval != run.evals.end() ? eval->step : kNone);
         const bool trained = step != run.steps.end() && step->step == row;
         const bool evaluated = eval != run.evals.end() && eval->step == row;
         csv << name << ',' << row << ',' << (trained ? step->wall_s : eval->wall_s) << ',';

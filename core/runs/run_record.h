@@ -19,24 +19,24 @@ std::string to_string(RunStatus status);
 RunStatus parse_status(const std::string& text);
 
 struct StepMetrics {
-  int step = 0;             // optimiser updates done, 1-based
-  double wall_s = 0;        // since training started
+  int step = 0;       // optimiser updates done, 1-based
+  double wall_s = 0;  // since training started
   double lr = 0;
-  double train_loss = 0;    // nats per token
+  double train_loss = 0;  // nats per token
   double tokens_per_s = 0;
 };
 
 struct EvalMetrics {
-  int step = 0;             // 0 = before the first update
+  int step = 0;  // 0 = before the first update
   double wall_s = 0;
-  double val_loss = 0;      // mean held-out loss over the fixed evaluation batches
+  double val_loss = 0;  // mean held-out loss over the fixed evaluation batches
 };
 
 // A statistic recorded at some steps, by name. With layers > 0 it is a layer × step
 // grid: one value per layer at each recorded step.
 struct Series {
   std::string name;
-  int layers = 0;            // 0: one value per step
+  int layers = 0;  // 0: one value per step
   std::vector<int> steps;
   std::vector<double> values;  // step-major: the value at steps[i] for `layer` is values[i * width() + layer]
 
@@ -62,14 +62,14 @@ struct Environment {
 };
 
 struct RunRecord {
-  TrainConfig config;       // config.name is the run's name
+  TrainConfig config;  // config.name is the run's name
   Environment environment;
   std::int64_t parameters = 0;
   std::int64_t train_tokens = 0;
   std::int64_t heldout_tokens = 0;
-  double baseline_loss = 0; // unigram-frequency held-out loss, nats
+  double baseline_loss = 0;  // unigram-frequency held-out loss, nats
   RunStatus status = RunStatus::Queued;
-  std::string message;      // why it ended, when not simply done
+  std::string message;  // why it ended, when not simply done
   std::vector<StepMetrics> steps;
   std::vector<EvalMetrics> evals;
   std::vector<Series> series;  // further statistics, each name once

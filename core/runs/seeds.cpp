@@ -23,7 +23,8 @@ TrainConfig with_seed(TrainConfig config, int i, int seeds) {
 std::string seed_group_name(const TrainConfig& config) {
   const std::string suffix = seed_suffix(config.seed);
   const std::string& name = config.name;
-  const bool suffixed = name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool suffixed =
+      name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   return suffixed ? name.substr(0, name.size() - suffix.size()) : name;
 }
 
@@ -95,9 +96,8 @@ std::vector<const RunRecord*> runs_in_mean(const std::vector<const RunRecord*>& 
     std::vector<const RunRecord*> picked;
     for (const RunRecord* run : group) {
       const bool has_points = !run->steps.empty() || !run->evals.empty();
-      const bool seed_taken = std::any_of(picked.begin(), picked.end(), [run](const RunRecord* p) {
-        return p->config.seed == run->config.seed;
-      });
+      const bool seed_taken = std::any_of(picked.begin(), picked.end(),
+                                          [run](const RunRecord* p) { return p->config.seed == run->config.seed; });
       if (has_points && !seed_taken && (progress_of(run->status) == RunProgress::CutShort) == cut_short) {
         picked.push_back(run);
       }
@@ -119,10 +119,12 @@ SeedSpread seed_spread(const std::vector<const RunRecord*>& group) {
   s.mean.parameters = first.parameters;
   s.mean.baseline_loss = first.baseline_loss;
   s.mean.status = first.status;
-  spread_over(members, [](const RunRecord& r) -> const std::vector<StepMetrics>& { return r.steps; },
-              [](auto& p) -> auto& { return p.train_loss; }, s.mean.steps);
-  spread_over(members, [](const RunRecord& r) -> const std::vector<EvalMetrics>& { return r.evals; },
-              [](auto& p) -> auto& { return p.val_loss; }, s.mean.evals, &s.low, &s.high);
+  spread_over(
+      members, [](const RunRecord& r) -> const std::vector<StepMetrics>& { return r.steps; },
+      [](auto& p) -> auto& { return p.train_loss; }, s.mean.steps);
+  spread_over(
+      members, [](const RunRecord& r) -> const std::vector<EvalMetrics>& { return r.evals; },
+      [](auto& p) -> auto& { return p.val_loss; }, s.mean.evals, &s.low, &s.high);
   return s;
 }
 

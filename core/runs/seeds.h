@@ -39,7 +39,8 @@ std::vector<const RunRecord*> runs_in_mean(const std::vector<const RunRecord*>& 
 // A group's curves together: at each recorded step (or evaluation) the mean of the runs
 // in its mean (runs_in_mean) that have a finite value there, and the lowest and highest.
 struct SeedSpread {
-  RunRecord mean;  // the settings and baseline of the first run in the mean (else of the group's first); its points are the means
+  RunRecord mean;  // the settings and baseline of the first run in the mean (else of the group's first); its points are
+                   // the means
   std::vector<EvalMetrics> low, high;  // held-out range, one per evaluation of `mean`
   int runs = 0;                        // the seeds the mean is over
 };

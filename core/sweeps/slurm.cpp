@@ -1,13 +1,14 @@
 #include "slurm.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
 
 #include "core/runs/config.h"
 #include "core/runs/config_fields.h"
+
 #include "sweep.h"
 
 namespace normlab {
@@ -54,8 +55,8 @@ std::string sbatch_line(const std::string& option, const std::string& value) {
 
 std::string job_script(const JobScript& job) {
   std::string script = "#!/bin/bash\n";
-  script += "# Written by normlab-cli sweep --slurm: array task i trains point i of the " +
-            std::to_string(job.points) + " in the sweep's description, resuming its checkpoint if it has one.\n";
+  script += "# Written by normlab-cli sweep --slurm: array task i trains point i of the " + std::to_string(job.points) +
+            " in the sweep's description, resuming its checkpoint if it has one.\n";
   script += sbatch_line("job-name", job.job_name);
   script += sbatch_line("array", array_spec(job.tasks, job.options.throttle));
   script += sbatch_line("output", (job.log_folder / "%A_%a.out").string());
@@ -124,7 +125,8 @@ PointState point_state(const PointEvidence& evidence, const TrainConfig& wanted)
   if (run && answers(*run, wanted)) return PointState::Done;
   if (evidence.slurm_state) {
     const std::string& state = *evidence.slurm_state;
-    if (one_of(state, {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"})) return PointState::Queued;
+    if (one_of(state, {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"}))
+      return PointState::Queued;
     if (one_of(state, {"RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "STOPPED", "RESIZING", "SIGNALING",
                        "STAGE_OUT"})) {
       return PointState::Running;

@@ -28,12 +28,12 @@ struct SlurmOptions {
 std::string array_spec(const std::vector<int>& tasks, int throttle);
 
 struct JobScript {
-  std::string job_name;                   // "normlab-depth"
-  std::filesystem::path cli;              // normlab-cli, as the nodes see it
-  std::filesystem::path description;      // the sweep's description file, in its folder
-  std::filesystem::path log_folder;       // relative to the folder (the job's working directory)
-  std::vector<int> tasks;                 // the points to train
-  int points = 0;                         // of the whole sweep
+  std::string job_name;               // "normlab-depth"
+  std::filesystem::path cli;          // normlab-cli, as the nodes see it
+  std::filesystem::path description;  // the sweep's description file, in its folder
+  std::filesystem::path log_folder;   // relative to the folder (the job's working directory)
+  std::vector<int> tasks;             // the points to train
+  int points = 0;                     // of the whole sweep
   SlurmOptions options;
 };
 // The script sbatch runs once per array task. Paths are shell-quoted; #SBATCH values are
@@ -60,8 +60,8 @@ struct PointStateInfo {
   const char* name;
 };
 inline constexpr PointStateInfo kPointStates[] = {
-    {PointState::Done, "done"},       {PointState::Queued, "queued"},   {PointState::Running, "running"},
-    {PointState::Failed, "failed"},   {PointState::Missing, "missing"},
+    {PointState::Done, "done"},     {PointState::Queued, "queued"},   {PointState::Running, "running"},
+    {PointState::Failed, "failed"}, {PointState::Missing, "missing"},
 };
 static_assert(in_enum_order(kPointStates));
 const char* name_of(PointState state);

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/system/atomic_file.h"
 #include "core/runs/config_fields.h"
 #include "core/runs/run_text.h"
 #include "core/runs/seeds.h"
+#include "core/system/atomic_file.h"
 
 namespace normlab {
 
@@ -125,8 +125,8 @@ std::string sweep_json_text(const Sweep& sweep, const std::vector<SweepResult>& 
                     {"outcome", info(r.outcome).name},
                     {"run", r.run}});
   }
-  const json j = {{"sweep", sweep.name},   {"setting", sweep.setting}, {"values", sweep.values},
-                  {"placements", placements}, {"seeds", sweep.seeds},  {"fixed", fixed},
+  const json j = {{"sweep", sweep.name},      {"setting", sweep.setting}, {"values", sweep.values},
+                  {"placements", placements}, {"seeds", sweep.seeds},     {"fixed", fixed},
                   {"results", rows}};
   return j.dump(2) + "\n";
 }
@@ -139,7 +139,8 @@ Sweep sweep_from_json_text(const std::string& text) {
     sweep.name = j.at("sweep").get<std::string>();
     sweep.setting = sweep_setting(j.at("setting").get<std::string>()).key;
     sweep.values = j.at("values").get<std::vector<std::string>>();
-    for (const auto& placement : j.at("placements")) sweep.placements.push_back(parse_norm(placement.get<std::string>()));
+    for (const auto& placement : j.at("placements"))
+      sweep.placements.push_back(parse_norm(placement.get<std::string>()));
     sweep.seeds = j.at("seeds").get<int>();
     for (const auto& [key, value] : j.at("fixed").items()) {
       const ConfigField& field = config_field(key);
@@ -194,7 +195,6 @@ std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results) {
   return points;
 }
 
-
 int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& records) {
   int found = -1;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -210,7 +210,6 @@ int find_run(const TrainConfig& wanted, const std::vector<const RunRecord*>& rec
 bool answers(const RunRecord& run, const TrainConfig& wanted) {
   return progress_of(run.status) == RunProgress::Result && same_experiment(run.config, wanted);
 }
-
 
 SweepPreset parse_sweep_preset(const std::string& name) {
   std::string names;

@@ -17,8 +17,8 @@ namespace normlab {
 // The settings a sweep may vary, each a config field (its key and flag come from there),
 // and each said in default_run_name, so every run of a sweep has its own name.
 struct SweepSettingInfo {
-  const char* key;   // config field key: "layers"
-  bool log_axis;     // learning rates are compared on a log scale
+  const char* key;  // config field key: "layers"
+  bool log_axis;    // learning rates are compared on a log scale
 };
 inline constexpr SweepSettingInfo kSweepSettings[] = {
     {"layers", false},
@@ -29,20 +29,20 @@ inline constexpr SweepSettingInfo kSweepSettings[] = {
 const SweepSettingInfo& sweep_setting(const std::string& key_or_flag);
 
 struct Sweep {
-  std::string name;                       // "depth": names the summary file
-  std::string setting;                    // config field key of the varied setting
-  std::vector<std::string> values;        // as a user types them: "2", "3e-4"
+  std::string name;                 // "depth": names the summary file
+  std::string setting;              // config field key of the varied setting
+  std::vector<std::string> values;  // as a user types them: "2", "3e-4"
   std::vector<NormPlacement> placements;
-  int seeds = 1;                          // each point runs with base.seed, base.seed + 1, …
-  TrainConfig base;                       // everything that stays fixed
+  int seeds = 1;     // each point runs with base.seed, base.seed + 1, …
+  TrainConfig base;  // everything that stays fixed
 };
 
 // One run of a sweep.
 struct SweepRun {
-  std::string value;        // the setting's value as given
-  double x = 0;             // the same as a number, for the chart
+  std::string value;  // the setting's value as given
+  double x = 0;       // the same as a number, for the chart
   NormPlacement placement = NormPlacement::Pre;
-  TrainConfig config;       // named, validated
+  TrainConfig config;  // named, validated
 };
 
 // Every run, value-major, then placement, then seed: all placements at one value are
@@ -57,10 +57,8 @@ struct OutcomeInfo {
   const char* label;  // in the chart's legend
 };
 inline constexpr OutcomeInfo kOutcomes[] = {
-    {Outcome::Trained, "trained", "trained"},
-    {Outcome::Stalled, "stalled", "stalled at the baseline"},
-    {Outcome::Diverged, "diverged", "diverged"},
-    {Outcome::Stopped, "stopped", "stopped"},
+    {Outcome::Trained, "trained", "trained"},    {Outcome::Stalled, "stalled", "stalled at the baseline"},
+    {Outcome::Diverged, "diverged", "diverged"}, {Outcome::Stopped, "stopped", "stopped"},
     {Outcome::Failed, "failed", "failed"},
 };
 static_assert(in_enum_order(kOutcomes));
@@ -73,7 +71,7 @@ Outcome classify(const RunRecord& run, double stall_margin = kStallMargin);
 
 // One row of the summary.
 struct SweepResult {
-  std::string run;   // the run's name, which is also its files' stem
+  std::string run;  // the run's name, which is also its files' stem
   std::string value;
   double x = 0;
   NormPlacement placement = NormPlacement::Pre;
@@ -107,7 +105,7 @@ struct SweepPoint {
   double x = 0;
   double mean = 0, min = 0, max = 0;  // final held-out loss over the runs that finished; NaN if none
   int runs = 0;
-  int stalled = 0, diverged = 0;      // how many of the runs
+  int stalled = 0, diverged = 0;  // how many of the runs
 };
 // Per placement in first-seen order, then by x.
 std::vector<SweepPoint> aggregate(const std::vector<SweepResult>& results);
@@ -131,7 +129,8 @@ struct SweepPresetInfo {
   const char* help;
 };
 inline constexpr SweepPresetInfo kSweepPresets[] = {
-    {SweepPreset::Depth, "depth", "Depth", "pre and post at lr 1e-3, warmup 30, over 2 to 32 layers (2 to 16 at the CPU scale)"},
+    {SweepPreset::Depth, "depth", "Depth",
+     "pre and post at lr 1e-3, warmup 30, over 2 to 32 layers (2 to 16 at the CPU scale)"},
     {SweepPreset::LearningRate, "learning-rate", "Learning rate",
      "pre, post, peri and deepnorm over peak rates 3e-4 to 1e-2, warmup 30"},
 };

@@ -85,7 +85,8 @@ Geometry geometry_of(const SweepChart& chart) {
   if (g.t1 - g.t0 <= 0) g.t0 -= 1, g.t1 += 1;
   const double t_pad = 0.06 * (g.t1 - g.t0);
   g.t0 -= t_pad, g.t1 += t_pad;
-  double lo = std::isfinite(g.baseline) ? g.baseline : INFINITY, hi = std::isfinite(g.baseline) ? g.baseline : -INFINITY;
+  double lo = std::isfinite(g.baseline) ? g.baseline : INFINITY,
+         hi = std::isfinite(g.baseline) ? g.baseline : -INFINITY;
   for (const SweepPoint& p : g.points) {
     if (!std::isfinite(p.mean)) continue;
     lo = std::min(lo, p.min);
@@ -193,9 +194,9 @@ std::string sweep_chart_svg(const SweepChart& chart) {
       if (p.placement != placement) continue;
       if (std::isfinite(p.mean)) {
         const bool hollow = p.stalled > 0;
-        svg << "<circle class=\"" << (hollow ? "stalled" : "trained") << "\" cx=\"" << fixed(g.px(p.x, placement)) << "\" cy=\""
-            << fixed(py(p.mean)) << "\" r=\"5\" fill=\"" << (hollow ? "white" : colour) << "\" stroke=\"" << colour
-            << "\" stroke-width=\"2\"/>\n";
+        svg << "<circle class=\"" << (hollow ? "stalled" : "trained") << "\" cx=\"" << fixed(g.px(p.x, placement))
+            << "\" cy=\"" << fixed(py(p.mean)) << "\" r=\"5\" fill=\"" << (hollow ? "white" : colour) << "\" stroke=\""
+            << colour << "\" stroke-width=\"2\"/>\n";
       }
       if (p.diverged > 0) {
         const double cx = g.px(p.x, placement), cy = g.diverged_y();
@@ -219,8 +220,8 @@ std::string sweep_chart_svg(const SweepChart& chart) {
   const double lx = right + 20;
   for (const NormPlacement placement : placements) {
     const std::string colour = hex(hue_colour(info(placement).hue, 0));
-    svg << "<line x1=\"" << lx << "\" x2=\"" << lx + 24 << "\" y1=\"" << y << "\" y2=\"" << y << "\" stroke=\"" << colour
-        << "\" stroke-width=\"2.5\"/>\n"
+    svg << "<line x1=\"" << lx << "\" x2=\"" << lx + 24 << "\" y1=\"" << y << "\" y2=\"" << y << "\" stroke=\""
+        << colour << "\" stroke-width=\"2.5\"/>\n"
         << "<text x=\"" << lx + 32 << "\" y=\"" << y + 4 << "\">" << escaped(info(placement).label) << "</text>\n";
     y += 22;
   }
@@ -245,7 +246,8 @@ std::string sweep_chart_svg(const SweepChart& chart) {
          "diverged (no loss)");
   }
   if (seeds) {
-    note("<rect x=\"" + fixed(lx) + "\" y=\"" + fixed(y - 6) + "\" width=\"24\" height=\"12\" fill=\"#555555\" fill-opacity=\"0.18\"/>",
+    note("<rect x=\"" + fixed(lx) + "\" y=\"" + fixed(y - 6) +
+             "\" width=\"24\" height=\"12\" fill=\"#555555\" fill-opacity=\"0.18\"/>",
          "min-max over seeds");
   }
   svg << "</svg>\n";

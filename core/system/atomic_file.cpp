@@ -1,15 +1,14 @@
 #include "atomic_file.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
+#include <signal.h>
 #include <sstream>
 #include <streambuf>
+#include <unistd.h>
 
 #include "user_error.h"
 
@@ -120,7 +119,8 @@ void write_file_atomically(const fs::path& path, const std::function<void(std::o
 }
 
 void write_file_atomically(const fs::path& path, const std::string& contents) {
-  write_file_atomically(path, [&contents](std::ostream& out) { out.write(contents.data(), std::streamsize(contents.size())); });
+  write_file_atomically(
+      path, [&contents](std::ostream& out) { out.write(contents.data(), std::streamsize(contents.size())); });
 }
 
 std::string read_whole_file(const fs::path& path) {

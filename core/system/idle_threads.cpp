@@ -14,9 +14,8 @@
 // starts itself again with the variable added. Nothing else has been initialised yet, so
 // this costs only the loader's work once more: about 10 ms of CPU (`normlab-cli --version`
 // took 1.05x the CPU time of one started with the variable set, farm-bench, 20 pairs).
-#include <unistd.h>
-
 #include <cstring>
+#include <unistd.h>
 #include <vector>
 
 namespace {

@@ -1,15 +1,14 @@
 #include "process.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-
-#include "user_error.h"
 #include "stop_signals.h"
+#include "user_error.h"
 
 namespace normlab {
 

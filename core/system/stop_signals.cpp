@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <signal.h>
-
 #include <thread>
 
 namespace normlab {

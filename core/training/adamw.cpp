@@ -38,8 +38,8 @@ void AdamWGroup::step(double lr) {
   if (params.empty()) return;
   const AdamWSettings& s = settings_;
   torch::_foreach_add_(steps, 1);
-  at::_fused_adamw_(params, grads, exp_avg, exp_avg_sq, /*max_exp_avg_sqs=*/{}, steps, lr, s.beta1,
-                    s.beta2, s.weight_decay, s.eps, /*amsgrad=*/false, /*maximize=*/false);
+  at::_fused_adamw_(params, grads, exp_avg, exp_avg_sq, /*max_exp_avg_sqs=*/{}, steps, lr, s.beta1, s.beta2,
+                    s.weight_decay, s.eps, /*amsgrad=*/false, /*maximize=*/false);
 }
 
 }  // namespace normlab

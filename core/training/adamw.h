@@ -3,7 +3,6 @@
 // LibTorch's torch::optim::AdamW updates each tensor with about nine small ops, which
 // costs ~10 % of a small CPU step and hundreds of kernel launches on a GPU.
 #include <torch/torch.h>
-
 #include <vector>
 
 namespace normlab {
@@ -18,8 +17,8 @@ struct AdamWSettings {
 class AdamWGroup {
  public:
   AdamWGroup(std::vector<torch::Tensor> params, AdamWSettings settings);
-  void step(double lr);        // parameters without a gradient are left alone
-  void zero_grad();            // drops the gradients, as set_to_none does
+  void step(double lr);  // parameters without a gradient are left alone
+  void zero_grad();      // drops the gradients, as set_to_none does
   // The moments and step counts, one of each per parameter: the live tensors, so a
   // checkpoint reads them and a resumed run copies its saved values into them.
   std::vector<torch::Tensor> state() const;

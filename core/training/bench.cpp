@@ -1,21 +1,20 @@
 #include "bench.h"
 
-#include <nlohmann/json.hpp>
-
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <unistd.h>
 
-#include "core/system/atomic_file.h"
 #include "core/data/corpus.h"
+#include "core/model/linear.h"
+#include "core/runs/run_cost.h"
+#include "core/system/atomic_file.h"
+#include "core/system/paths.h"
+
 #include "layer_stats.h"
 #include "learner.h"
-#include "core/model/linear.h"
-#include "core/system/paths.h"
-#include "core/runs/run_cost.h"
 #include "trainer.h"
 #include "training_state.h"
 
@@ -24,9 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 void synchronize(torch::Device device) {
   if (device.is_cuda()) torch::cuda::synchronize();
@@ -81,8 +78,8 @@ CheckpointCost measure_checkpoint(const TrainConfig& config, int repeats) {
   const torch::Device device = prepare_device(config, environment);
   Learner learner(config, config.model.vocab, device);
   std::mt19937_64 rng(config.seed);
-  torch::Tensor starts =
-      torch::zeros({std::min(kBatchChunkSteps, config.steps), config.batch_size}, torch::TensorOptions(device).dtype(torch::kInt64));
+  torch::Tensor starts = torch::zeros({std::min(kBatchChunkSteps, config.steps), config.batch_size},
+                                      torch::TensorOptions(device).dtype(torch::kInt64));
   RunRecord run = record_at_end(config);
   const TrainingState state{learner, rng, starts, run};
   const fs::path file = cache_dir() / ("bench-" + std::to_string(::getpid()) + ".ckpt");

@@ -10,14 +10,14 @@ struct BenchResult {
   std::int64_t parameters = 0;
   int measured_steps = 0;
   double median_ms_per_step = 0;
-  double tokens_per_s = 0;            // at the median step time
-  double model_flop_per_step = 0;     // 6 x matmul parameters x tokens + attention
+  double tokens_per_s = 0;         // at the median step time
+  double model_flop_per_step = 0;  // 6 x matmul parameters x tokens + attention
   double achieved_flop_per_s = 0;
-  double matmul_flop_per_s = 0;       // measured square fp32 matmul on the same device
+  double matmul_flop_per_s = 0;  // measured square fp32 matmul on the same device
   // With the layer statistics on: as many steps again that record them, interleaved with
   // the others so a busy machine slows both alike; 0 when off.
   double median_ms_per_recorded_step = 0;
-  int recorded_steps_per_run = 0;     // of config.steps, how many record them
+  int recorded_steps_per_run = 0;  // of config.steps, how many record them
 };
 
 // Random tokens (speed does not depend on the text); `warmup` steps are not timed.

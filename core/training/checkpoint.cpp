@@ -1,16 +1,16 @@
 #include "checkpoint.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
 
-#include "core/runs/config_fields.h"
 #include "core/data/corpus.h"
 #include "core/device/cuda_backend.h"
+#include "core/runs/config_fields.h"
+
 #include "training_state.h"
 
 namespace normlab {
@@ -97,8 +97,8 @@ void check_resumable(const CheckpointHeader& h, const TrainConfig& config, const
                           libtorch_version() + ", whose arithmetic may differ: the run cannot go on exactly");
   }
   if (const ConfigField* field = first_difference(h.config, config)) {
-    throw fault(path, "a checkpoint of another experiment: its " + field->noun + " is '" + field_text(*field, h.config) +
-                          "', the run's '" + field_text(*field, config) + "'");
+    throw fault(path, "a checkpoint of another experiment: its " + field->noun + " is '" +
+                          field_text(*field, h.config) + "', the run's '" + field_text(*field, config) + "'");
   }
 }
 
@@ -227,8 +227,8 @@ void restore_checkpoint(const fs::path& path, const std::string& data_fingerprin
     saved = from_json_text(record_text);
     for (const json& listed : json::parse(series_order)) {
       const std::string name = listed.get<std::string>();
-      const auto found = std::find_if(saved.series.begin(), saved.series.end(),
-                                      [&](const Series& s) { return s.name == name; });
+      const auto found =
+          std::find_if(saved.series.begin(), saved.series.end(), [&](const Series& s) { return s.name == name; });
       if (found == saved.series.end()) throw UserError("series '" + name + "' is missing");
       series.push_back(std::move(*found));
     }

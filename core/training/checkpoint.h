@@ -28,7 +28,7 @@ struct CheckpointHeader {
   std::string data_fingerprint;  // content hashes of the training and held-out token ids
   int step = 0;                  // optimiser updates done
   std::uint64_t payload_bytes = 0;
-  std::string payload_hash;      // content_hash of the payload
+  std::string payload_hash;  // content_hash of the payload
 };
 
 // RUN.json -> RUN.ckpt.

@@ -2,9 +2,8 @@
 // Measures the statistics of layer_stats.h around one training step. It only reads:
 // the probes it arms are detached, and it draws no random numbers, so a step that
 // records computes the same numbers as one that does not.
-#include <torch/torch.h>
-
 #include <memory>
+#include <torch/torch.h>
 #include <vector>
 
 #include "core/model/model.h"

@@ -9,7 +9,7 @@ namespace normlab {
 struct LayerRecorder::State {
   Gpt model;
   std::vector<BlockImpl*> blocks;
-  std::vector<BlockProbe> probes;                        // one per block
+  std::vector<BlockProbe> probes;                          // one per block
   std::vector<std::vector<torch::Tensor>> weights_before;  // each block's matrices before the update
   std::vector<torch::Tensor> measured;  // per statistic; kept on the device until one copy serves them all
 };
@@ -87,7 +87,8 @@ const std::vector<Statistic>& statistics() {
        }},
       {{"attention_norm_input_rms", "RMS into the attention's norm", "RMS",
         "the scale the first norm divides by: its backward pass divides the gradient by it too (DyT divides by "
-        "nothing: what it squashes; ReZero has no norm: what enters the attention)", true},
+        "nothing: what it squashes; ReZero has no norm: what enters the attention)",
+        true},
        Moment::AfterBackward,
        [](const State& s) { return per_block(s, [&](std::size_t l) { return s.probes[l].norm_input_rms[0]; }); }},
       {{"mlp_norm_input_rms", "RMS into the MLP's norm", "RMS", "the scale the second norm divides by", true},
@@ -111,14 +112,14 @@ const std::vector<Statistic>& statistics() {
         has_dyt, "runs with norm type DyT"},
        Moment::AfterUpdate,
        [](const State& s) { return per_block(s, [&](std::size_t l) { return dyt_alpha(block(s, l), 0); }); }},
-      {{"mlp_dyt_alpha", "DyT \u03b1 before the MLP", "\u03b1", "the same for each block's second DyT", true,
-        has_dyt, "runs with norm type DyT"},
+      {{"mlp_dyt_alpha", "DyT \u03b1 before the MLP", "\u03b1", "the same for each block's second DyT", true, has_dyt,
+        "runs with norm type DyT"},
        Moment::AfterUpdate,
        [](const State& s) { return per_block(s, [&](std::size_t l) { return dyt_alpha(block(s, l), 1); }); }},
       {{"rezero_alpha", "ReZero \u03b1", "\u03b1",
         "how much of its sub-layers each block adds to the stream: 0 at the start, so every block begins as "
-        "the identity; it may turn negative (a linear colour scale)", true,
-        has_rezero, "ReZero runs", /*signed_values=*/true},
+        "the identity; it may turn negative (a linear colour scale)",
+        true, has_rezero, "ReZero runs", /*signed_values=*/true},
        Moment::AfterUpdate,
        [](const State& s) { return per_block(s, [&](std::size_t l) { return block(s, l).rezero_alpha; }); }},
   };

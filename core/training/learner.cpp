@@ -1,15 +1,14 @@
 #include "learner.h"
 
-#include <c10/core/impl/DeviceGuardImplInterface.h>
-
 #include <ATen/autocast_mode.h>
-
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <mutex>
 #include <optional>
 
 #include "core/device/cuda_backend.h"
-#include "layer_recorder.h"
 #include "core/model/linear.h"
+
+#include "layer_recorder.h"
 
 namespace normlab {
 

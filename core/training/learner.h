@@ -2,13 +2,13 @@
 // A model and its optimiser on one device: the training step that the trainer and the
 // benchmark share.
 #include <torch/torch.h>
-
 #include <vector>
 
-#include "adamw.h"
 #include "core/data/dataset.h"
 #include "core/model/model.h"
 #include "core/runs/run_record.h"
+
+#include "adamw.h"
 
 namespace normlab {
 

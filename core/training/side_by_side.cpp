@@ -1,7 +1,6 @@
 #include "side_by_side.h"
 
 #include <ATen/Parallel.h>
-
 #include <algorithm>
 #include <exception>
 #include <functional>

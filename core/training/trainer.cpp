@@ -6,15 +6,16 @@
 #include <random>
 #include <string_view>
 
-#include "checkpoint.h"
 #include "core/data/corpus.h"
-#include "core/device/cuda_backend.h"
 #include "core/data/dataset.h"
+#include "core/data/tokenizer.h"
+#include "core/device/cuda_backend.h"
+#include "core/system/memory.h"
+
+#include "checkpoint.h"
 #include "layer_stats.h"
 #include "learner.h"
-#include "core/system/memory.h"
 #include "schedule.h"
-#include "core/data/tokenizer.h"
 #include "training_state.h"
 
 namespace normlab {
@@ -51,11 +52,12 @@ Environment describe_device(const std::string& device, int threads) {
   env.app_version = NORMLAB_VERSION;
   env.libtorch_version = libtorch_version();
   // Without a driver there is no GPU to find: the backend is not even loaded.
-  const bool has_cuda = device != "cpu" && nvidia_driver_present() && load_cuda_backend().loaded &&
-                        torch::cuda::is_available();
+  const bool has_cuda =
+      device != "cpu" && nvidia_driver_present() && load_cuda_backend().loaded && torch::cuda::is_available();
   if (device == "cuda" && !has_cuda) {
-    throw UserError("device 'cuda' was asked for, but LibTorch sees no CUDA GPU here; "
-                    "use 'auto' or 'cpu'");
+    throw UserError(
+        "device 'cuda' was asked for, but LibTorch sees no CUDA GPU here; "
+        "use 'auto' or 'cpu'");
   }
   if (device == "cuda" || (device == "auto" && has_cuda)) {
     env.device = "cuda";
@@ -281,8 +283,8 @@ bool TrainingRun::read_losses() {
   bool finite = true;
   for (std::size_t i = 0; i < pending_.size() && finite; ++i) {
     const double loss = values.data_ptr<double>()[i];
-    record_.steps.push_back({pending_[i].step, block_start + per_step * double(i + 1), pending_[i].lr, loss,
-                             tokens_per_step_ / per_step});
+    record_.steps.push_back(
+        {pending_[i].step, block_start + per_step * double(i + 1), pending_[i].lr, loss, tokens_per_step_ / per_step});
     if (callbacks_.on_step) callbacks_.on_step(record_.steps.back());
     if (!std::isfinite(loss)) {
       finite = false;

@@ -11,8 +11,8 @@
 namespace normlab {
 
 struct TrainCallbacks {
-  std::function<void(const std::string& stage)> on_stage;   // "Training tokenizer…"
-  std::function<void(const RunRecord& run)> on_start;       // prepared: env, baseline, counts (resumed: points)
+  std::function<void(const std::string& stage)> on_stage;  // "Training tokenizer…"
+  std::function<void(const RunRecord& run)> on_start;      // prepared: env, baseline, counts (resumed: points)
   std::function<void(const StepMetrics& step)> on_step;
   std::function<void(const EvalMetrics& eval, const RunRecord& run)> on_eval;
   // A further statistic's values at a step, already added to the record: per-layer

@@ -1,14 +1,14 @@
 #pragma once
 // The trainer's state between two steps as a checkpoint's bytes (checkpoint.h), and back.
 // Torch: the trainer's side of checkpoints, not the UI's.
-#include <torch/torch.h>
-
 #include <filesystem>
 #include <random>
 #include <string>
+#include <torch/torch.h>
+
+#include "core/runs/run_record.h"
 
 #include "learner.h"
-#include "core/runs/run_record.h"
 
 namespace normlab {
 
@@ -32,7 +32,6 @@ std::string checkpoint_bytes(const TrainingState& state, const std::string& data
 // the record's points (the rest of the record stays). batch_starts comes back on the CPU.
 // UserError naming the file when its payload is damaged, was made from other training
 // data than `data_fingerprint`, or does not fit the learner.
-void restore_checkpoint(const std::filesystem::path& path, const std::string& data_fingerprint,
-                        TrainingState& state);
+void restore_checkpoint(const std::filesystem::path& path, const std::string& data_fingerprint, TrainingState& state);
 
 }  // namespace normlab

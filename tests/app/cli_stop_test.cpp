@@ -4,23 +4,21 @@
 // (layer statistics at every step), evaluations, saves and checkpoint writes (one at
 // every evaluation here), a resumed run's first steps and runs side by side. Under the
 // asan preset the same tests run the sanitized normlab-cli, whose reports end it otherwise.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <torch/torch.h>
-
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <random>
+#include <signal.h>
 #include <string_view>
+#include <sys/wait.h>
 #include <thread>
+#include <torch/torch.h>
+#include <unistd.h>
 
-#include "core/training/checkpoint.h"
 #include "core/runs/run_record.h"
-#include "tests/support/stopped_run.h"
+#include "core/training/checkpoint.h"
 #include "tests/core/test_support.h"
+#include "tests/support/stopped_run.h"
 
 namespace normlab::test {
 namespace {
@@ -82,10 +80,11 @@ class StopTest : public CacheTest {
     int status = 0;
     EXPECT_EQ(::waitpid(pid, &status, 0), pid);
     const std::string out = read_file(temp_ / "stdout.txt"), err = read_file(temp_ / "stderr.txt");
-    const std::string what = std::string(signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
-                             std::to_string(int(delay_s * 1000)) + " ms";
+    const std::string what =
+        std::string(signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " + std::to_string(int(delay_s * 1000)) + " ms";
     EXPECT_TRUE(WIFEXITED(status)) << what << ": ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
-                                   << "\n" << out << err;
+                                   << "\n"
+                                   << out << err;
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 130) << what << "\n" << out << err;
     EXPECT_EQ(err, "") << what;
     std::vector<int> reached;

@@ -1,20 +1,19 @@
 // Runs the normlab-cli binary (NORMLAB_CLI, set by CMake) as a user would.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
-#include <random>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
+#include <signal.h>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
-#include "core/training/checkpoint.h"
-#include "tests/core/test_support.h"
 #include "core/runs/run_record.h"
-#include "tests/support/same_losses.h"
+#include "core/training/checkpoint.h"
 #include "core/training/trainer.h"
+#include "tests/core/test_support.h"
+#include "tests/support/same_losses.h"
 
 namespace normlab::test {
 namespace {
@@ -25,8 +24,8 @@ class CliTest : public CacheTest {
  protected:
   // Exit status of `normlab-cli args`, run in the temp folder; output in out_ and err_.
   int run(const std::string& args) {
-    const std::string command = "cd '" + temp_.path().string() + "' && '" NORMLAB_CLI "' " + args +
-                                " > stdout.txt 2> stderr.txt";
+    const std::string command =
+        "cd '" + temp_.path().string() + "' && '" NORMLAB_CLI "' " + args + " > stdout.txt 2> stderr.txt";
     const int status = std::system(command.c_str());
     out_ = read_file(temp_ / "stdout.txt");
     err_ = read_file(temp_ / "stderr.txt");
@@ -34,9 +33,7 @@ class CliTest : public CacheTest {
   }
   // Starts `normlab-cli args` in the temp folder without waiting for it; output in
   // stdout.txt and stderr.txt there.
-  pid_t start(const std::string& args) {
-    return start_cli(temp_.path(), args);
-  }
+  pid_t start(const std::string& args) { return start_cli(temp_.path(), args); }
 
   // Waits up to two minutes for `file` to appear (a started run's first checkpoint).
   static bool appears(const fs::path& file) {
@@ -76,7 +73,9 @@ TEST_F(CliTest, TrainWritesRunFiles) {
 
   const auto csv = read_lines(temp_ / "runs" / "tiny__run.csv");
   ASSERT_EQ(csv.size(), 14u);  // the header, step 0's evaluation, 12 steps
-  EXPECT_EQ(csv[0].rfind("run,step,wall_s,lr,train_loss,val_loss,grad_norm,attention_grad_norm[0],attention_grad_norm[1],", 0), 0u)
+  EXPECT_EQ(csv[0].rfind(
+                "run,step,wall_s,lr,train_loss,val_loss,grad_norm,attention_grad_norm[0],attention_grad_norm[1],", 0),
+            0u)
       << csv[0];
   EXPECT_EQ(csv[1].rfind("\"tiny, run\",0,", 0), 0u) << csv[1];
   EXPECT_EQ(csv[13].rfind("\"tiny, run\",12,", 0), 0u) << csv[13];
@@ -91,9 +90,10 @@ TEST_F(CliTest, TrainWritesRunFiles) {
 // which is never more than kSaveIntervalSeconds old (evaluations are too rare to help here).
 TEST_F(CliTest, KilledRunKeepsItsPointsUpToTheLastSave) {
   corpus_file(synthetic_corpus());
-  const pid_t pid = start("train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 "
-                          "--context 8 --batch 2 --vocab 256 --steps 10000000 --eval-interval 10000000 "
-                          "--eval-batches 1 --name killed --out runs");
+  const pid_t pid = start(
+      "train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 "
+      "--context 8 --batch 2 --vocab 256 --steps 10000000 --eval-interval 10000000 "
+      "--eval-batches 1 --name killed --out runs");
   ASSERT_GE(pid, 0);
   using Clock = std::chrono::steady_clock;
   const fs::path json_file = temp_ / "runs" / "killed.json";
@@ -126,7 +126,8 @@ TEST_F(CliTest, KilledRunKeepsItsPointsUpToTheLastSave) {
   // Two saves by time, with no evaluation between them.
   ASSERT_TRUE(wait_for(kSaveIntervalSeconds + 10, [&](const RunRecord& run) { return steps_of(run) > 0; }));
   const RunRecord first = *last;
-  ASSERT_TRUE(wait_for(kSaveIntervalSeconds + 10, [&](const RunRecord& run) { return steps_of(run) > steps_of(first); }));
+  ASSERT_TRUE(
+      wait_for(kSaveIntervalSeconds + 10, [&](const RunRecord& run) { return steps_of(run) > steps_of(first); }));
   const RunRecord second = *last;
   // Saved after the first step that ended once the interval had passed, not later: on a
   // busy machine that step itself may be slow. (The step's report runs between the
@@ -260,8 +261,9 @@ TEST_F(CliTest, RefusedResumeLeavesTheRunsFilesAlone) {
   refused("", "runs/kept.ckpt: checkpoint format version 7; this NormLab reads version 1");
   write_file(checkpoint, bytes);
 
-  refused(" --lr 5e-3", "runs/kept.ckpt: a checkpoint of another experiment: its peak learning rate is '0.003', "
-                        "the run's '0.005'");
+  refused(" --lr 5e-3",
+          "runs/kept.ckpt: a checkpoint of another experiment: its peak learning rate is '0.003', "
+          "the run's '0.005'");
   // The same corpus file with other text: found once it is tokenized, still before any write.
   corpus_file(synthetic_corpus(90'000, 8));
   refused("", "runs/kept.ckpt: made from other training data");
@@ -434,7 +436,8 @@ TEST_F(CliTest, WorkshopOverSeedsPrintsMeanAndRange) {
   ASSERT_NE(at, std::string::npos) << out_;
   const std::string summary = out_.substr(at);
   // One row per experiment, each over its two runs.
-  EXPECT_THAT(summary, ::testing::ContainsRegex("\npre-norm lr 1e-3 warmup 30 layers 1 +2 +[0-9.]+ +[0-9.]+ +[0-9.]+\n"));
+  EXPECT_THAT(summary,
+              ::testing::ContainsRegex("\npre-norm lr 1e-3 warmup 30 layers 1 +2 +[0-9.]+ +[0-9.]+ +[0-9.]+\n"));
   EXPECT_THAT(summary, ::testing::ContainsRegex("\npost-norm lr 1e-3 warmup 2 layers 1 +2 "));
   EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 1 + 5) << summary;
 }
@@ -454,7 +457,8 @@ TEST_F(CliTest, WorkshopSideBySideGivesTheNumbersOfOneAfterAnother) {
   for (const auto& entry : fs::directory_iterator(temp_ / "serial")) {
     if (entry.path().extension() != ".json") continue;
     ++files;
-    const RunRecord serial = read_json(entry.path()), together = read_json(temp_ / "together" / entry.path().filename());
+    const RunRecord serial = read_json(entry.path()),
+                    together = read_json(temp_ / "together" / entry.path().filename());
     EXPECT_EQ(together.status, RunStatus::Done);
     ASSERT_EQ(together.steps.size(), serial.steps.size());
     ASSERT_EQ(together.evals.size(), serial.evals.size());

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/support/faults_tried.h"
 #include "core/runs/run_record.h"
 #include "tests/core/test_support.h"
+#include "tests/support/faults_tried.h"
 
 namespace normlab::test {
 namespace {
@@ -81,7 +81,8 @@ class FullDiskTest : public CacheTest {
   static std::string tiny_run(const fs::path& out) {
     return "train --corpus corpus.txt --device cpu --threads 1 --layers 2 --d-model 32 --heads 2 "
            "--context 16 --batch 4 --vocab 256 --steps 12 --warmup 3 --eval-interval 5 "
-           "--eval-batches 2 --lr 3e-3 --name tiny --out '" + out.string() + "'";
+           "--eval-batches 2 --lr 3e-3 --name tiny --out '" +
+           out.string() + "'";
   }
 
   // One line on stderr: what could not be written, and why.
@@ -119,13 +120,16 @@ TEST_F(FullDiskTest, OutputFolderThatRefusesWritesKeepsTheLastGoodFile) {
 
   {
     const TinyTmpfs disk(temp_ / "full");
-    if (disk.mounted()) check({"full tmpfs", "No space left on device"}, temp_ / "full", [&] { disk.fill(); }, RLIM_INFINITY);
+    if (disk.mounted())
+      check(
+          {"full tmpfs", "No space left on device"}, temp_ / "full", [&] { disk.fill(); }, RLIM_INFINITY);
   }
   {
     const TinyTmpfs disk(temp_ / "read-only");
     if (disk.mounted()) {
-      check({"read-only tmpfs", "Read-only file system"}, temp_ / "read-only",
-            [&] { ASSERT_TRUE(disk.make_read_only()); }, RLIM_INFINITY);
+      check(
+          {"read-only tmpfs", "Read-only file system"}, temp_ / "read-only",
+          [&] { ASSERT_TRUE(disk.make_read_only()); }, RLIM_INFINITY);
     }
   }
   const fs::path locked = temp_ / "locked";
@@ -134,13 +138,15 @@ TEST_F(FullDiskTest, OutputFolderThatRefusesWritesKeepsTheLastGoodFile) {
   fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
   if (::access(locked.c_str(), W_OK) != 0) {  // root may write anyway
     fs::permissions(locked, fs::perms::owner_all);
-    check({"folder without write permission", "Permission denied"}, locked,
-          [&] { fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec); }, RLIM_INFINITY);
+    check(
+        {"folder without write permission", "Permission denied"}, locked,
+        [&] { fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec); }, RLIM_INFINITY);
     fs::permissions(locked, fs::perms::owner_all);  // so the temp folder can be removed
   } else {
     fs::permissions(locked, fs::perms::owner_all);
   }
-  check({"file size limit", "File too large"}, temp_ / "capped", [] {}, 512);  // below the first save
+  check(
+      {"file size limit", "File too large"}, temp_ / "capped", [] {}, 512);  // below the first save
 
   report_faults_tried(tried);
 }
@@ -174,7 +180,8 @@ TEST_F(FullDiskTest, DataFolderThatRefusesWritesIsReported) {
   const fs::path locked = temp_ / "locked-cache";
   fs::create_directories(locked);
   fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
-  if (::access(locked.c_str(), W_OK) != 0) check("folder without write permission", locked, "Permission denied", RLIM_INFINITY);
+  if (::access(locked.c_str(), W_OK) != 0)
+    check("folder without write permission", locked, "Permission denied", RLIM_INFINITY);
   fs::permissions(locked, fs::perms::owner_all);
   check("file size limit", temp_ / "capped-cache", "File too large", 1024);
 

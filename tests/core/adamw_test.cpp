@@ -10,8 +10,7 @@ TEST(AdamW, MatchesLibTorchAdamW) {
   torch::manual_seed(7);
   auto reference = torch::randn({16, 8}, torch::requires_grad());
   auto ours = reference.detach().clone().requires_grad_();
-  torch::optim::AdamW libtorch({reference},
-                               torch::optim::AdamWOptions(0.01).betas({0.9, 0.95}).weight_decay(0.1));
+  torch::optim::AdamW libtorch({reference}, torch::optim::AdamWOptions(0.01).betas({0.9, 0.95}).weight_decay(0.1));
   AdamWSettings settings;
   settings.weight_decay = 0.1;
   AdamWGroup group({ours}, settings);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/training/learner.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -26,7 +27,7 @@ TEST(Bench, MeasuresATinyModel) {
   EXPECT_NEAR(r.achieved_flop_per_s, r.model_flop_per_step * r.tokens_per_s / tokens, 1e-6 * r.achieved_flop_per_s);
   EXPECT_GT(r.matmul_flop_per_s, 1e8);
   EXPECT_GT(r.parameters, 0);
-  EXPECT_GT(r.median_ms_per_recorded_step, 0);  // the layer statistics are on by default
+  EXPECT_GT(r.median_ms_per_recorded_step, 0);   // the layer statistics are on by default
   EXPECT_EQ(r.recorded_steps_per_run, 100 + 5);  // of 150 steps: every one up to 100, then 110, 120 … 150
   config.layer_stats_every = 0;
   const BenchResult quiet = benchmark(config, 1, 3);

@@ -2,22 +2,23 @@
 // uninterrupted one exactly, and every checkpoint that cannot continue a run refused with
 // one line. The command line's side, with real processes killed, is in cli_test.cpp.
 #include "core/training/checkpoint.h"
-#include "tests/support/same_losses.h"
 
 #include <atomic>
 #include <nlohmann/json.hpp>
 
-#include "core/system/atomic_file.h"
-#include "core/runs/config_fields.h"
 #include "core/device/cuda_backend.h"
-#include "test_support.h"
+#include "core/runs/config_fields.h"
+#include "core/system/atomic_file.h"
 #include "core/training/trainer.h"
+#include "tests/support/same_losses.h"
+
+#include "test_support.h"
 
 namespace normlab::test {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 void expect_same_points(const RunRecord& resumed, const RunRecord& whole) {
   ASSERT_EQ(resumed.steps.size(), whole.steps.size());
@@ -191,7 +192,8 @@ TEST_F(CheckpointTest, AnotherLibTorchIsRefused) {
   file_of(0);
   edit_header([](json& header) { header["libtorch_version"] = "1.0.0"; });
   EXPECT_EQ(read_checkpoint_header(checkpoint_).libtorch_version, "1.0.0");  // readable, but not resumable
-  EXPECT_THAT(refusal(), HasSubstr("written with LibTorch 1.0.0, and this NormLab runs LibTorch " + libtorch_version()));
+  EXPECT_THAT(refusal(),
+              HasSubstr("written with LibTorch 1.0.0, and this NormLab runs LibTorch " + libtorch_version()));
 }
 
 TEST_F(CheckpointTest, AnotherExperimentIsRefused) {

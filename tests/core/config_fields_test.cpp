@@ -102,14 +102,15 @@ TEST(ConfigFields, SameExperimentComparesEveryFieldThatShapesTheResult) {
   std::set<std::string> ignored;
   for (const ConfigField& field : config_fields()) {
     TrainConfig changed = a;
-    const std::string other = field.choices.empty() ? (field.widget == Widget::File ? "x.txt" : "2") : field.choices.back().name;
+    const std::string other =
+        field.choices.empty() ? (field.widget == Widget::File ? "x.txt" : "2") : field.choices.back().name;
     set_field_text(field, changed, other == field_text(field, a) ? "3" : other);
     EXPECT_EQ(same_experiment(a, changed), !field.shapes_result) << field.key;
     if (!field.shapes_result) ignored.insert(field.key);
   }
   // Speed and bookkeeping only; the seed, the corpus and every number of the model count.
-  EXPECT_EQ(ignored, (std::set<std::string>{"device", "threads", "cpu_matmul", "layer_stats_every", "checkpoint_interval",
-                                            "final_checkpoint"}));
+  EXPECT_EQ(ignored, (std::set<std::string>{"device", "threads", "cpu_matmul", "layer_stats_every",
+                                            "checkpoint_interval", "final_checkpoint"}));
   TrainConfig other_lr = a;
   other_lr.peak_lr = 6e-3;
   ASSERT_NE(first_difference(a, other_lr), nullptr);

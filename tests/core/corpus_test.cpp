@@ -53,8 +53,7 @@ TEST_F(CorpusTest, Binary) {
 }
 
 TEST_F(CorpusTest, InvalidUtf8NamesOffset) {
-  const std::string message =
-      user_error([&] { load_corpus(corpus_file(with_bytes_at(12345, "caf\xe9 "))); });
+  const std::string message = user_error([&] { load_corpus(corpus_file(with_bytes_at(12345, "caf\xe9 "))); });
   EXPECT_THAT(message, HasSubstr("UTF-8"));
   EXPECT_THAT(message, HasSubstr("offset 12348"));
 
@@ -65,24 +64,24 @@ TEST_F(CorpusTest, InvalidUtf8NamesOffset) {
 
 TEST_F(CorpusTest, RejectsOverlongAndSurrogateEncodings) {
   const std::vector<std::string> bad = {
-      "\xc0\xaf",          // '/' in two bytes
-      "\xe0\x80\xaf",      // '/' in three bytes
-      "\xf0\x80\x80\xaf",  // '/' in four bytes
-      "\xed\xa0\x80",      // U+D800, a surrogate
-      "\xf4\x90\x80\x80",  // above U+10FFFF
-      "\x80",              // lone continuation byte
+      "\xc0\xaf",              // '/' in two bytes
+      "\xe0\x80\xaf",          // '/' in three bytes
+      "\xf0\x80\x80\xaf",      // '/' in four bytes
+      "\xed\xa0\x80",          // U+D800, a surrogate
+      "\xf4\x90\x80\x80",      // above U+10FFFF
+      "\x80",                  // lone continuation byte
       "\xf8\x88\x80\x80\x80",  // five-byte form
   };
   for (const auto& bytes : bad) {
-    EXPECT_THAT(user_error([&] { check_corpus_text(with_bytes_at(500, bytes), "test"); }),
-                HasSubstr("offset 500"))
+    EXPECT_THAT(user_error([&] { check_corpus_text(with_bytes_at(500, bytes), "test"); }), HasSubstr("offset 500"))
         << "bytes of length " << bytes.size();
   }
 }
 
 TEST_F(CorpusTest, AcceptsMultiByteUtf8) {
   // 2-, 3- and 4-byte characters, including the largest code point.
-  const std::string text = with_bytes_at(1000, "caf\xc3\xa9 \xe2\x82\xac \xe4\xb8\xad \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
+  const std::string text =
+      with_bytes_at(1000, "caf\xc3\xa9 \xe2\x82\xac \xe4\xb8\xad \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
   EXPECT_NO_THROW(check_corpus_text(text, "test"));
   EXPECT_EQ(load_corpus(corpus_file(text)).text, text);
 }
@@ -145,8 +144,7 @@ TEST_F(CorpusTest, PipeIsRefusedWithoutReading) {
 TEST_F(CorpusTest, FileOverTheSizeLimitIsRefusedBeforeReading) {
   const fs::path huge = corpus_file("", "huge.txt");
   fs::resize_file(huge, std::uintmax_t(1) << 30);
-  EXPECT_THAT(user_error([&] { load_corpus(huge); }),
-              HasSubstr(huge.string() + " is 1024 MiB; the limit is 256 MiB"));
+  EXPECT_THAT(user_error([&] { load_corpus(huge); }), HasSubstr(huge.string() + " is 1024 MiB; the limit is 256 MiB"));
 
   fs::resize_file(huge, kMaxCorpusBytes + 1);
   EXPECT_THAT(user_error([&] { load_corpus(huge); }), HasSubstr("is 257 MiB; the limit is 256 MiB"));

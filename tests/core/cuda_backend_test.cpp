@@ -1,11 +1,11 @@
 // The CUDA backend is loaded at run time, not linked (core/device/cuda_backend.h). In the source
 // build it sits beside the pinned LibTorch, so it must load and register itself, GPU or not.
-#include <ATen/detail/CUDAHooksInterface.h>
+#include "core/device/cuda_backend.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <cstdlib>
 #include <iostream>
 
-#include "core/device/cuda_backend.h"
 #include "test_support.h"
 
 namespace normlab::test {
@@ -35,9 +35,7 @@ TEST(CudaBackend, LoadsAndRegistersWithLibTorch) {
       ::testing::ExitedWithCode(0), "");
 }
 
-TEST(CudaBackend, VersionIsThePinnedOne) {
-  EXPECT_EQ(libtorch_version(), NORMLAB_TORCH_VERSION);
-}
+TEST(CudaBackend, VersionIsThePinnedOne) { EXPECT_EQ(libtorch_version(), NORMLAB_TORCH_VERSION); }
 
 }  // namespace
 }  // namespace normlab::test

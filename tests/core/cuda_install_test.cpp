@@ -1,8 +1,10 @@
 // gpu install against a package index on this machine (tests/support/index_server.py)
 // with stand-in wheels of a few kilobytes: the real ones are 2.5 GB.
 #include "core/gpu_install/cuda_install.h"
+
 #include "core/gpu_install/http_client.h"
 #include "tests/support/stand_in_index.h"
+
 #include "test_support.h"
 
 namespace normlab {
@@ -116,9 +118,8 @@ TEST(CudaInstall, AStopKeepsWhatArrivedForNextTime) {
   const StandIns stand_ins(dir / "index");
   IndexServer server(stand_ins.root);
   const auto options = stand_ins.options(server.url(), dir.path());
-  EXPECT_FALSE(install_cuda_libraries(options, [](const CudaInstallProgress& p) {
-    return p.stage != CudaInstallProgress::Stage::Unpack;
-  }));
+  EXPECT_FALSE(install_cuda_libraries(
+      options, [](const CudaInstallProgress& p) { return p.stage != CudaInstallProgress::Stage::Unpack; }));
   EXPECT_FALSE(fs::exists(options.target));
   EXPECT_TRUE(fs::exists(options.downloads / stand_ins.wheels[0].filename));
   ASSERT_TRUE(install_cuda_libraries(options, {})) << "the next try only unpacks";
@@ -169,7 +170,8 @@ TEST(CudaInstall, ThePinsAreTheBuildsLibTorch) {
 }
 
 TEST(HttpClient, ResolvesRelativeUrlsAsABrowserDoes) {
-  EXPECT_EQ(resolve_url("https://pypi.org/simple/torch/", "../../files/torch/x.whl"), "https://pypi.org/files/torch/x.whl");
+  EXPECT_EQ(resolve_url("https://pypi.org/simple/torch/", "../../files/torch/x.whl"),
+            "https://pypi.org/files/torch/x.whl");
   EXPECT_EQ(resolve_url("https://pypi.org/simple/torch/", "https://files.pythonhosted.org/p/x.whl"),
             "https://files.pythonhosted.org/p/x.whl");
   EXPECT_EQ(resolve_url("http://127.0.0.1:8/simple/a/", "/files/a/b.whl"), "http://127.0.0.1:8/files/a/b.whl");

@@ -4,8 +4,9 @@
 #include <cmath>
 
 #include "core/device/cuda_backend.h"
-#include "test_support.h"
 #include "core/training/trainer.h"
+
+#include "test_support.h"
 
 namespace normlab::test {
 namespace {

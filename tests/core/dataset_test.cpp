@@ -154,8 +154,7 @@ TEST(DatasetBaseline, MatchesHandComputation) {
 TEST(DatasetErrors, TooShortIsUserError) {
   EXPECT_THAT(user_error([] { Dataset(positions(500), 500, 16); }), HasSubstr("too short"));
   // Long enough in total, but the held-out chunk cannot fill one context.
-  EXPECT_THAT(user_error([] { Dataset(positions(9 * 100 + 10), 1000, 16, 100); }),
-              HasSubstr("too short"));
+  EXPECT_THAT(user_error([] { Dataset(positions(9 * 100 + 10), 1000, 16, 100); }), HasSubstr("too short"));
 }
 
 }  // namespace

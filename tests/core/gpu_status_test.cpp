@@ -1,9 +1,11 @@
 // What `gpu status` and the window's GPU notice say, with no driver (this machine) and,
 // through the driver probe the tests replace, with one.
+#include "core/gpu_install/gpu_status.h"
+
 #include <dlfcn.h>
 
 #include "core/device/cuda_backend.h"
-#include "core/gpu_install/gpu_status.h"
+
 #include "test_support.h"
 
 namespace normlab {
@@ -69,10 +71,12 @@ TEST(GpuStatus, AGpuWithoutTheLibrariesSaysHowToInstallThem) {
   EXPECT_THAT(text, HasSubstr("NVIDIA driver: found (/proc/driver/nvidia), supports CUDA 12.4\n"));
   EXPECT_THAT(text, HasSubstr("GPU 0: NVIDIA H200, compute capability 9.0\n"));
   EXPECT_THAT(text, HasSubstr("CUDA libraries: not installed"));
-  EXPECT_THAT(text, HasSubstr("NormLab trains on: the CPU, until the CUDA libraries are installed: normlab-cli gpu install ("));
+  EXPECT_THAT(
+      text, HasSubstr("NormLab trains on: the CPU, until the CUDA libraries are installed: normlab-cli gpu install ("));
   const std::string notice = gpu_notice(facts, "Help \u25b8 Install GPU support\u2026");
   EXPECT_THAT(notice, HasSubstr("NVIDIA H200"));
-  EXPECT_THAT(notice, HasSubstr("Help \u25b8 Install GPU support\u2026 fetches them (" + cuda_download_size_text() + ")"));
+  EXPECT_THAT(notice,
+              HasSubstr("Help \u25b8 Install GPU support\u2026 fetches them (" + cuda_download_size_text() + ")"));
   EXPECT_EQ(notice.find('\n'), std::string::npos) << "one line";
 }
 
@@ -87,7 +91,8 @@ TEST(GpuStatus, LibrariesThatFailToLoadSayWhy) {
   GpuFacts facts = h200("/x/libtorch_cuda.so");
   facts.library_error = "libcudnn.so.9: cannot open shared object file";
   EXPECT_FALSE(gpu_usable(facts));
-  EXPECT_THAT(gpu_status_text(facts), HasSubstr("CUDA libraries: /x/libtorch_cuda.so, but they fail to load: libcudnn.so.9"));
+  EXPECT_THAT(gpu_status_text(facts),
+              HasSubstr("CUDA libraries: /x/libtorch_cuda.so, but they fail to load: libcudnn.so.9"));
 }
 
 TEST(GpuStatus, TheDownloadSizeIsThePinnedWheels) {

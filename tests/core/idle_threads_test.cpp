@@ -1,10 +1,9 @@
 // This program links the core as the app and the command line do, and ctest starts it
 // without GOMP_SPINCOUNT (tests/core/CMakeLists.txt): it must have started again with the
 // short spin that libgomp reads as it loads (core/system/idle_threads.cpp).
+#include <fstream>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <fstream>
 #include <string>
 #include <vector>
 

@@ -1,16 +1,16 @@
 #include "core/training/layer_stats.h"
 
-#include <torch/torch.h>
-
 #include <cmath>
 #include <map>
 #include <string>
+#include <torch/torch.h>
 #include <vector>
 
-#include "core/training/learner.h"
 #include "core/runs/presets.h"
-#include "test_support.h"
+#include "core/training/learner.h"
 #include "core/training/trainer.h"
+
+#include "test_support.h"
 
 namespace normlab::test {
 namespace {
@@ -96,7 +96,8 @@ TEST_F(LayerStatsTest, GradientNormsEqualAutograd) {
       ASSERT_EQ(p.values.size(), 3u);
       for (int layer = 0; layer < 3; ++layer) {
         auto& block = *model->blocks[layer]->as<BlockImpl>();
-        const auto params = std::string(name) == "mlp_grad_norm" ? block.mlp->parameters() : block.attention->parameters();
+        const auto params =
+            std::string(name) == "mlp_grad_norm" ? block.mlp->parameters() : block.attention->parameters();
         const double expected = norm_of(torch::autograd::grad({loss}, params, {}, /*retain_graph=*/true));
         EXPECT_GT(expected, 0);
         EXPECT_NEAR(p.values[layer], expected, 1e-5 * expected) << name << " layer " << layer;

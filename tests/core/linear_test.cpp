@@ -1,7 +1,6 @@
 #include "core/model/linear.h"
 
 #include <ATen/autocast_mode.h>
-
 #include <thread>
 
 #include "test_support.h"

@@ -80,10 +80,8 @@ TEST_P(ModelTest, Causal) {
   changed.index_put_({torch::indexing::Slice(), k}, (ids.index({torch::indexing::Slice(), k}) + 1) % 512);
   const auto before = model->forward(ids), after = model->forward(changed);
   using torch::indexing::Slice;
-  EXPECT_TRUE(torch::allclose(before.index({Slice(), Slice(0, k)}), after.index({Slice(), Slice(0, k)}),
-                              0.0, 1e-6));
-  EXPECT_FALSE(torch::allclose(before.index({Slice(), Slice(k)}), after.index({Slice(), Slice(k)}),
-                               0.0, 1e-4));
+  EXPECT_TRUE(torch::allclose(before.index({Slice(), Slice(0, k)}), after.index({Slice(), Slice(0, k)}), 0.0, 1e-6));
+  EXPECT_FALSE(torch::allclose(before.index({Slice(), Slice(k)}), after.index({Slice(), Slice(k)}), 0.0, 1e-4));
 }
 
 INSTANTIATE_TEST_SUITE_P(Norms, ModelTest, ::testing::Values(NormPlacement::Pre, NormPlacement::Post),

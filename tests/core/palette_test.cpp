@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/runs/presets.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -28,7 +29,8 @@ TEST(Palette, EveryShadeKeepsItsHueAndLooksDifferent) {
     const double own = hue_degrees(hue_colour(hue, 0));
     std::set<std::pair<std::uint32_t, bool>> looks;
     for (int shade = 0; shade < kShades; ++shade) {
-      EXPECT_LT(hue_distance(hue_degrees(hue_colour(hue, shade)), own), 3.0) << "hue " << int(hue) << " shade " << shade;
+      EXPECT_LT(hue_distance(hue_degrees(hue_colour(hue, shade)), own), 3.0)
+          << "hue " << int(hue) << " shade " << shade;
       looks.insert({hue_colour(hue, shade), shade_dashed(shade)});
     }
     EXPECT_EQ(looks.size(), std::size_t(kShades)) << "hue " << int(hue);
@@ -69,8 +71,10 @@ TEST(Palette, FamiliesFollowThePlate) {
 // DyT is its own design whatever the placement; the switches keep their design's hue.
 TEST(Palette, DytHasItsOwnHueAndSwitchesKeepTheDesigns) {
   std::set<Hue> design_hues;
-  for (const PlacementInfo& placement : kPlacements) EXPECT_TRUE(design_hues.insert(placement.hue).second) << placement.name;
-  EXPECT_TRUE(design_hues.insert(*kNormTypes[std::size_t(NormType::Dyt)].hue).second) << "DyT shares no placement's hue";
+  for (const PlacementInfo& placement : kPlacements)
+    EXPECT_TRUE(design_hues.insert(placement.hue).second) << placement.name;
+  EXPECT_TRUE(design_hues.insert(*kNormTypes[std::size_t(NormType::Dyt)].hue).second)
+      << "DyT shares no placement's hue";
   for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri}) {
     TrainConfig c;
     c.model.norm = norm;

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "core/model/model.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -62,7 +63,8 @@ Tensor attention_by_hand(CausalSelfAttentionImpl& a, const Tensor& x) {
     k = rms_by_hand(k, a.k_norm.ptr()->named_parameters()["weight"]);
   }
   const Tensor future = torch::ones({time, time}).triu(1).to(torch::kBool);
-  const Tensor weights = torch::softmax((torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(head))).masked_fill(future, -INFINITY), -1);
+  const Tensor weights = torch::softmax(
+      (torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(head))).masked_fill(future, -INFINITY), -1);
   const Tensor y = torch::matmul(weights, v).transpose(1, 2).reshape({batch, time, width});
   return torch::matmul(y, a.proj->weight.t()) + a.proj->bias;
 }
@@ -135,17 +137,18 @@ TEST_P(PlacementFormula, BlockComputesItsRowsUpdate) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Placements, PlacementFormula,
-    ::testing::Combine(::testing::Values(NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri,
-                                         NormPlacement::DeepNorm, NormPlacement::Mix,
-                                         NormPlacement::LayerNormScaling, NormPlacement::ReZero),
-                       ::testing::Values(NormType::LayerNorm, NormType::RmsNorm, NormType::Dyt),
-                       ::testing::Values(Switch::Off, Switch::On)),
-    [](const auto& info) {
-      return to_string(std::get<0>(info.param)) + "_" + kNormTypes[std::size_t(std::get<1>(info.param))].name +
-             (std::get<2>(info.param) == Switch::On ? "_qknorm" : "");
-    });
+INSTANTIATE_TEST_SUITE_P(Placements, PlacementFormula,
+                         ::testing::Combine(::testing::Values(NormPlacement::Pre, NormPlacement::Post,
+                                                              NormPlacement::Peri, NormPlacement::DeepNorm,
+                                                              NormPlacement::Mix, NormPlacement::LayerNormScaling,
+                                                              NormPlacement::ReZero),
+                                            ::testing::Values(NormType::LayerNorm, NormType::RmsNorm, NormType::Dyt),
+                                            ::testing::Values(Switch::Off, Switch::On)),
+                         [](const auto& info) {
+                           return to_string(std::get<0>(info.param)) + "_" +
+                                  kNormTypes[std::size_t(std::get<1>(info.param))].name +
+                                  (std::get<2>(info.param) == Switch::On ? "_qknorm" : "");
+                         });
 
 TEST(NormType, DytIsAScaledTanhWithGainAndBias) {
   Dyt dyt(3, 0.5);
@@ -179,7 +182,8 @@ TEST(NormType, DytModelsScaleTheEmbeddingsByALearntScalarFromRootD) {
   EXPECT_TRUE(model->embedding_scale.requires_grad());
   EXPECT_FLOAT_EQ(model->embedding_scale.item<float>(), std::sqrt(float(config.d_model)));
   EXPECT_FALSE(Gpt(tiny(NormPlacement::Pre, NormType::LayerNorm))->embedding_scale.defined());
-  EXPECT_FALSE(Gpt(tiny(NormPlacement::ReZero, NormType::Dyt))->embedding_scale.defined()) << "ReZero has no norm to replace";
+  EXPECT_FALSE(Gpt(tiny(NormPlacement::ReZero, NormType::Dyt))->embedding_scale.defined())
+      << "ReZero has no norm to replace";
   // Doubling the scale doubles what the first block receives: the logits change.
   const Tensor ids = torch::tensor({{1, 2, 3}});
   const Tensor before = model->forward(ids);
@@ -198,7 +202,8 @@ TEST(QkNorm, GainsPerHeadDimensionAndOnlyWhenOn) {
   ASSERT_TRUE(params.contains("blocks.7.attention.k_norm.weight"));
   EXPECT_EQ(params["blocks.0.attention.q_norm.weight"].size(0), 4) << "d_model 8 over 2 heads";
   // The gains start at 1 and draw nothing: every other weight is as without the switch.
-  for (const auto& item : off->named_parameters()) EXPECT_TRUE(torch::equal(item.value(), params[item.key()])) << item.key();
+  for (const auto& item : off->named_parameters())
+    EXPECT_TRUE(torch::equal(item.value(), params[item.key()])) << item.key();
 }
 
 // GPT-2's residual scaling: the matrices that write into the stream start 1/√(2N) of the
@@ -215,8 +220,8 @@ TEST(ScaledResidualInit, ShrinksOutputAndDownProjectionsOnly) {
     const auto before = plain->named_parameters();
     for (const auto& item : scaled->named_parameters()) {
       const std::string& name = item.key();
-      const bool writes_stream = name.find("attention.proj.weight") != std::string::npos ||
-                                 name.find("mlp.down.weight") != std::string::npos;
+      const bool writes_stream =
+          name.find("attention.proj.weight") != std::string::npos || name.find("mlp.down.weight") != std::string::npos;
       const Tensor expected = writes_stream ? before[name] / 4 : before[name];
       EXPECT_TRUE(torch::allclose(item.value(), expected, 0, 1e-9)) << to_string(placement) << " " << name;
       if (writes_stream) {

@@ -1,26 +1,26 @@
 #include "core/runs/run_record.h"
 
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <atomic>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 #include "core/system/atomic_file.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -176,8 +176,8 @@ TEST_F(RunRecordTest, StatusNamesAndFinalValLoss) {
   run.evals.clear();
   EXPECT_TRUE(std::isnan(run.final_val_loss()));
 
-  for (auto status : {RunStatus::Queued, RunStatus::Running, RunStatus::Done, RunStatus::Stopped,
-                      RunStatus::Diverged, RunStatus::Failed, RunStatus::Interrupted}) {
+  for (auto status : {RunStatus::Queued, RunStatus::Running, RunStatus::Done, RunStatus::Stopped, RunStatus::Diverged,
+                      RunStatus::Failed, RunStatus::Interrupted}) {
     EXPECT_EQ(parse_status(to_string(status)), status);
   }
   EXPECT_THAT(user_error([] { parse_status("exploded"); }), HasSubstr("exploded"));
@@ -194,7 +194,9 @@ TEST_F(RunRecordTest, ReadNotJson) {
 }
 
 TEST_F(RunRecordTest, ReadForeignJsonOrOtherVersion) {
-  EXPECT_THAT(read_error([](json& j) { j = {{"name", "x"}, {"steps", json::array()}}; }),
+  EXPECT_THAT(read_error([](json& j) {
+                j = {{"name", "x"}, {"steps", json::array()}};
+              }),
               HasSubstr("not a NormLab run file"));
   EXPECT_THAT(read_error([](json& j) { j["schema"] = "other.app"; }), HasSubstr("not a NormLab run file"));
   EXPECT_THAT(read_error([](json& j) { j = json::array({1, 2}); }), HasSubstr("not a NormLab run file"));
@@ -206,8 +208,7 @@ TEST_F(RunRecordTest, ReadMissingOrMistypedFieldNamesIt) {
   EXPECT_THAT(read_error([](json& j) { j.erase("name"); }), HasSubstr("'name'"));
   EXPECT_THAT(read_error([](json& j) { j.erase("baseline_loss"); }), HasSubstr("'baseline_loss'"));
   EXPECT_THAT(read_error([](json& j) { j["config"].erase("peak_lr"); }), HasSubstr("'config.peak_lr'"));
-  EXPECT_THAT(read_error([](json& j) { j["environment"].erase("threads"); }),
-              HasSubstr("'environment.threads'"));
+  EXPECT_THAT(read_error([](json& j) { j["environment"].erase("threads"); }), HasSubstr("'environment.threads'"));
   EXPECT_THAT(read_error([](json& j) { j["evals"].erase("val_loss"); }), HasSubstr("'evals.val_loss'"));
   EXPECT_THAT(read_error([](json& j) { j["parameters"] = "many"; }), HasSubstr("'parameters'"));
   EXPECT_THAT(read_error([](json& j) { j["steps"]["lr"][1] = "fast"; }), HasSubstr("'steps.lr'"));
@@ -238,7 +239,7 @@ TEST_F(RunRecordTest, CsvRows) {
   // Step 0: the held-out loss before the first update, with no training columns.
   EXPECT_EQ(lines[1], "\"post-norm lr 6e-3 warmup 30\",0,0,,,6.9");
   EXPECT_EQ(lines[2].rfind("\"post-norm lr 6e-3 warmup 30\",1,", 0), 0u) << lines[2];
-  EXPECT_EQ(lines[2].back(), ',');      // step 1: no evaluation
+  EXPECT_EQ(lines[2].back(), ',');  // step 1: no evaluation
   EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5"));
   EXPECT_EQ(lines[4].back(), ',');
   EXPECT_THAT(lines[5], ::testing::EndsWith(",6.12345679"));
@@ -316,8 +317,10 @@ TEST_F(RunRecordTest, ReadBadSeries) {
     return user_error([&] { from_json_text(j.dump()); });
   };
   EXPECT_THAT(broken([](json& j) { j.erase("series"); }), HasSubstr("'series'"));
-  EXPECT_THAT(broken([](json& j) { j["series"]["update_ratio"]["values"].erase(1); }), HasSubstr("one array per layer"));
-  EXPECT_THAT(broken([](json& j) { j["series"]["update_ratio"]["values"][0].erase(0); }), HasSubstr("differ in length"));
+  EXPECT_THAT(broken([](json& j) { j["series"]["update_ratio"]["values"].erase(1); }),
+              HasSubstr("one array per layer"));
+  EXPECT_THAT(broken([](json& j) { j["series"]["update_ratio"]["values"][0].erase(0); }),
+              HasSubstr("differ in length"));
   EXPECT_THAT(broken([](json& j) { j["series"]["grad_norm"]["step"].push_back(9); }), HasSubstr("differ in length"));
   EXPECT_THAT(broken([](json& j) { j["series"]["grad_norm"]["values"][0] = "big"; }),
               HasSubstr("'series.grad_norm.values'"));
@@ -423,12 +426,12 @@ TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   const auto lines = read_lines(path);
   ASSERT_EQ(lines.size(), 1u + 6 + 4);  // the second run: steps 0 (evaluated), 1, 2 and 4 (evaluated)
   EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1]");
-  EXPECT_THAT(lines[1], ::testing::EndsWith(",0,0,,,6.9,,,"));     // step 0: evaluation only
-  EXPECT_THAT(lines[2], ::testing::EndsWith(",0.5,,"));            // step 1: grad_norm only
-  EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5,,0.01,0.02"));   // step 2: evaluation and the grid
-  EXPECT_THAT(lines[4], ::testing::EndsWith(",,,,"));              // step 3: NaN grad_norm is empty
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",0,0,,,6.9,,,"));    // step 0: evaluation only
+  EXPECT_THAT(lines[2], ::testing::EndsWith(",0.5,,"));           // step 1: grad_norm only
+  EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5,,0.01,0.02"));  // step 2: evaluation and the grid
+  EXPECT_THAT(lines[4], ::testing::EndsWith(",,,,"));             // step 3: NaN grad_norm is empty
   EXPECT_THAT(lines[5], ::testing::EndsWith(",0.03,0.04"));
-  EXPECT_THAT(lines[8], ::testing::EndsWith(",,,"));               // a run without series: empty cells
+  EXPECT_THAT(lines[8], ::testing::EndsWith(",,,"));                              // a run without series: empty cells
   EXPECT_THAT(lines[10], ::testing::StartsWith("\"plain\",4,0.4,,,6.12345679"));  // evaluated past its last step
   for (const auto& line : lines) EXPECT_EQ(std::count(line.begin(), line.end(), ','), 8) << line;
 }
@@ -465,8 +468,7 @@ TEST_F(RunRecordTest, AtomicWriteToBadPathFails) {
 
   const fs::path blocker = temp_ / "blocker";
   write_file(blocker, "old");
-  EXPECT_THAT(user_error([&] { write_file_atomically(blocker / "run.json", "data"); }),
-              HasSubstr("cannot write"));
+  EXPECT_THAT(user_error([&] { write_file_atomically(blocker / "run.json", "data"); }), HasSubstr("cannot write"));
   EXPECT_EQ(read_file(blocker), "old");
 }
 
@@ -475,8 +477,7 @@ TEST_F(RunRecordTest, AtomicWriteToBadPathFails) {
 TEST_F(RunRecordTest, AtomicWriteFailingMidwayKeepsOldFile) {
   const fs::path path = temp_ / "run.json";
   write_file(path, "old contents");
-  const std::string message =
-      error_with_files_capped([&] { write_file_atomically(path, std::string(100'000, 'x')); });
+  const std::string message = error_with_files_capped([&] { write_file_atomically(path, std::string(100'000, 'x')); });
   EXPECT_THAT(message, HasSubstr(path.string()));
   expect_old_file_alone(path);
 }
@@ -540,7 +541,8 @@ TEST_F(RunRecordTest, ThreadsWritingOneFileAtOnceEachWriteItWhole) {
   for (auto& writer : writers) writer.join();
   EXPECT_EQ(failures, 0);
   EXPECT_THAT(contents, ::testing::Contains(read_file(path)));
-  for (const auto& entry : fs::directory_iterator(path.parent_path())) EXPECT_EQ(entry.path(), path) << "no temp file left";
+  for (const auto& entry : fs::directory_iterator(path.parent_path()))
+    EXPECT_EQ(entry.path(), path) << "no temp file left";
 }
 
 // A process killed with SIGKILL half way through a write leaves its temp file; the next

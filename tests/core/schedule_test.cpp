@@ -1,8 +1,7 @@
 #include "core/training/schedule.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <vector>
 
 namespace normlab {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/runs/presets.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -33,7 +34,8 @@ RunRecord run_with(std::uint64_t seed, std::vector<double> train, std::vector<do
   RunRecord r;
   r.config.seed = seed;
   r.baseline_loss = 7;
-  for (std::size_t i = 0; i < train.size(); ++i) r.steps.push_back({int(i + 1), 0.1 * double(i + 1), 1e-3, train[i], 100});
+  for (std::size_t i = 0; i < train.size(); ++i)
+    r.steps.push_back({int(i + 1), 0.1 * double(i + 1), 1e-3, train[i], 100});
   for (std::size_t i = 0; i < heldout.size(); ++i) r.evals.push_back({int(i * 10), 1.0 * double(i), heldout[i]});
   return r;
 }
@@ -42,8 +44,7 @@ TEST(Seeds, GroupsRunsThatDifferOnlyInTheirSeed) {
   RunRecord a = run_with(1, {}, {}), b = run_with(2, {}, {}), c = run_with(3, {}, {}), other = run_with(1, {}, {});
   other.config.peak_lr = 6e-3;
   b.config.threads = 4;  // speed only
-  EXPECT_EQ(seed_groups({&a, &other, &b, &c}),
-            (std::vector<std::vector<std::size_t>>{{0, 2, 3}, {1}}));
+  EXPECT_EQ(seed_groups({&a, &other, &b, &c}), (std::vector<std::vector<std::size_t>>{{0, 2, 3}, {1}}));
 }
 
 TEST(Seeds, SpreadIsTheMeanAndRangeOfTheRunsThatGotThere) {

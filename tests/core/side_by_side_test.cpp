@@ -1,9 +1,8 @@
 #include "core/training/side_by_side.h"
 
+#include <atomic>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <atomic>
 #include <stdexcept>
 
 #include "tests/support/latch.h"
@@ -60,7 +59,8 @@ TEST(SideBySide, TrainsEveryRunOnceAndNeverMoreAtOnceThanAsked) {
   test::Latch first_wave(kAtOnce);
   train_side_by_side(kRuns, kAtOnce, [&](std::size_t i) {
     const int now = ++running;
-    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {}
+    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
     if (i < std::size_t(kAtOnce)) first_wave.arrive_and_wait();
     ++calls[i];
     --running;

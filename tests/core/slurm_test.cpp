@@ -3,13 +3,13 @@
 // scripts/slurm-check.sh's; the job script itself runs here under bash, as a node runs it.
 #include "core/sweeps/slurm.h"
 
+#include <cstdlib>
 #include <sys/wait.h>
 
-#include <cstdlib>
-
-#include "core/system/atomic_file.h"
 #include "core/runs/config_fields.h"
 #include "core/sweeps/sweep.h"
+#include "core/system/atomic_file.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -27,11 +27,10 @@ std::string through_shell(const std::string& word, const TempDir& temp) {
 
 TEST(Slurm, ShellQuotingKeepsEveryCharacterAndRunsNothing) {
   TempDir temp;
-  for (const std::string& text : {std::string("plain"), std::string("two words"), std::string("it's"),
-                                 std::string("'"), std::string("''\\'"), std::string("$(touch pwned)"),
-                                 std::string("`touch pwned`"), std::string("$HOME ${PATH} \"quoted\""),
-                                 std::string("line\nbreak;touch pwned"), std::string("*?[a] ~ & | > <"),
-                                 std::string("")}) {
+  for (const std::string& text :
+       {std::string("plain"), std::string("two words"), std::string("it's"), std::string("'"), std::string("''\\'"),
+        std::string("$(touch pwned)"), std::string("`touch pwned`"), std::string("$HOME ${PATH} \"quoted\""),
+        std::string("line\nbreak;touch pwned"), std::string("*?[a] ~ & | > <"), std::string("")}) {
     EXPECT_EQ(through_shell(shell_quoted(text), temp), text);
   }
   EXPECT_FALSE(fs::exists(temp / "pwned"));
@@ -69,15 +68,17 @@ TEST(Slurm, JobScriptAsksForWhatWasPassedAndRunsTheTask) {
   EXPECT_THAT(script, HasSubstr("#SBATCH --gres=gpu:a100:1\n"));
   EXPECT_THAT(script, HasSubstr("#SBATCH --time=1-00:00:00\n"));
   EXPECT_THAT(script, Not(HasSubstr("--account")));
-  EXPECT_THAT(script, HasSubstr("\nexec '/opt/normlab/bin/normlab-cli' sweep --sweep-file '/scratch/my runs/depth.sweep.json' "
-                                "--task \"$SLURM_ARRAY_TASK_ID\"\n"));
+  EXPECT_THAT(script,
+              HasSubstr("\nexec '/opt/normlab/bin/normlab-cli' sweep --sweep-file '/scratch/my runs/depth.sweep.json' "
+                        "--task \"$SLURM_ARRAY_TASK_ID\"\n"));
 }
 
 TEST(Slurm, JobScriptRefusesOptionsSbatchWouldReadOtherwise) {
   for (const char* bad : {"gpu debug", "gpu\n#SBATCH --x", "$(id)", "a'b", "a\"b", "a;b", "a#b"}) {
     JobScript job = some_job();
     job.options.account = bad;
-    EXPECT_THAT(user_error([&] { job_script(job); }), HasSubstr("--account '" + std::string(bad) + "' is refused")) << bad;
+    EXPECT_THAT(user_error([&] { job_script(job); }), HasSubstr("--account '" + std::string(bad) + "' is refused"))
+        << bad;
   }
   JobScript job = some_job();
   job.job_name = "normlab-my sweep";
@@ -112,9 +113,10 @@ TEST(Slurm, JobScriptTrainsItsPointInAFolderWithAnyName) {
   job.points = 2;
   const fs::path script = temp / "job.sh";
   write_file(script, job_script(job));
-  const std::string command = "cd " + shell_quoted(folder.string()) + " && SLURM_ARRAY_TASK_ID=1 NORMLAB_CACHE_DIR=" +
-                              shell_quoted((temp / "cache").string()) + " bash " + shell_quoted(script.string()) +
-                              " > " + shell_quoted((temp / "log.txt").string()) + " 2>&1";
+  const std::string command = "cd " + shell_quoted(folder.string()) +
+                              " && SLURM_ARRAY_TASK_ID=1 NORMLAB_CACHE_DIR=" + shell_quoted((temp / "cache").string()) +
+                              " bash " + shell_quoted(script.string()) + " > " +
+                              shell_quoted((temp / "log.txt").string()) + " 2>&1";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_file(temp / "log.txt");
   const RunRecord run = read_json(folder / "pre-norm_lr_3e-3_warmup_10_layers_2.json");

@@ -1,16 +1,14 @@
 // route_stop_signals, in a child process of its own (it changes the process for good):
 // a SIGTERM sent to the process runs the handler on the router's thread, while the
 // threads started afterwards, which do the work, have both signals blocked.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <gtest/gtest.h>
+#include "core/system/stop_signals.h"
 
 #include <atomic>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <thread>
-
-#include "core/system/stop_signals.h"
+#include <unistd.h>
 
 namespace normlab {
 namespace {

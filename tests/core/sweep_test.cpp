@@ -1,11 +1,11 @@
 #include "core/sweeps/sweep.h"
 
+#include <cmath>
+#include <set>
+
 #include "core/runs/palette.h"
 #include "core/runs/run_cost.h"
 #include "core/sweeps/sweep_chart.h"
-
-#include <cmath>
-#include <set>
 
 #include "test_support.h"
 
@@ -76,7 +76,8 @@ TEST(Sweep, RefusesWhatCannotRun) {
   EXPECT_THAT(user_error([&] { expand(sweep); }), HasSubstr("at least one placement"));
   sweep = depth_sweep(1);
   sweep.setting = "batch";
-  EXPECT_THAT(user_error([&] { expand(sweep); }), HasSubstr("a sweep varies one of 'layers', 'lr', 'warmup', not 'batch'"));
+  EXPECT_THAT(user_error([&] { expand(sweep); }),
+              HasSubstr("a sweep varies one of 'layers', 'lr', 'warmup', not 'batch'"));
   sweep = depth_sweep(1);
   sweep.values = {"3"};
   sweep.base.model.heads = 3;  // the cross-field rule is checked too
@@ -139,9 +140,9 @@ SweepResult result(NormPlacement placement, double x, double final_val, Outcome 
 TEST(Sweep, AggregatesSeedsIntoMeanAndRange) {
   using P = NormPlacement;
   const std::vector<SweepResult> results = {
-      result(P::Post, 4, 7.0, Outcome::Stalled),   result(P::Post, 2, 5.0, Outcome::Trained),
-      result(P::Pre, 2, 5.0, Outcome::Trained),    result(P::Pre, 2, 5.6, Outcome::Trained),
-      result(P::Pre, 2, 5.3, Outcome::Trained),    result(P::Post, 4, 9.0, Outcome::Diverged),
+      result(P::Post, 4, 7.0, Outcome::Stalled), result(P::Post, 2, 5.0, Outcome::Trained),
+      result(P::Pre, 2, 5.0, Outcome::Trained),  result(P::Pre, 2, 5.6, Outcome::Trained),
+      result(P::Pre, 2, 5.3, Outcome::Trained),  result(P::Post, 4, 9.0, Outcome::Diverged),
       result(P::Pre, 2, 6.5, Outcome::Stopped),
   };
   const auto points = aggregate(results);
@@ -182,17 +183,19 @@ TEST(Sweep, PresetsFollowTheIssue) {
   EXPECT_TRUE(sweep_setting(lr.setting).log_axis);
   EXPECT_EQ(lr.values.front(), "3e-4");
   EXPECT_EQ(lr.values.back(), "1e-2");
-  EXPECT_EQ(lr.placements, (std::vector<NormPlacement>{NormPlacement::Pre, NormPlacement::Post,
-                                                       NormPlacement::Peri, NormPlacement::DeepNorm}));
+  EXPECT_EQ(lr.placements, (std::vector<NormPlacement>{NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri,
+                                                       NormPlacement::DeepNorm}));
   EXPECT_EQ(expand(lr).size(), 20u);
-  EXPECT_THAT(user_error([] { parse_sweep_preset("width"); }), HasSubstr("sweep preset must be 'depth' or 'learning-rate', not 'width'"));
+  EXPECT_THAT(user_error([] { parse_sweep_preset("width"); }),
+              HasSubstr("sweep preset must be 'depth' or 'learning-rate', not 'width'"));
 }
 
 // What a sweep of each setting starts from: the preset's values where one varies it; the
 // warmup from a single step through the course's short and long ones.
 TEST(Sweep, EachSettingHasValuesToStartFrom) {
   for (const Scale scale : {Scale::Cpu, Scale::Full}) {
-    EXPECT_EQ(starting_values("layers", scale), sweep_preset(SweepPreset::Depth, scaled(TrainConfig{}, scale), scale).values);
+    EXPECT_EQ(starting_values("layers", scale),
+              sweep_preset(SweepPreset::Depth, scaled(TrainConfig{}, scale), scale).values);
     EXPECT_EQ(starting_values("peak_lr", scale),
               sweep_preset(SweepPreset::LearningRate, scaled(TrainConfig{}, scale), scale).values);
   }
@@ -215,8 +218,8 @@ std::size_t count(const std::string& text, const std::string& what) {
 TEST(SweepChart, OneLinePerPlacementWithBaselineAndMarks) {
   using P = NormPlacement;
   std::vector<SweepResult> results = {
-      result(P::Pre, 1e-3, 5.5, Outcome::Trained),  result(P::Pre, 1e-2, 5.9, Outcome::Trained),
-      result(P::Post, 1e-3, 5.8, Outcome::Trained), result(P::Post, 1e-2, 7.0, Outcome::Stalled),
+      result(P::Pre, 1e-3, 5.5, Outcome::Trained),      result(P::Pre, 1e-2, 5.9, Outcome::Trained),
+      result(P::Post, 1e-3, 5.8, Outcome::Trained),     result(P::Post, 1e-2, 7.0, Outcome::Stalled),
       result(P::DeepNorm, 1e-3, 5.7, Outcome::Trained), result(P::DeepNorm, 1e-2, 0, Outcome::Diverged),
   };
   for (auto& r : results) {
@@ -250,7 +253,8 @@ TEST(SweepChart, OneLinePerPlacementWithBaselineAndMarks) {
 
 TEST(SweepChart, LogAxisSpacesDecadesEvenly) {
   using P = NormPlacement;
-  std::vector<SweepResult> results = {result(P::Pre, 1e-4, 6, Outcome::Trained), result(P::Pre, 1e-3, 5, Outcome::Trained),
+  std::vector<SweepResult> results = {result(P::Pre, 1e-4, 6, Outcome::Trained),
+                                      result(P::Pre, 1e-3, 5, Outcome::Trained),
                                       result(P::Pre, 1e-2, 5.5, Outcome::Trained)};
   const std::string svg = sweep_chart_svg({"lr", "peak_lr", results});
   const auto at = svg.find("data-placement=\"pre\" points=\"");
@@ -265,8 +269,9 @@ TEST(SweepChart, LogAxisSpacesDecadesEvenly) {
 
 TEST(SweepChart, MarksSitWhereThePictureDrawsThemAndTheChosenOneIsRinged) {
   using P = NormPlacement;
-  std::vector<SweepResult> results = {result(P::Pre, 2, 5.0, Outcome::Trained), result(P::Pre, 8, 5.5, Outcome::Trained),
-                                      result(P::Post, 2, 6.0, Outcome::Stalled), result(P::Post, 8, 0, Outcome::Diverged)};
+  std::vector<SweepResult> results = {
+      result(P::Pre, 2, 5.0, Outcome::Trained), result(P::Pre, 8, 5.5, Outcome::Trained),
+      result(P::Post, 2, 6.0, Outcome::Stalled), result(P::Post, 8, 0, Outcome::Diverged)};
   results[3].final_val = std::nan("");
   for (auto& r : results) r.value = r.x == 2 ? "2" : "8", r.baseline = 6.05;
   SweepChart chart{"depth", "layers", results};

@@ -1,20 +1,19 @@
 #pragma once
 // Shared by every core test: temp folders, a private cache, a synthetic corpus and a
 // tiny run config (the engine's shape of tests/support/tiny_config.h).
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "core/runs/config.h"

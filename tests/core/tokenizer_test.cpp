@@ -90,8 +90,7 @@ TEST_F(TokenizerTest, EncodeCorpusIsCached) {
   }
   ASSERT_EQ(id_files.size(), 1u);
   const std::vector<int> marker = {1, 2, 3, 4, 5};
-  write_file(id_files[0], std::string(reinterpret_cast<const char*>(marker.data()),
-                                      marker.size() * sizeof(int)));
+  write_file(id_files[0], std::string(reinterpret_cast<const char*>(marker.data()), marker.size() * sizeof(int)));
   EXPECT_EQ(encode_corpus(corpus_, tokenizer), marker);
 
   // Ids outside the vocabulary mean a corrupt cache: encoded again.

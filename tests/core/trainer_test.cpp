@@ -1,15 +1,15 @@
 #include "core/training/trainer.h"
 
-#include <torch/torch.h>
-
 #include <atomic>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <string>
+#include <torch/torch.h>
 #include <vector>
 
 #include "core/training/learner.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -158,7 +158,7 @@ TEST_F(TrainerTest, NonFiniteLossEndsAsDiverged) {
   EXPECT_LT(run.steps.size(), 50u);
   EXPECT_FALSE(std::isfinite(run.steps.back().train_loss));
   for (std::size_t i = 0; i + 1 < run.steps.size(); ++i) EXPECT_TRUE(std::isfinite(run.steps[i].train_loss));
-  EXPECT_EQ(reported, int(run.steps.size()));  // the last, non-finite step is reported too
+  EXPECT_EQ(reported, int(run.steps.size()));     // the last, non-finite step is reported too
   EXPECT_EQ(run.evals.size(), run.steps.size());  // evaluated after every finite step only
   EXPECT_THAT(run.message, HasSubstr("step " + std::to_string(run.steps.back().step)));
 }
@@ -179,12 +179,9 @@ TEST_F(TrainerTest, Devices) {
 
 TEST_F(TrainerTest, BadInputIsUserError) {
   const std::vector<std::pair<std::function<void(TrainConfig&)>, std::string>> cases = {
-      {[](TrainConfig& c) { c.model.layers = 0; }, "layers"},
-      {[](TrainConfig& c) { c.model.heads = 5; }, "heads"},
-      {[](TrainConfig& c) { c.peak_lr = -1; }, "learning rate"},
-      {[](TrainConfig& c) { c.steps = 0; }, "steps"},
-      {[](TrainConfig& c) { c.batch_size = 0; }, "batch"},
-      {[](TrainConfig& c) { c.device = "tpu"; }, "device"},
+      {[](TrainConfig& c) { c.model.layers = 0; }, "layers"},    {[](TrainConfig& c) { c.model.heads = 5; }, "heads"},
+      {[](TrainConfig& c) { c.peak_lr = -1; }, "learning rate"}, {[](TrainConfig& c) { c.steps = 0; }, "steps"},
+      {[](TrainConfig& c) { c.batch_size = 0; }, "batch"},       {[](TrainConfig& c) { c.device = "tpu"; }, "device"},
   };
   for (const auto& [change, field] : cases) {
     TrainConfig bad = config_;

@@ -1,10 +1,9 @@
 #pragma once
 // What the lab's and the window's tests that train share: a temporary folder holding the
 // made-up corpus, and how long they wait for training before they fail.
-#include <gtest/gtest.h>
-
 #include <QString>
 #include <QTemporaryDir>
+#include <gtest/gtest.h>
 
 #include "test_support.h"
 

@@ -3,18 +3,18 @@
 // every change; and following never writes into the folder, or beside it.
 #include "lab/folder_follower.h"
 
-#include <gtest/gtest.h>
-
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QMap>
 #include <QTemporaryDir>
+#include <gtest/gtest.h>
 
 #include "core/system/atomic_file.h"
 #include "lab/lab.h"
 #include "lab/run_store.h"
+
 #include "test_support.h"
 
 namespace normlab::lab {
@@ -148,7 +148,11 @@ TEST_F(FolderFollowerTest, ARunWhoseFileFellSilentShowsAsInterrupted) {
   ASSERT_TRUE(silent.setFileTime(QDateTime::currentDateTime().addSecs(-qint64(kLostAfterSeconds) - 5),
                                  QFileDevice::FileModificationTime));
   silent.close();
-  const QByteArray bytes = [&] { QFile f(silent.fileName()); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+  const QByteArray bytes = [&] {
+    QFile f(silent.fileName());
+    f.open(QIODevice::ReadOnly);
+    return f.readAll();
+  }();
   RunStore store;
   FolderFollower follower(store, FolderFollower::Watch::PollingOnly);
   ASSERT_EQ(follower.follow(folder()), QString());

@@ -2,16 +2,16 @@
 // progress and outcome arrive as signals on the caller's, and a stop is not an error.
 #include "lab/gpu_installer.h"
 
-#include <gtest/gtest.h>
-
 #include <QCoreApplication>
 #include <QTemporaryDir>
 #include <QThread>
 #include <atomic>
+#include <gtest/gtest.h>
 
 #include "core/device/cuda_backend.h"
 #include "tests/support/latch.h"
 #include "tests/support/stand_in_index.h"
+
 #include "test_support.h"
 
 namespace normlab::lab {
@@ -45,7 +45,9 @@ class GpuInstallerTest : public ::testing::Test {
  protected:
   GpuInstallerTest() { watch(installer_, outcome_); }
   CudaInstallOptions from(const std::string& index) const { return stand_ins_.options(index, home_); }
-  bool ended() { return test::wait_until([&] { return outcome_.done; }, 30'000); }
+  bool ended() {
+    return test::wait_until([&] { return outcome_.done; }, 30'000);
+  }
 
   QTemporaryDir dir_;
   const std::filesystem::path home_ = dir_.path().toStdString();

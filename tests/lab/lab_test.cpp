@@ -2,23 +2,23 @@
 // the course experiment and sweeps, all under a QCoreApplication.
 #include "lab/lab.h"
 
-#include <gtest/gtest.h>
-
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <gtest/gtest.h>
 
-#include "core/runs/config_fields.h"
-#include "corpus_fixture.h"
 #include "core/device/cuda_backend.h"
-#include "lab/qstring.h"
-#include "tests/support/same_losses.h"
+#include "core/runs/config_fields.h"
 #include "core/runs/seeds.h"
 #include "core/training/side_by_side.h"
-#include "test_support.h"
 #include "core/training/trainer.h"
+#include "lab/qstring.h"
+#include "tests/support/same_losses.h"
+
+#include "corpus_fixture.h"
+#include "test_support.h"
 
 namespace normlab::lab {
 namespace {
@@ -43,7 +43,9 @@ class LabTest : public test::CorpusFixture {
     run.evals.push_back({config.steps, 0.01 * config.steps, 4.2});
     return run;
   }
-  static bool idle(Lab& lab) { return test::wait_until([&] { return !lab.queue().busy(); }, kTrainTimeoutMs); }
+  static bool idle(Lab& lab) {
+    return test::wait_until([&] { return !lab.queue().busy(); }, kTrainTimeoutMs);
+  }
 };
 
 TEST_F(LabTest, TrainsQueuedRunsInOrderAndSavesEachToItsFile) {
@@ -76,13 +78,15 @@ TEST_F(LabTest, RunsSideBySideTrainTogetherWithTheNumbersTheyHaveAlone) {
   const int a = lab.queue_run(pre), b = lab.queue_run(post);
   EXPECT_EQ(lab.queue().running(), (QList<int>{a, b})) << "both start at once";
   bool together = false;
-  ASSERT_TRUE(test::wait_until([&] {
-    const auto& ra = lab.store().find(a)->record;
-    const auto& rb = lab.store().find(b)->record;
-    together = together || (ra.status == RunStatus::Running && rb.status == RunStatus::Running && !ra.steps.empty() &&
-                            !rb.steps.empty());
-    return !lab.queue().busy();
-  }, kTrainTimeoutMs));
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        const auto& ra = lab.store().find(a)->record;
+        const auto& rb = lab.store().find(b)->record;
+        together = together || (ra.status == RunStatus::Running && rb.status == RunStatus::Running &&
+                                !ra.steps.empty() && !rb.steps.empty());
+        return !lab.queue().busy();
+      },
+      kTrainTimeoutMs));
   EXPECT_TRUE(together) << "both stepped while the other trained";
   for (const auto& [id, config] : {std::pair{a, pre}, std::pair{b, post}}) {
     const RunRecord& run = lab.store().find(id)->record;
@@ -108,7 +112,8 @@ TEST_F(LabTest, StoppingOneRunSideBySideLetsTheOtherTrainOn) {
   ASSERT_TRUE(test::wait_until([&] { return lab.queue().is_running(third); }, kTrainTimeoutMs));
   EXPECT_EQ(lab.store().find(first)->record.status, RunStatus::Stopped);
   const std::size_t second_steps = steps(second);
-  ASSERT_TRUE(test::wait_until([&] { return steps(second) >= second_steps + 3 && steps(third) >= 1; }, kTrainTimeoutMs));
+  ASSERT_TRUE(
+      test::wait_until([&] { return steps(second) >= second_steps + 3 && steps(third) >= 1; }, kTrainTimeoutMs));
   EXPECT_EQ(lab.queue().running(), (QList<int>{second, third}));
   lab.stop_all();
   ASSERT_TRUE(idle(lab));
@@ -126,9 +131,11 @@ TEST_F(LabTest, ARunItTrainsEqualsTheEnginesToTheLastDigit) {
   ASSERT_TRUE(idle(lab));
   const RunRecord& through = lab.store().find(id)->record;
   ASSERT_EQ(through.steps.size(), direct.steps.size());
-  for (std::size_t i = 0; i < direct.steps.size(); ++i) EXPECT_EQ(through.steps[i].train_loss, direct.steps[i].train_loss) << i;
+  for (std::size_t i = 0; i < direct.steps.size(); ++i)
+    EXPECT_EQ(through.steps[i].train_loss, direct.steps[i].train_loss) << i;
   ASSERT_EQ(through.evals.size(), direct.evals.size());
-  for (std::size_t i = 0; i < direct.evals.size(); ++i) EXPECT_EQ(through.evals[i].val_loss, direct.evals[i].val_loss) << i;
+  for (std::size_t i = 0; i < direct.evals.size(); ++i)
+    EXPECT_EQ(through.evals[i].val_loss, direct.evals[i].val_loss) << i;
 }
 
 TEST_F(LabTest, StopAllKeepsTheRunningRunsPointsAndRemovesTheQueuedWithTheirFiles) {
@@ -138,9 +145,12 @@ TEST_F(LabTest, StopAllKeepsTheRunningRunsPointsAndRemovesTheQueuedWithTheirFile
   const int waiting = lab.queue_run(tiny(10));
   const QString waiting_file = lab.store().find(waiting)->file;
   ASSERT_TRUE(QFile::exists(waiting_file)) << "a queued run is saved at once";
-  ASSERT_TRUE(test::wait_until([&] {
-    return lab.store().find(running[0])->record.steps.size() >= 3 && lab.store().find(running[1])->record.steps.size() >= 3;
-  }, kTrainTimeoutMs));
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        return lab.store().find(running[0])->record.steps.size() >= 3 &&
+               lab.store().find(running[1])->record.steps.size() >= 3;
+      },
+      kTrainTimeoutMs));
   lab.stop_all();
   ASSERT_TRUE(idle(lab));
   EXPECT_FALSE(lab.store().find(waiting));
@@ -160,17 +170,19 @@ TEST_F(LabTest, RestoresEveryRunAfterItsProcessIsKilled) {
   ASSERT_TRUE(child.waitForStarted());
   // Wait for both runs side by side to have steps in their files, saved as they trained.
   QStringList training;
-  ASSERT_TRUE(test::wait_until([&] {
-    training.clear();
-    for (const QString& name : QDir(runs()).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
-      try {
-        const RunRecord run = read_json(QDir(runs()).filePath(name).toStdString());
-        if (run.status == RunStatus::Running && !run.steps.empty()) training << name;
-      } catch (const std::exception&) {
-      }
-    }
-    return training.size() == 2;
-  }, kTrainTimeoutMs));
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        training.clear();
+        for (const QString& name : QDir(runs()).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+          try {
+            const RunRecord run = read_json(QDir(runs()).filePath(name).toStdString());
+            if (run.status == RunStatus::Running && !run.steps.empty()) training << name;
+          } catch (const std::exception&) {
+          }
+        }
+        return training.size() == 2;
+      },
+      kTrainTimeoutMs));
   {
     Lab meanwhile(runs());
     EXPECT_TRUE(meanwhile.read_only()) << "never two writers of one runs folder";
@@ -229,12 +241,15 @@ TEST_F(LabTest, AKilledRunResumesInTheNextLabWithTheSameNumbers) {
   child.setProcessChannelMode(QProcess::ForwardedChannels);
   child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--train-until-killed"), runs(), corpus_});
   ASSERT_TRUE(child.waitForStarted());
-  ASSERT_TRUE(test::wait_until([&] {
-    for (const QString& name : QDir(runs()).entryList({QStringLiteral("*.ckpt")}, QDir::Files)) {
-      if (QFileInfo(QDir(runs()).filePath(name)).size() > 0) return true;
-    }
-    return false;
-  }, kTrainTimeoutMs)) << "no checkpoint was written";
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        for (const QString& name : QDir(runs()).entryList({QStringLiteral("*.ckpt")}, QDir::Files)) {
+          if (QFileInfo(QDir(runs()).filePath(name)).size() > 0) return true;
+        }
+        return false;
+      },
+      kTrainTimeoutMs))
+      << "no checkpoint was written";
   test::wait_until([] { return false; }, 300);  // a few more steps past it
   child.kill();
   ASSERT_TRUE(child.waitForFinished());
@@ -247,10 +262,12 @@ TEST_F(LabTest, AKilledRunResumesInTheNextLabWithTheSameNumbers) {
   ASSERT_TRUE(next.has_checkpoint(killed));
   const int saved_steps = int(next.store().find(killed)->record.steps.size());
   ASSERT_EQ(next.resume_run(killed), QString());
-  ASSERT_TRUE(test::wait_until([&] {
-    const RunRecord& r = next.store().find(killed)->record;
-    return r.status == RunStatus::Running && int(r.steps.size()) >= saved_steps + 20;
-  }, kTrainTimeoutMs));
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        const RunRecord& r = next.store().find(killed)->record;
+        return r.status == RunStatus::Running && int(r.steps.size()) >= saved_steps + 20;
+      },
+      kTrainTimeoutMs));
   next.stop_all();
   ASSERT_TRUE(idle(next));
   const RunRecord resumed = next.store().find(killed)->record;
@@ -258,8 +275,9 @@ TEST_F(LabTest, AKilledRunResumesInTheNextLabWithTheSameNumbers) {
   // The same run uninterrupted, as far as the resumed one went.
   Lab reference_lab(folder_.filePath(QStringLiteral("reference")));
   const int reference = reference_lab.queue_run(resumed.config);
-  ASSERT_TRUE(test::wait_until([&] { return reference_lab.store().find(reference)->record.steps.size() > resumed.steps.size(); },
-                               kTrainTimeoutMs));
+  ASSERT_TRUE(test::wait_until(
+      [&] { return reference_lab.store().find(reference)->record.steps.size() > resumed.steps.size(); },
+      kTrainTimeoutMs));
   reference_lab.stop_all();
   ASSERT_TRUE(idle(reference_lab));
   normlab::test::expect_same_losses(resumed, reference_lab.store().find(reference)->record);
@@ -420,7 +438,8 @@ TEST_F(LabTest, StopSweepTouchesOnlyTheRunsTheSweepQueued) {
   const int by_hand = lab.queue_run(expand(sweep)[0].config);
   const auto trains_on = [&] {
     const std::size_t steps = lab.store().find(by_hand)->record.steps.size();
-    return test::wait_until([&] { return lab.store().find(by_hand)->record.steps.size() >= steps + 3; }, kTrainTimeoutMs) &&
+    return test::wait_until([&] { return lab.store().find(by_hand)->record.steps.size() >= steps + 3; },
+                            kTrainTimeoutMs) &&
            lab.store().find(by_hand)->record.status == RunStatus::Running;
   };
   EXPECT_FALSE(lab.sweep_in_progress()) << "no sweep was started";
@@ -442,7 +461,7 @@ TEST_F(LabTest, StopSweepTouchesOnlyTheRunsTheSweepQueued) {
 // with about 48 s of runs ahead).
 TEST_F(LabTest, ASweepsTimeLeftCountsTheRunsQueuedBeforeIt) {
   Lab lab(runs());
-  lab.set_side_by_side(1);  // one after another: the sweep waits for the whole run ahead
+  lab.set_side_by_side(1);                   // one after another: the sweep waits for the whole run ahead
   lab.store().add(finished(tiny(100)), {});  // what speed estimates rest on
   const int ahead = lab.queue_run(tiny(1'000'000));
   Sweep sweep;
@@ -465,7 +484,8 @@ TEST_F(LabTest, ASweepsTimeLeftCountsTheRunsQueuedBeforeIt) {
 
 TEST_F(LabTest, ImportIsAllOrNothingAndKeepsACopy) {
   Lab lab(runs());
-  const QString good = folder_.filePath(QStringLiteral("good.json")), bad = folder_.filePath(QStringLiteral("bad.json"));
+  const QString good = folder_.filePath(QStringLiteral("good.json")),
+                bad = folder_.filePath(QStringLiteral("bad.json"));
   write_json(finished(tiny(5)), good.toStdString());
   QFile file(bad);
   ASSERT_TRUE(file.open(QIODevice::WriteOnly));

@@ -1,10 +1,10 @@
 // The lab's tests run under a QCoreApplication: were a widget needed, they could not run.
-#include <gtest/gtest.h>
-
 #include <QCoreApplication>
 #include <QTemporaryDir>
+#include <gtest/gtest.h>
 
 #include "lab/lab.h"
+
 #include "test_support.h"
 
 namespace {

@@ -1,8 +1,5 @@
 #include "test_support.h"
 
-#include "tests/support/synthetic_corpus.h"
-#include "tests/support/tiny_config.h"
-
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QDir>
@@ -10,6 +7,9 @@
 #include <QThread>
 #include <cmath>
 #include <random>
+
+#include "tests/support/synthetic_corpus.h"
+#include "tests/support/tiny_config.h"
 
 namespace normlab::lab::test {
 

@@ -1,9 +1,8 @@
 #pragma once
 // How a fault-injection test says which faults this machine let it try (the set depends on
 // privileges: root, tmpfs mounts): as a test property in ctest's record and on stdout.
-#include <gtest/gtest.h>
-
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <string>
 #include <vector>
 

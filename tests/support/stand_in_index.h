@@ -4,16 +4,15 @@
 // without the network or its 2.5 GB.
 #include <archive.h>
 #include <archive_entry.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <random>
+#include <signal.h>
 #include <stdexcept>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 #include "core/gpu_install/cuda_install.h"
@@ -26,7 +25,8 @@ namespace fs = std::filesystem;
 inline void write_wheel(const fs::path& path, const std::map<std::string, std::string>& files) {
   archive* zip = archive_write_new();
   archive_write_set_format_zip(zip);
-  if (archive_write_open_filename(zip, path.c_str()) != ARCHIVE_OK) throw std::runtime_error("cannot write " + path.string());
+  if (archive_write_open_filename(zip, path.c_str()) != ARCHIVE_OK)
+    throw std::runtime_error("cannot write " + path.string());
   for (const auto& [name, bytes] : files) {
     archive_entry* entry = archive_entry_new();
     archive_entry_set_pathname(entry, name.c_str());
@@ -94,8 +94,8 @@ struct StandIns {
                 {{"nvidia/cu13/lib/libcublas.so.13", "blas"}, {"nvidia/cu13/include/cublas.h", "header"}});
     for (const char* project : {"torch", "nvidia-cublas"}) {
       for (const auto& file : fs::directory_iterator(root / project)) {
-        wheels.push_back({project, file.path().filename().string(), std::int64_t(fs::file_size(file)),
-                          sha256_of_file(file.path())});
+        wheels.push_back(
+            {project, file.path().filename().string(), std::int64_t(fs::file_size(file)), sha256_of_file(file.path())});
       }
     }
   }

@@ -3,18 +3,17 @@
 // evaluation and series point inside them, its CSV (the command line writes one beside
 // it, the window does not) a row per step, and, once the run has trained, a checkpoint at
 // its last step whose payload matches its header's hash.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
 
-#include "core/training/checkpoint.h"
 #include "core/data/corpus.h"
 #include "core/runs/run_record.h"
+#include "core/training/checkpoint.h"
 
 namespace normlab::test {
 

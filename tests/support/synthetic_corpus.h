@@ -11,32 +11,29 @@ namespace normlab::test {
 // words, where each subject prefers a few verbs and each verb a few objects, so a model
 // can do clearly better than word frequencies. Own LCG: the same bytes on every platform.
 inline std::string synthetic_corpus(std::size_t bytes = 90'000, std::uint64_t seed = 7) {
-  static const std::vector<std::string> names = {
-      "Anna", "Ben", "Clara", "David", "Eva", "Frank", "Grace", "Henry", "Iris", "Jack",
-      "Kate", "Leo", "Mia", "Noah", "Olga", "Paul", "Rosa", "Sam", "Tina", "Victor"};
+  static const std::vector<std::string> names = {"Anna",  "Ben",  "Clara", "David", "Eva",  "Frank", "Grace",
+                                                 "Henry", "Iris", "Jack",  "Kate",  "Leo",  "Mia",   "Noah",
+                                                 "Olga",  "Paul", "Rosa",  "Sam",   "Tina", "Victor"};
   static const std::vector<std::string> nouns = {
-      "farmer", "teacher", "child", "doctor", "sailor", "baker", "king", "queen", "dog",
-      "cat", "horse", "bird", "river", "mountain", "forest", "garden", "house", "village",
-      "city", "road", "bridge", "tower", "boat", "ship", "letter", "book", "song", "story",
-      "bread", "apple", "stone", "window", "door", "table", "lamp", "fire", "rain", "wind",
-      "morning", "evening", "winter", "summer", "market", "church", "school", "field",
-      "well", "mill", "coat", "hat"};
+      "farmer", "teacher", "child",  "doctor",   "sailor", "baker",  "king",  "queen",   "dog",     "cat",
+      "horse",  "bird",    "river",  "mountain", "forest", "garden", "house", "village", "city",    "road",
+      "bridge", "tower",   "boat",   "ship",     "letter", "book",   "song",  "story",   "bread",   "apple",
+      "stone",  "window",  "door",   "table",    "lamp",   "fire",   "rain",  "wind",    "morning", "evening",
+      "winter", "summer",  "market", "church",   "school", "field",  "well",  "mill",    "coat",    "hat"};
   static const std::vector<std::string> verbs = {
-      "saw", "found", "carried", "painted", "opened", "closed", "watched", "followed",
-      "built", "crossed", "visited", "remembered", "heard", "answered", "cleaned", "counted",
-      "bought", "sold", "wrote", "read", "lifted", "dropped", "fixed", "broke", "loved",
-      "feared", "praised", "named", "touched", "kept"};
+      "saw",     "found",      "carried", "painted",  "opened",  "closed",  "watched", "followed", "built",   "crossed",
+      "visited", "remembered", "heard",   "answered", "cleaned", "counted", "bought",  "sold",     "wrote",   "read",
+      "lifted",  "dropped",    "fixed",   "broke",    "loved",   "feared",  "praised", "named",    "touched", "kept"};
   static const std::vector<std::string> adjectives = {
-      "old", "young", "quiet", "loud", "green", "red", "dark", "bright", "small", "large",
-      "cold", "warm", "tired", "happy", "brave", "gentle", "heavy", "empty", "broken",
-      "golden", "narrow", "wide", "silent", "strange", "wooden"};
-  static const std::vector<std::string> adverbs = {
-      "slowly", "quickly", "carefully", "quietly", "gladly", "again", "often", "never",
-      "always", "suddenly", "together", "alone"};
-  static const std::vector<std::string> places = {
-      "in the morning", "after the rain", "near the river", "behind the house",
-      "under the bridge", "before the winter", "at the market", "on the road",
-      "by the window", "across the field", "inside the tower", "beyond the forest"};
+      "old",    "young",  "quiet",  "loud",  "green",  "red",     "dark",   "bright", "small",
+      "large",  "cold",   "warm",   "tired", "happy",  "brave",   "gentle", "heavy",  "empty",
+      "broken", "golden", "narrow", "wide",  "silent", "strange", "wooden"};
+  static const std::vector<std::string> adverbs = {"slowly", "quickly", "carefully", "quietly",  "gladly",   "again",
+                                                   "often",  "never",   "always",    "suddenly", "together", "alone"};
+  static const std::vector<std::string> places = {"in the morning",   "after the rain",   "near the river",
+                                                  "behind the house", "under the bridge", "before the winter",
+                                                  "at the market",    "on the road",      "by the window",
+                                                  "across the field", "inside the tower", "beyond the forest"};
 
   std::uint64_t state = seed * 6364136223846793005ull + 1442695040888963407ull;
   auto next = [&](std::size_t n) {

@@ -1,18 +1,18 @@
 // The real app, in its own process: closed while it trains, it stops the run, saves it
 // and exits with status 0; killed, it loses at most the last few seconds.
-#include <gtest/gtest.h>
-
 #include <QCoreApplication>
 #include <QDir>
-#include <optional>
 #include <QProcess>
 #include <QSettings>
 #include <QTemporaryDir>
+#include <gtest/gtest.h>
+#include <optional>
 
-#include "ui/main_window.h"
-#include "lab/run_store.h"
-#include "ui/settings_panel.h"
 #include "core/training/trainer.h"
+#include "lab/run_store.h"
+#include "ui/main_window.h"
+#include "ui/settings_panel.h"
+
 #include "test_support.h"
 
 namespace normlab::ui {
@@ -55,10 +55,12 @@ class App : public ::testing::Test {
   // Waits until the saved run has more than `steps` steps; returns it.
   std::optional<RunRecord> wait_for_save_beyond(int steps, int timeout_ms) {
     std::optional<RunRecord> run;
-    test::wait_until([&] {
-      run = saved_run();
-      return run && !run->steps.empty() && run->steps.back().step > steps;
-    }, timeout_ms);
+    test::wait_until(
+        [&] {
+          run = saved_run();
+          return run && !run->steps.empty() && run->steps.back().step > steps;
+        },
+        timeout_ms);
     return run && !run->steps.empty() && run->steps.back().step > steps ? run : std::nullopt;
   }
 
@@ -96,7 +98,7 @@ TEST_F(App, KilledDuringTrainingComesBackInterruptedWithItsPoints) {
       << "a save by time came late";
 
   test::wait_until([] { return false; }, 2500);  // half way to the next save
-  app_.kill();  // SIGKILL
+  app_.kill();                                   // SIGKILL
   ASSERT_TRUE(app_.waitForFinished(10'000));
   EXPECT_EQ(app_.exitStatus(), QProcess::CrashExit);
 
@@ -126,9 +128,9 @@ TEST_F(App, KilledDuringTrainingComesBackInterruptedWithItsPoints) {
 // under 2 s), not this test's: it depends on the machine.
 TEST_F(App, TheCourseIsQueuedAtLaunch) {
   start(test::tiny_config(corpus(), 10), {QStringLiteral("--course")});
-  ASSERT_TRUE(test::wait_until([&] {
-    return QDir(runs_folder()).entryList({QStringLiteral("*.json")}, QDir::Files).size() == 5;
-  }, 60'000)) << "the course's five runs were not queued in " << runs_folder().toStdString();
+  ASSERT_TRUE(test::wait_until(
+      [&] { return QDir(runs_folder()).entryList({QStringLiteral("*.json")}, QDir::Files).size() == 5; }, 60'000))
+      << "the course's five runs were not queued in " << runs_folder().toStdString();
   // Closed at once, while the course's first runs fail on the tiny corpus (below): the
   // failures arrive during the close, and used to open an error dialog that kept the app
   // running, unseen, in the dialog's own event loop.
@@ -142,15 +144,17 @@ TEST_F(App, TheCourseIsQueuedAtLaunch) {
 // exits with 0.
 TEST_F(App, ATerminationSignalClosesAnOpenDialogToo) {
   start(test::tiny_config(corpus(), 10), {QStringLiteral("--course")});
-  const bool failed = test::wait_until([&] {
-    for (const QString& file : QDir(runs_folder()).entryList({QStringLiteral("*.json")}, QDir::Files)) {
-      try {
-        if (read_json(QDir(runs_folder()).filePath(file).toStdString()).status == RunStatus::Failed) return true;
-      } catch (const std::exception&) {
-      }
-    }
-    return false;
-  }, 120'000);
+  const bool failed = test::wait_until(
+      [&] {
+        for (const QString& file : QDir(runs_folder()).entryList({QStringLiteral("*.json")}, QDir::Files)) {
+          try {
+            if (read_json(QDir(runs_folder()).filePath(file).toStdString()).status == RunStatus::Failed) return true;
+          } catch (const std::exception&) {
+          }
+        }
+        return false;
+      },
+      120'000);
   ASSERT_TRUE(failed) << "no run failed: the dialog this test needs never came";
   test::wait_until([] { return false; }, 1000);  // the error dialog opens
   app_.terminate();

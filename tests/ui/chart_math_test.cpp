@@ -1,9 +1,8 @@
 // The chart's arithmetic without a chart: ticks, thinning and range fitting.
 #include "ui/chart_math.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 
 namespace normlab::ui {
 namespace {

@@ -1,13 +1,11 @@
 // The chart on its own: colours, smoothing, scales, zoom and the hover readout.
-#include <gtest/gtest.h>
-
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QCoreApplication>
-#include <QGraphicsScene>
-#include <QGraphicsTextItem>
 #include <QGraphicsRectItem>
+#include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QLabel>
 #include <QLineSeries>
 #include <QRegularExpression>
@@ -18,20 +16,22 @@
 #include <QXmlStreamReader>
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <functional>
+#include <gtest/gtest.h>
+#include <map>
 #include <optional>
 #include <set>
 
+#include "lab/qstring.h"
+#include "lab/run_store.h"
 #include "ui/chart_export.h"
 #include "ui/format.h"
 #include "ui/loss_chart.h"
 #include "ui/loss_chart_view.h"
 #include "ui/run_colors.h"
-#include "lab/run_store.h"
 #include "ui/smoothing.h"
+
 #include "test_support.h"
-#include "lab/qstring.h"
 
 namespace normlab::ui {
 namespace {
@@ -46,7 +46,8 @@ TEST(DebiasedEma, FirstValueIsKeptAndAConstantStaysConstant) {
 }
 
 TEST(RunColours, QtColoursAreThePalettes) {
-  const QColor blue = family_colour(Hue::Blue, 0), red = family_colour(Hue::Red, 0), green = family_colour(Hue::Green, 0);
+  const QColor blue = family_colour(Hue::Blue, 0), red = family_colour(Hue::Red, 0),
+               green = family_colour(Hue::Green, 0);
   EXPECT_GT(blue.blue(), blue.red());
   EXPECT_GT(red.red(), red.blue());
   EXPECT_GT(green.green(), green.red());
@@ -302,13 +303,14 @@ TEST_F(LossChartTest, LongRunsAreThinnedToThePixelsButPicturesKeepEveryPoint) {
   auto longest = [&] {
     int points = 0;
     for (QAbstractSeries* s : chart_.series()) {
-      if (auto* line = qobject_cast<QLineSeries*>(s); line && line->isVisible()) points = std::max(points, int(line->count()));
+      if (auto* line = qobject_cast<QLineSeries*>(s); line && line->isVisible())
+        points = std::max(points, int(line->count()));
     }
     return points;
   };
   EXPECT_EQ(chart_.plotted_points(id), 3000);
   EXPECT_LT(longest(), 2 * int(chart_.plotArea().width()) + 4);  // a low and a high per pixel
-  chart_.set_view({1000, 1200, 4, 10});  // zoomed in: every step again
+  chart_.set_view({1000, 1200, 4, 10});                          // zoomed in: every step again
   EXPECT_EQ(longest(), 3000);
   chart_.reset_view();
   EXPECT_LT(longest(), 3000);
@@ -335,7 +337,8 @@ TEST_F(LossChartTest, AShortChartKeepsItsAxisTitlesWhole) {
     };
     collect(chart);
     for (const QAbstractAxis* axis : chart->axes()) {
-      EXPECT_TRUE(shown.contains(axis->titleText())) << axis->titleText().toStdString() << " is cut: " << shown.join(" | ").toStdString();
+      EXPECT_TRUE(shown.contains(axis->titleText()))
+          << axis->titleText().toStdString() << " is cut: " << shown.join(" | ").toStdString();
     }
     EXPECT_TRUE(chart->axes(Qt::Vertical).front()->titleText().contains(QStringLiteral("nats")));
   }
@@ -356,7 +359,8 @@ TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
   auto* readout = view.findChild<QLabel*>(QStringLiteral("chartReadout"));
   ASSERT_NE(readout, nullptr);
   auto step_under_pointer = [&] {
-    return QStringLiteral("step %1").arg(chart->readout(chart->value_at(chart->mapFromScene(view.mapToScene(at))).x()).front().step);
+    return QStringLiteral("step %1").arg(
+        chart->readout(chart->value_at(chart->mapFromScene(view.mapToScene(at))).x()).front().step);
   };
   QTest::mouseMove(view.viewport(), at);
   ASSERT_TRUE(readout->isVisible());
@@ -418,13 +422,15 @@ SvgShapes shapes_in(const QByteArray& svg) {
                         a.value(QStringLiteral("width")).toDouble(), a.value(QStringLiteral("height")).toDouble());
     } else if (name == QLatin1String("polyline") || name == QLatin1String("path") || name == QLatin1String("line")) {
       const QString text = name == QLatin1String("polyline") ? a.value(QStringLiteral("points")).toString()
-                           : name == QLatin1String("path")   ? a.value(QStringLiteral("d")).toString()
-                                                             : QStringLiteral("%1,%2 %3,%4").arg(
-                                                                   a.value(QStringLiteral("x1")), a.value(QStringLiteral("y1")),
-                                                                   a.value(QStringLiteral("x2")), a.value(QStringLiteral("y2")));
+                           : name == QLatin1String("path")
+                               ? a.value(QStringLiteral("d")).toString()
+                               : QStringLiteral("%1,%2 %3,%4")
+                                     .arg(a.value(QStringLiteral("x1")), a.value(QStringLiteral("y1")),
+                                          a.value(QStringLiteral("x2")), a.value(QStringLiteral("y2")));
       const QList<double> values = numbers_in(text);
       QList<QPointF> points;
-      for (int i = 0; i + 1 < values.size(); i += 2) points << groups.back().transform.map(QPointF(values[i], values[i + 1]));
+      for (int i = 0; i + 1 < values.size(); i += 2)
+        points << groups.back().transform.map(QPointF(values[i], values[i + 1]));
       out.shapes.emplace_back(points, groups.back().clipped);
     } else if (name == QLatin1String("text")) {
       const QPointF at = groups.back().transform.map(
@@ -453,8 +459,9 @@ TEST_F(LossChartTest, SvgClipsTheCurvesToThePlotArea) {
   const SvgShapes drawn = shapes_in(svg);
   ASSERT_TRUE(drawn.clip) << "no clip path";
   EXPECT_TRUE(svg.contains("clip-path=\"url(#" + drawn.clip_id.toUtf8() + ")\""));
-  const auto title = std::find_if(drawn.texts.begin(), drawn.texts.end(),
-                                  [](const auto& text) { return text.first.startsWith(QStringLiteral("Loss per step")); });
+  const auto title = std::find_if(drawn.texts.begin(), drawn.texts.end(), [](const auto& text) {
+    return text.first.startsWith(QStringLiteral("Loss per step"));
+  });
   ASSERT_NE(title, drawn.texts.end());
   EXPECT_LT(title->second.y(), drawn.clip->top()) << "the title lies above the plot";
   int outside = 0;

@@ -1,8 +1,7 @@
 #include "ui/heatmap_math.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 
 namespace normlab::ui {
 namespace {

@@ -1,8 +1,6 @@
 // The "Inside the model" view over a store: defaults, hover readout, export, live redraws.
 #include "ui/inside_view.h"
 
-#include <gtest/gtest.h>
-
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -11,8 +9,10 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <cmath>
+#include <gtest/gtest.h>
 
 #include "lab/run_store.h"
+
 #include "test_support.h"
 
 namespace normlab::ui {
@@ -27,7 +27,8 @@ void add_gradients(lab::RunStore& store, int id, int from, int to) {
   std::vector<SeriesPoint> points;
   for (int step = from; step <= to; ++step) {
     std::vector<double> values;
-    for (int layer = 0; layer < kLayers; ++layer) values.push_back(post ? std::pow(10.0, -2.0 * (kLayers - layer)) : 0.1);
+    for (int layer = 0; layer < kLayers; ++layer)
+      values.push_back(post ? std::pow(10.0, -2.0 * (kLayers - layer)) : 0.1);
     points.push_back({"attention_grad_norm", kLayers, step, values});
   }
   store.append_points(id, points);

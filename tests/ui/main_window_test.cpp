@@ -1,9 +1,9 @@
 // The window driven as a person would: settings, Start, Stop, import, export, close.
-#include <gtest/gtest.h>
+#include "ui/main_window.h"
 
 #include <QAction>
-#include <QCoreApplication>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QGraphicsTextItem>
@@ -21,26 +21,27 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <functional>
+#include <gtest/gtest.h>
 #include <random>
 
-#include "core/system/atomic_file.h"
-#include "tests/lab/corpus_fixture.h"
 #include "core/device/cuda_backend.h"
+#include "core/runs/presets.h"
+#include "core/runs/seeds.h"
+#include "core/system/atomic_file.h"
+#include "lab/lab.h"
+#include "lab/run_store.h"
+#include "tests/lab/corpus_fixture.h"
+#include "tests/support/same_losses.h"
+#include "tests/support/stand_in_index.h"
+#include "tests/support/stopped_run.h"
 #include "ui/inside_view.h"
 #include "ui/loss_chart.h"
 #include "ui/loss_chart_view.h"
-#include "ui/main_window.h"
-#include "core/runs/presets.h"
-#include "lab/run_store.h"
 #include "ui/run_table.h"
-#include "tests/support/same_losses.h"
-#include "core/runs/seeds.h"
 #include "ui/settings_panel.h"
-#include "tests/support/stand_in_index.h"
-#include "tests/support/stopped_run.h"
 #include "ui/sweep_view.h"
+
 #include "test_support.h"
-#include "lab/lab.h"
 
 namespace normlab::ui {
 namespace {
@@ -131,7 +132,9 @@ TEST_F(MainWindowTest, SmallWindowsKeepTextsWholeAndApart) {
     QCoreApplication::processEvents();
     ASSERT_EQ(window_->size(), size);
   };
-  auto whole = [](const QLabel* label) { return label->fontMetrics().horizontalAdvance(label->text()) <= label->width(); };
+  auto whole = [](const QLabel* label) {
+    return label->fontMetrics().horizontalAdvance(label->text()) <= label->width();
+  };
   auto* hint = window_->findChild<QLabel*>(QStringLiteral("chartHint"));
   auto* slider = window_->findChild<QSlider*>(QStringLiteral("smoothingSlider"));
   auto* value = window_->findChild<QLabel*>(QStringLiteral("smoothingValue"));
@@ -146,7 +149,8 @@ TEST_F(MainWindowTest, SmallWindowsKeepTextsWholeAndApart) {
     EXPECT_FALSE(slider->geometry().intersects(value->geometry())) << "the slider runs over its value";
     QStringList shown;  // the legend's texts as drawn
     std::function<void(QGraphicsItem*)> collect = [&](QGraphicsItem* item) {
-      if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible() && !text->toPlainText().isEmpty()) {
+      if (auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+          text && text->isVisible() && !text->toPlainText().isEmpty()) {
         shown << text->toPlainText();
       }
       for (QGraphicsItem* child : item->childItems()) collect(child);
@@ -154,7 +158,9 @@ TEST_F(MainWindowTest, SmallWindowsKeepTextsWholeAndApart) {
     collect(window_->chart().legend());
     EXPECT_EQ(shown.size(), 6) << "five seed groups and the baseline";
     EXPECT_EQ(QSet<QString>(shown.begin(), shown.end()).size(), shown.size()) << shown.join(" | ").toStdString();
-    for (const QString& text : shown) EXPECT_FALSE(text.endsWith(QStringLiteral("..."))) << "cut: " << text.toStdString() << " of " << shown.join(" | ").toStdString();
+    for (const QString& text : shown)
+      EXPECT_FALSE(text.endsWith(QStringLiteral("...")))
+          << "cut: " << text.toStdString() << " of " << shown.join(" | ").toStdString();
     const QAbstractItemView* view = table;  // QTableView hides the widest-cell measure
     EXPECT_LE(view->sizeHintForColumn(RunTableModel::StatusColumn), table->columnWidth(RunTableModel::StatusColumn))
         << "\"interrupted\" is cut";
@@ -226,7 +232,8 @@ TEST(GpuSupport, AFailedInstallIsReportedInADialog) {
   install->trigger();
   ASSERT_TRUE(test::wait_until([&] { return install->isEnabled(); }, 30'000));
   ASSERT_EQ(errors.size(), 1);
-  EXPECT_TRUE(errors[0].startsWith(QStringLiteral("Cannot install GPU support: cannot fetch http://127.0.0.1:9/simple/")))
+  EXPECT_TRUE(
+      errors[0].startsWith(QStringLiteral("Cannot install GPU support: cannot fetch http://127.0.0.1:9/simple/")))
       << errors[0].toStdString();
 }
 
@@ -252,11 +259,10 @@ TEST_F(MainWindowTest, TinyRunStartedFromTheWindowPutsItsPointsOnTheChart) {
       << "still running after " << record(id).steps.size() << " steps";
   ASSERT_EQ(status(id), RunStatus::Done) << record(id).message;
   // The chart catches up on its next refresh: all 30 steps, evaluations at 0, 10, 20 and 30.
-  ASSERT_TRUE(test::wait_until([&] {
-    return window_->chart().plotted_points(id) == 30 && window_->chart().plotted_evals(id) == 4;
-  }, 2000));
-  EXPECT_GE(series_with_points(30), 1);              // the training curve
-  EXPECT_GE(series_with_points(4), 1);               // the held-out curve
+  ASSERT_TRUE(test::wait_until(
+      [&] { return window_->chart().plotted_points(id) == 30 && window_->chart().plotted_evals(id) == 4; }, 2000));
+  EXPECT_GE(series_with_points(30), 1);  // the training curve
+  EXPECT_GE(series_with_points(4), 1);   // the held-out curve
   EXPECT_GT(record(id).baseline_loss, 0);
   // Saved as it went, and finished in the data folder.
   const RunRecord saved = read_json(window_->store().find(id)->file.toStdString());
@@ -410,11 +416,13 @@ std::unique_ptr<MainWindow> next_session(const QString& runs, QStringList& error
 TEST_F(MainWindowTest, DamagedSavedRunsAreMovedAsideAndReportedOnce) {
   window_->close();
   const QDir runs(folder_.filePath(QStringLiteral("runs")));
-  write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 100, 50), runs.filePath(QStringLiteral("a-good.json")).toStdString());
+  write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 100, 50),
+             runs.filePath(QStringLiteral("a-good.json")).toStdString());
   const QByteArray cut = "{\"schema\": \"normlab.run\", \"version\": 1, \"name\": ";
   const char raw[] = "\x00\xff\x13 not json";
   const QByteArray binary(raw, sizeof raw - 1);  // the NUL inside counts, the one ending the literal not
-  for (const auto& [name, bytes] : {std::pair{QStringLiteral("b-cut.json"), cut}, std::pair{QStringLiteral("c-binary.json"), binary}}) {
+  for (const auto& [name, bytes] :
+       {std::pair{QStringLiteral("b-cut.json"), cut}, std::pair{QStringLiteral("c-binary.json"), binary}}) {
     QFile file(runs.filePath(name));
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
     file.write(bytes);
@@ -476,7 +484,8 @@ TEST_F(MainWindowTest, OneDamagedSavedRunIsToldOfInTheSingular) {
   QStringList errors;
   auto next = next_session(runs.path(), errors);
   ASSERT_EQ(errors.size(), 1);
-  EXPECT_TRUE(errors.front().contains(QStringLiteral("1 saved run could not be read. It was moved to"))) << errors.front().toStdString();
+  EXPECT_TRUE(errors.front().contains(QStringLiteral("1 saved run could not be read. It was moved to")))
+      << errors.front().toStdString();
 }
 
 // Issue 17 across an app restart: a window closed while its run trains saves it stopped,
@@ -503,7 +512,8 @@ TEST_F(MainWindowTest, ARunStoppedByClosingResumesInTheNextSessionWithTheSameNum
   table->selectRow(1);
   ASSERT_TRUE(next->resume_action()->isEnabled());
   next->resume_action()->trigger();
-  ASSERT_TRUE(test::wait_until([&] { return next->store().runs()[1].record.status == RunStatus::Done; }, kTrainTimeoutMs))
+  ASSERT_TRUE(
+      test::wait_until([&] { return next->store().runs()[1].record.status == RunStatus::Done; }, kTrainTimeoutMs))
       << errors.join('\n').toStdString();
   const RunRecord& resumed = next->store().runs()[1].record;
   ASSERT_EQ(resumed.steps.size(), uninterrupted.steps.size());
@@ -645,7 +655,8 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   const QString out = folder_.filePath(QStringLiteral("export"));
   QDir().mkpath(out);
   ASSERT_TRUE(window_->export_runs_json(ids, out));
-  EXPECT_EQ(read_json(QDir(out).filePath(QStringLiteral("pre-norm_lr_6e-3_warmup_30.json")).toStdString()).steps.size(), 200u);
+  EXPECT_EQ(read_json(QDir(out).filePath(QStringLiteral("pre-norm_lr_6e-3_warmup_30.json")).toStdString()).steps.size(),
+            200u);
   EXPECT_TRUE(QFile::exists(QDir(out).filePath(QStringLiteral("post-norm_lr_6e-3_warmup_30.json"))));
   const QString csv = QDir(out).filePath(QStringLiteral("runs.csv"));
   ASSERT_TRUE(window_->export_runs_csv(ids, csv));
@@ -676,7 +687,8 @@ TEST_F(MainWindowTest, FollowingAFolderFillsTheSweepsTabAsPointsLand) {
 
   EXPECT_FALSE(window_->follow_folder(folder_.filePath(QStringLiteral("nowhere"))));
   ASSERT_EQ(errors_.size(), 1);
-  EXPECT_TRUE(errors_.front().startsWith(QStringLiteral("Cannot follow the folder: "))) << errors_.front().toStdString();
+  EXPECT_TRUE(errors_.front().startsWith(QStringLiteral("Cannot follow the folder: ")))
+      << errors_.front().toStdString();
   ASSERT_TRUE(window_->follow_folder(followed));
   EXPECT_EQ(window_->store().runs().size(), 1u);
   window_->sweep_view().refresh();
@@ -687,7 +699,8 @@ TEST_F(MainWindowTest, FollowingAFolderFillsTheSweepsTabAsPointsLand) {
   EXPECT_EQ(window_->sweep_view().runs_to_train().size(), 1u);
 
   land(1);
-  ASSERT_TRUE(test::wait_until([&] { return window_->sweep_view().results().size() == 2; }, 3 * lab::FolderFollower::kPollMs));
+  ASSERT_TRUE(
+      test::wait_until([&] { return window_->sweep_view().results().size() == 2; }, 3 * lab::FolderFollower::kPollMs));
   EXPECT_TRUE(window_->sweep_view().runs_to_train().empty());
 }
 
@@ -696,7 +709,7 @@ TEST_F(MainWindowTest, FailedRunIsReportedAndMarkedFailed) {
   TrainConfig config = test::tiny_config(folder_.filePath(QStringLiteral("no-such-corpus.txt")));
   const int id = window_->lab().queue_run(config);
   const QString dropped_file = window_->store().find(window_->lab().queue_run(config))->file;  // dropped with it
-  ASSERT_TRUE(QFile::exists(dropped_file));  // saved as queued
+  ASSERT_TRUE(QFile::exists(dropped_file));                                                    // saved as queued
   ASSERT_TRUE(test::wait_until([&] { return !errors_.isEmpty(); }, 60'000));
   EXPECT_EQ(status(id), RunStatus::Failed);
   EXPECT_EQ(window_->store().runs().size(), 1u);
@@ -731,10 +744,12 @@ TEST_F(MainWindowTest, StopStopAllAndClosingLeaveTwoRunsStoppedAndWhole) {
     config.seed += 1;
     const int second = window->lab().queue_run(config);
     auto& store = window->store();
-    ASSERT_TRUE(test::wait_until([&] {
-      return int(store.find(first)->record.steps.size()) >= after_steps &&
-             store.find(second)->record.status == RunStatus::Running;
-    }, kTrainTimeoutMs));
+    ASSERT_TRUE(test::wait_until(
+        [&] {
+          return int(store.find(first)->record.steps.size()) >= after_steps &&
+                 store.find(second)->record.status == RunStatus::Running;
+        },
+        kTrainTimeoutMs));
     const QString files[] = {store.find(first)->file, store.find(second)->file};
     if (way == 0) {
       auto* table = window->findChild<QTableView*>(QStringLiteral("runTable"));
@@ -755,7 +770,8 @@ TEST_F(MainWindowTest, StopStopAllAndClosingLeaveTwoRunsStoppedAndWhole) {
       for (const int id : {first, second}) EXPECT_EQ(store.find(id)->record.status, RunStatus::Stopped);
     }
     window.reset();
-    for (const QString& file : files) normlab::test::expect_stopped_and_whole(file.toStdString(), normlab::test::Csv::None);
+    for (const QString& file : files)
+      normlab::test::expect_stopped_and_whole(file.toStdString(), normlab::test::Csv::None);
     EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
   }
 }

@@ -4,22 +4,22 @@
 // and can be exported elsewhere, and what was saved before stays whole. Each test tries
 // every way this machine allows (mounting needs root, a read-only mode binds only
 // non-root users, the size cap works for anyone), so a real write always fails.
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <functional>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <QDir>
-#include <QFile>
-#include <QTemporaryDir>
-#include <functional>
-
+#include "lab/lab.h"
+#include "lab/run_store.h"
 #include "tests/lab/corpus_fixture.h"
 #include "tests/support/faults_tried.h"
-#include "lab/lab.h"
 #include "ui/main_window.h"
-#include "lab/run_store.h"
+
 #include "test_support.h"
 
 namespace normlab::ui {
@@ -53,16 +53,20 @@ class SaveFailureTest : public test::CorpusFixture {
   // A copy: the store's entries move when runs are added.
   lab::RunEntry train(int steps) {
     const int id = window_->lab().queue_run(test::tiny_config(corpus_, steps));
-    EXPECT_TRUE(test::wait_until([&] { return window_->store().find(id)->record.status != RunStatus::Running &&
-                                              window_->store().find(id)->record.status != RunStatus::Queued; },
-                                 kTrainTimeoutMs));
+    EXPECT_TRUE(test::wait_until(
+        [&] {
+          return window_->store().find(id)->record.status != RunStatus::Running &&
+                 window_->store().find(id)->record.status != RunStatus::Queued;
+        },
+        kTrainTimeoutMs));
     return *window_->store().find(id);
   }
 
   // Trains one run that saves; makes the data folder refuse writes with `refuse`; trains a
   // second run, checks what the user was told and what is in memory and on disk.
-  void check(const std::string& fault, const QString& reason, const std::function<void()>& refuse,
-             const std::function<void()>& allow = [] {}) {
+  void check(
+      const std::string& fault, const QString& reason, const std::function<void()>& refuse,
+      const std::function<void()>& allow = [] {}) {
     SCOPED_TRACE(fault);
     errors_.clear();
     const lab::RunEntry first = train(30);
@@ -92,7 +96,8 @@ class SaveFailureTest : public test::CorpusFixture {
     for (const QString& name : QDir(data_).entryList(QDir::Files)) {
       EXPECT_FALSE(name.contains(QStringLiteral(".tmp-"))) << name.toStdString();
     }
-    const QString exported = folder_.filePath(QString::fromStdString("export-" + std::to_string(tried_.size()) + ".json"));
+    const QString exported =
+        folder_.filePath(QString::fromStdString("export-" + std::to_string(tried_.size()) + ".json"));
     ASSERT_TRUE(window_->export_runs_json({second.id}, exported));
     EXPECT_EQ(read_json(exported.toStdString()).steps.size(), 30u);
     tried_.push_back(fault);
@@ -132,9 +137,10 @@ TEST_F(SaveFailureTest, DataFolderRefusingWrites) {
   QFile::setPermissions(locked, writable);
   if (permissions_bind) {
     open_window(locked);
-    check("folder without write permission", QStringLiteral("Permission denied"),
-          [&] { QFile::setPermissions(locked, QFile::ReadOwner | QFile::ExeOwner); },
-          [&] { QFile::setPermissions(locked, writable); });
+    check(
+        "folder without write permission", QStringLiteral("Permission denied"),
+        [&] { QFile::setPermissions(locked, QFile::ReadOwner | QFile::ExeOwner); },
+        [&] { QFile::setPermissions(locked, writable); });
   }
   // A disk that fills during the run: each file this process writes is capped at 2 KiB,
   // more than the run's first save needs, less than its later ones.
@@ -143,11 +149,14 @@ TEST_F(SaveFailureTest, DataFolderRefusingWrites) {
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
   auto* old_handler = ::signal(SIGXFSZ, SIG_IGN);
-  check("file size limit", QStringLiteral("File too large"), [&] {
-    rlimit limited = saved;
-    limited.rlim_cur = 2048;
-    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
-  }, [&] { ::setrlimit(RLIMIT_FSIZE, &saved); });
+  check(
+      "file size limit", QStringLiteral("File too large"),
+      [&] {
+        rlimit limited = saved;
+        limited.rlim_cur = 2048;
+        ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+      },
+      [&] { ::setrlimit(RLIMIT_FSIZE, &saved); });
   ::signal(SIGXFSZ, old_handler);
 
   normlab::test::report_faults_tried(tried_);

@@ -1,12 +1,11 @@
 // The settings panel refuses what the engine would refuse, and says why.
-#include <gtest/gtest.h>
-
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTest>
 #include <QWheelEvent>
+#include <gtest/gtest.h>
 
 #include "ui/settings_panel.h"
 
@@ -102,7 +101,8 @@ TEST(SettingsPanel, HeadsThatDoNotDivideTheWidthAreRefusedWithTheReason) {
   c.model.d_model = 32;
   c.model.heads = 3;
   panel.set_config(c);
-  EXPECT_TRUE(panel.problem().contains(QStringLiteral("heads must divide d_model"), Qt::CaseInsensitive)) << panel.problem().toStdString();
+  EXPECT_TRUE(panel.problem().contains(QStringLiteral("heads must divide d_model"), Qt::CaseInsensitive))
+      << panel.problem().toStdString();
 }
 
 TEST(SettingsPanel, LearningRateRefusesLettersAndOutOfRangeValues) {

@@ -1,25 +1,26 @@
 // The Sweeps tab driven as a person would: choose a sweep, see what it reuses and costs,
 // start it, click a point, export, stop.
-#include <gtest/gtest.h>
+#include "ui/sweep_view.h"
 
 #include <QComboBox>
 #include <QFile>
-#include <QLabel>
 #include <QImage>
+#include <QLabel>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/sweeps/sweep.h"
+#include "lab/lab.h"
+#include "lab/run_store.h"
 #include "tests/lab/corpus_fixture.h"
 #include "ui/loss_chart.h"
 #include "ui/main_window.h"
-#include "lab/run_store.h"
 #include "ui/settings_panel.h"
-#include "core/sweeps/sweep.h"
-#include "ui/sweep_view.h"
+
 #include "test_support.h"
-#include "lab/lab.h"
 
 namespace normlab::ui {
 namespace {
@@ -65,7 +66,8 @@ class SweepViewTest : public test::CorpusFixture {
     config.model.layers = layers;
     config.threads = threads;
     config.name = default_run_name(config);
-    RunRecord run = test::synthetic_run(placement, config.peak_lr, config.warmup_steps, config.steps, config.eval_interval);
+    RunRecord run =
+        test::synthetic_run(placement, config.peak_lr, config.warmup_steps, config.steps, config.eval_interval);
     run.config = config;
     run.status = status;
     return window_->store().add(run, {});
@@ -116,8 +118,10 @@ TEST_F(SweepViewTest, ReusesEarlierRunsTrainsTheRestAndShowsAPointsCurves) {
   EXPECT_EQ(sweeps().shown_runs(), QList<int>{reused});
   EXPECT_GT(sweeps().curves().plotted_points(reused), 0);
 
-  const QString csv = folder_.filePath(QStringLiteral("sweep.csv")), json = folder_.filePath(QStringLiteral("sweep.json")),
-                png = folder_.filePath(QStringLiteral("sweep.png")), svg = folder_.filePath(QStringLiteral("sweep.svg"));
+  const QString csv = folder_.filePath(QStringLiteral("sweep.csv")),
+                json = folder_.filePath(QStringLiteral("sweep.json")),
+                png = folder_.filePath(QStringLiteral("sweep.png")),
+                svg = folder_.filePath(QStringLiteral("sweep.svg"));
   sweeps().export_csv(csv);
   sweeps().export_json(json);
   sweeps().export_picture(png, QSize(900, 560));
@@ -136,11 +140,15 @@ TEST_F(SweepViewTest, ReusesEarlierRunsTrainsTheRestAndShowsAPointsCurves) {
 // Nothing trained here yet: a few steps are timed on the worker, and the cost follows.
 TEST_F(SweepViewTest, EstimatesFromAFewTimedStepsWhenNothingRanHere) {
   choose_tiny_sweep(1000);
-  ASSERT_TRUE(test::wait_until([&] {
-    sweeps().refresh();
-    return sweeps().cost_text().contains(QStringLiteral("about"));
-  }, 60000)) << sweeps().cost_text().toStdString();
-  EXPECT_TRUE(sweeps().cost_text().contains(QStringLiteral("ms per step, timed here"))) << sweeps().cost_text().toStdString();
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        sweeps().refresh();
+        return sweeps().cost_text().contains(QStringLiteral("about"));
+      },
+      60000))
+      << sweeps().cost_text().toStdString();
+  EXPECT_TRUE(sweeps().cost_text().contains(QStringLiteral("ms per step, timed here")))
+      << sweeps().cost_text().toStdString();
   EXPECT_TRUE(window_->store().runs().empty()) << "timing trains no run";
 }
 
@@ -149,7 +157,8 @@ TEST_F(SweepViewTest, StopEndsTheRunningRunAndTakesTheRestOutOfTheQueue) {
   button(QStringLiteral("Start sweep"))->click();
   ASSERT_EQ(window_->store().runs().size(), 4u);
   const int first = window_->store().runs().front().id;
-  ASSERT_TRUE(test::wait_until([&] { return window_->store().find(first)->record.steps.size() >= 3; }, kTrainTimeoutMs));
+  ASSERT_TRUE(
+      test::wait_until([&] { return window_->store().find(first)->record.steps.size() >= 3; }, kTrainTimeoutMs));
   ASSERT_TRUE(button(QStringLiteral("Stop sweep"))->isEnabled());
   const QList<int> running = window_->lab().queue().running();  // side by side: more than one
   ASSERT_EQ(running.size(), window_->lab().queue().side_by_side());
@@ -160,7 +169,8 @@ TEST_F(SweepViewTest, StopEndsTheRunningRunAndTakesTheRestOutOfTheQueue) {
     EXPECT_TRUE(running.contains(run.id));
     EXPECT_EQ(run.record.status, RunStatus::Stopped);
   }
-  EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(), running.size());
+  EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(),
+            running.size());
   sweeps().refresh();
   EXPECT_EQ(sweeps().runs_to_train().size(), 4u) << "a stopped run trains again when the sweep is started again";
 }

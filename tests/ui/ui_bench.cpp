@@ -12,34 +12,35 @@
 // Runs offscreen unless QT_QPA_PLATFORM says otherwise.
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QElapsedTimer>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
 #include <QSettings>
-#include <QTemporaryDir>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <optional>
-#include <cstdio>
 #include <vector>
 
-#include "ui/inside_view.h"
-#include "lab/lab.h"
+#include "core/runs/presets.h"
 #include "core/training/layer_stats.h"
+#include "core/training/trainer.h"
+#include "lab/lab.h"
+#include "lab/run_archive.h"
+#include "lab/run_store.h"
+#include "ui/inside_view.h"
 #include "ui/loss_chart.h"
 #include "ui/loss_chart_view.h"
 #include "ui/main_window.h"
-#include "core/runs/presets.h"
-#include "lab/run_archive.h"
-#include "lab/run_store.h"
 #include "ui/settings_panel.h"
+
 #include "test_support.h"
-#include "core/training/trainer.h"
 
 using namespace normlab;
 using namespace normlab::ui;
@@ -89,8 +90,8 @@ void print(const char* what, const Summary& s) {
 
 void print(const char* what, const Timings& t) {
   const Summary wall = summarise(t.wall), cpu = summarise(t.cpu);
-  std::printf("  %-50s median %6.2f ms   p99 %6.2f ms   max %6.2f ms   (CPU median %5.2f ms)\n", what,
-              wall.median, wall.p99, wall.max, cpu.median);
+  std::printf("  %-50s median %6.2f ms   p99 %6.2f ms   max %6.2f ms   (CPU median %5.2f ms)\n", what, wall.median,
+              wall.p99, wall.max, cpu.median);
 }
 
 // Lets the chart's zoom-and-pan state end, so its curves are cached again.
@@ -133,8 +134,8 @@ void launch_to_course() {
   QElapsedTimer launched;
   launched.start();
   app.start(QStringLiteral(NORMLAB_GUI_EXECUTABLE), {QStringLiteral("--course")});
-  const bool queued = test::wait_until([&] { return runs.entryList({QStringLiteral("*.json")}, QDir::Files).size() == 5; },
-                                       60'000);
+  const bool queued =
+      test::wait_until([&] { return runs.entryList({QStringLiteral("*.json")}, QDir::Files).size() == 5; }, 60'000);
   const qint64 ms = launched.elapsed();
   std::printf("Launch of normlab --course until its five runs are queued, each in its file\n");
   if (queued) std::printf("  %lld ms\n", static_cast<long long>(ms));
@@ -148,7 +149,8 @@ void chart_cost(const std::optional<RunRecord>& extra) {
   lab::RunStore store;
   std::vector<int> ids;
   for (const TrainConfig& c : workshop_runs(scaled(TrainConfig{}, Scale::Full))) {
-    ids.push_back(store.add(test::synthetic_run(c.model.norm, c.peak_lr, c.warmup_steps, c.steps, c.eval_interval), {}));
+    ids.push_back(
+        store.add(test::synthetic_run(c.model.norm, c.peak_lr, c.warmup_steps, c.steps, c.eval_interval), {}));
   }
   if (extra) store.add(*extra, {});
   auto* chart = new LossChart(store);
@@ -233,9 +235,10 @@ void inside_cost() {
   view.show();
   test::wait_until([] { return false; }, 300);  // until the window is exposed, or repaint() paints nothing
   view.show_runs(left, right);
-  std::printf("Inside the model: 8 layers, a 3000-step run (%zu recorded steps) beside one at step 1000, plot %dx%d px\n",
-              store.find(left)->record.find_series("attention_grad_norm")->steps.size(), view.plot()->width(),
-              view.plot()->height());
+  std::printf(
+      "Inside the model: 8 layers, a 3000-step run (%zu recorded steps) beside one at step 1000, plot %dx%d px\n",
+      store.find(left)->record.find_series("attention_grad_norm")->steps.size(), view.plot()->width(),
+      view.plot()->height());
   print("repaint (paint only)", (time_ms(60, [&](int) { view.plot()->repaint(); })));
   const QRect panel = view.panel_rect(0);
   print("hover: readout, profile and marker redrawn", (time_ms(60, [&](int i) {
@@ -286,10 +289,11 @@ void event_loop_latency(int seconds, bool course_model, bool inside_tab, const Q
   if (checkpoint_every_save) chosen.checkpoint_interval = 0;
   const int id = window.lab().queue_run(chosen);
   const RunRecord& run = window.store().find(id)->record;
-  std::printf("Event loop while training (%s)%s, %s shown: a 10 ms timer for %d s once steps arrive\n",
-              course_model ? "the course's CPU-scale model on the default corpus" : "4 layers x 64 on a synthetic corpus",
-              extra_file.isEmpty() ? "" : ", the imported run on the chart", inside_tab ? "Inside the model" : "the loss chart",
-              seconds);
+  std::printf(
+      "Event loop while training (%s)%s, %s shown: a 10 ms timer for %d s once steps arrive\n",
+      course_model ? "the course's CPU-scale model on the default corpus" : "4 layers x 64 on a synthetic corpus",
+      extra_file.isEmpty() ? "" : ", the imported run on the chart", inside_tab ? "Inside the model" : "the loss chart",
+      seconds);
   if (!test::wait_until([&] { return !run.steps.empty(); }, 600'000)) {
     std::printf("  no training step within 10 minutes\n");
     return;
@@ -337,14 +341,16 @@ int main(int argc, char** argv) {
   QCoreApplication::setApplicationName(QStringLiteral("NormLabBench"));
   QApplication::setStyle(QStringLiteral("Fusion"));
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Measures chart repaint cost and event-loop latency while training."));
+  parser.setApplicationDescription(
+      QStringLiteral("Measures chart repaint cost and event-loop latency while training."));
   parser.addHelpOption();
-  const QCommandLineOption seconds(QStringLiteral("seconds"), QStringLiteral("How long to measure latency (default 20)."),
-                                   QStringLiteral("N"), QStringLiteral("20"));
+  const QCommandLineOption seconds(QStringLiteral("seconds"),
+                                   QStringLiteral("How long to measure latency (default 20)."), QStringLiteral("N"),
+                                   QStringLiteral("20"));
   const QCommandLineOption course(QStringLiteral("course-model"),
                                   QStringLiteral("Train the course's CPU-scale model on the default corpus instead."));
-  const QCommandLineOption with_run(QStringLiteral("with-run"), QStringLiteral("Also show this saved run on the chart."),
-                                    QStringLiteral("FILE"));
+  const QCommandLineOption with_run(QStringLiteral("with-run"),
+                                    QStringLiteral("Also show this saved run on the chart."), QStringLiteral("FILE"));
   const QCommandLineOption inside_tab(QStringLiteral("inside-tab"),
                                       QStringLiteral("Show the \"Inside the model\" view while training."));
   parser.addOption(seconds);

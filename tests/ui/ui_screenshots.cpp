@@ -19,14 +19,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lab/run_store.h"
 #include "ui/about_view.h"
 #include "ui/inside_view.h"
 #include "ui/loss_chart.h"
 #include "ui/loss_chart_view.h"
 #include "ui/main_window.h"
 #include "ui/plurals.h"
-#include "lab/run_store.h"
 #include "ui/sweep_view.h"
+
 #include "test_support.h"
 
 using namespace normlab;
@@ -36,7 +37,9 @@ namespace {
 
 constexpr QSize kWindowSize(1400, 900);
 
-void settle() { test::wait_until([] { return false; }, 400); }
+void settle() {
+  test::wait_until([] { return false; }, 400);
+}
 
 bool save(QWidget& window, const QString& path) {
   settle();
@@ -145,7 +148,8 @@ int pictures(QApplication& app) {
     window->findChild<QTabWidget*>()->setCurrentWidget(inside);
     settle();
     const QRect left_panel = inside->panel_rect(0);
-    QTest::mouseMove(inside->plot(), QPoint(left_panel.left() + left_panel.width() * 20 / 150, left_panel.center().y()));
+    QTest::mouseMove(inside->plot(),
+                     QPoint(left_panel.left() + left_panel.width() * 20 / 150, left_panel.center().y()));
     ok &= save(*window, out.filePath(QStringLiteral("inside-the-model-6e-3.png")));
   }
 

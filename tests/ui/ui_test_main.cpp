@@ -1,11 +1,10 @@
 // Every UI test runs offscreen with its own settings, data and cache folders, so it
 // neither reads nor changes anything of the person running it; and each test starts from
 // no saved settings, whatever the tests before it in this process saved.
-#include <gtest/gtest.h>
-
 #include <QApplication>
 #include <QSettings>
 #include <QTemporaryDir>
+#include <gtest/gtest.h>
 
 #include "ui/plurals.h"
 
