@@ -53,8 +53,8 @@ esac
 say "build (headless: engine, command line, tests)"
 generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
 # No gpu install there: its libcurl/libarchive -dev packages are not on that machine, and
-# nothing can be fetched from it anyway.
-cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNORMLAB_GUI=OFF -DNORMLAB_GPU_INSTALL=OFF \
+# nothing can be fetched from it anyway. No style check: no clang-format 14 there either.
+cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNORMLAB_GUI=OFF -DNORMLAB_GPU_INSTALL=OFF -DNORMLAB_STYLE_CHECK=OFF \
   -DNORMLAB_TORCH_DIR="$torch_dir" -DCMAKE_PREFIX_PATH="$deps/usr" \
   -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include" >/dev/null
 cmake --build build/gpu -j"$(nproc)" --target normlab-cli normlab_core_tests

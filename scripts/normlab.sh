@@ -22,6 +22,7 @@ install_packages() {
     nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libsentencepiece-dev libopenblas-dev
     libcurl4-openssl-dev libssl-dev libarchive-dev
     bible-kjv xvfb xauth python3 python3-venv
+    clang-format-14  # the style check (.clang-format)
     help2man appstream desktop-file-utils dpkg-dev)  # man pages, metadata checks, packaging
   local missing=()
   for package in "${wanted[@]}"; do
