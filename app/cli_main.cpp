@@ -1,5 +1,5 @@
 // normlab-cli: the whole experiment without a window. main() builds the commands (each
-// in its own file: cli_train, cli_sweep, cli_bench, cli_gpu) and runs the one asked for.
+// in its own file: cli_train, cli_sweep, cli_bench, cli_sample, cli_gpu) and runs the one asked for.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -33,6 +33,9 @@ Examples:
                                                     the same points as a Slurm job array; --status then says
                                                     where each stands
   normlab-cli bench --device cuda --json            time training steps
+  normlab-cli sample normlab-runs/pre-norm_lr_1e-3_warmup_30.json --prompt "In the beginning" --top 10
+                                                    a stopped run, or one trained with --final-checkpoint keep,
+                                                    continues the text; its next-token guesses beside the unigram's
 
 Each run writes DIR/<name>.json (the full record) and DIR/<name>.csv (one row per
 step), rewritten atomically at every evaluation and at least every %g seconds, so a
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
   CLI::App* train = add_train_command(app, options);
   CLI::App* sweep = add_sweep_command(app, options);
   CLI::App* bench = add_bench_command(app, options);
+  CLI::App* sample = add_sample_command(app, options);
   GpuOptions gpu_options;
   CLI::App* gpu = add_gpu_command(app, gpu_options);
 
@@ -79,8 +83,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand(train)) options.command = "train";
     if (app.got_subcommand(sweep)) options.command = "sweep";
     if (app.got_subcommand(bench)) options.command = "bench";
+    if (app.got_subcommand(sample)) options.command = "sample";
     if (app.got_subcommand(gpu)) options.command = "gpu";
-    if (options.command.empty()) throw UserError("no command: say 'train', 'sweep', 'bench' or 'gpu' (see --help)");
+    if (options.command.empty())
+      throw UserError("no command: say 'train', 'sweep', 'bench', 'sample' or 'gpu' (see --help)");
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
@@ -96,6 +102,7 @@ int main(int argc, char** argv) {
     if (options.command == "train") return run_train(options);
     if (options.command == "sweep") return run_sweep(options);
     if (options.command == "gpu") return run_gpu(*gpu, gpu_options, g_cancel);
+    if (options.command == "sample") return run_sample(options);
     return run_bench(options);
   } catch (const UserError& error) {
     std::fprintf(stderr, "normlab-cli: %s\n", error.what());

@@ -15,6 +15,7 @@
 #include "core/system/atomic_file.h"
 #include "core/training/checkpoint.h"
 #include "core/training/layer_stats.h"
+#include "core/training/predictions.h"
 #include "core/training/side_by_side.h"
 #include "core/training/trainer.h"
 
@@ -118,9 +119,9 @@ void save(const RunRecord& run, const fs::path& file) {
 // Trains one run into `file` with a progress line, or with `resuming` goes on with the run
 // from its checkpoint; files are refreshed whenever the trainer says. The line is redrawn
 // in place on a terminal when the run trains alone (`alone`); else a line per evaluation.
-// With `layers_summary`, each evaluation also prints the latest per-layer statistics.
+// With `shown`, each evaluation also prints the latest per-layer statistics and the text.
 RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, const std::string& label,
-                              bool layers_summary, bool resuming, bool alone) {
+                              const Options::Shown& shown, bool resuming, bool alone) {
   const fs::path checkpoint = checkpoint_path(file);
   const bool tty = alone && isatty(STDOUT_FILENO);
   double last_val = std::nan(""), last_print = -1;
@@ -154,9 +155,9 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   };
   callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
     last_val = e.val_loss;
-    if (!layers_summary) return;
-    const std::string summary = normlab::layers_summary(run);
-    std::printf("%s%s", tty && !summary.empty() ? "\n" : "", summary.c_str());
+    std::string shown_text = shown.layers_summary ? normlab::layers_summary(run) : "";
+    if (shown.text) shown_text += evaluation_text(run, e.step);
+    std::printf("%s%s", tty && !shown_text.empty() ? "\n" : "", shown_text.c_str());
     std::fflush(stdout);
   };
   callbacks.on_save_due = [&](const RunRecord& run) { save(run, file); };

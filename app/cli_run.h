@@ -13,6 +13,7 @@
 #include "core/runs/config.h"
 #include "core/runs/run_record.h"
 #include "core/sweeps/slurm.h"
+#include "core/training/sampler.h"
 
 namespace normlab::cli {
 
@@ -36,7 +37,13 @@ struct Options {
   SlurmOptions slurm_options;
   int bench_steps = 20, bench_warmup = 3;
   bool json = false;
-  bool layers_summary = false;
+  std::string sample_run;  // sample: the run file
+  SampleRequest sample;
+  // What a run's progress also prints at each evaluation.
+  struct Shown {
+    bool layers_summary = false;  // every per-layer statistic's latest values
+    bool text = false;            // the text it wrote, and its context use
+  } shown;
 };
 
 // One option per config field (its flag, help, default and range, checked as the engine
@@ -52,7 +59,7 @@ std::filesystem::path run_file(const std::filesystem::path& out, const std::stri
 // Trains one run into `file` with a progress line (see cli_run.cpp), or goes on with it
 // from its checkpoint when `resuming`.
 RunRecord train_with_progress(const TrainConfig& config, const std::filesystem::path& file, const std::string& label,
-                              bool layers_summary, bool resuming = false, bool alone = true);
+                              const Options::Shown& shown, bool resuming = false, bool alone = true);
 // "[3/12]"
 std::string label_of(std::size_t i, std::size_t count);
 // How many of `configs` train at once, setting each one's threads (see cli_run.cpp).
@@ -62,11 +69,14 @@ int share_the_machine(std::vector<TrainConfig>& configs, const Options& options)
 CLI::App* add_train_command(CLI::App& app, Options& options);
 CLI::App* add_sweep_command(CLI::App& app, Options& options);
 CLI::App* add_bench_command(CLI::App& app, Options& options);
+CLI::App* add_sample_command(CLI::App& app, Options& options);
 // normlab-cli train: one run, the course's five or seeds of them, or --resume.
 int run_train(const Options& options);
 // normlab-cli sweep: trains, submits to Slurm, or says where each point stands.
 int run_sweep(const Options& options);
 // normlab-cli bench: times training steps and prints the figures (or JSON).
 int run_bench(const Options& options);
+// normlab-cli sample: continues a text with a run's weights.
+int run_sample(const Options& options);
 
 }  // namespace normlab::cli

@@ -277,7 +277,7 @@ std::vector<PointState> point_states(const std::vector<SweepRun>& runs, const Sw
 
 // Trains point `task` alone, as array task `task` does: its answer from before, its
 // checkpoint when it was cut short, or afresh. Non-zero when it ends without a result.
-int run_sweep_task(const std::vector<SweepRun>& runs, int task, const fs::path& out, bool layers_summary) {
+int run_sweep_task(const std::vector<SweepRun>& runs, int task, const fs::path& out, const Options::Shown& shown) {
   if (task < 0 || std::size_t(task) >= runs.size()) {
     throw UserError("--task " + std::to_string(task) + " is out of range: the sweep has " +
                     std::to_string(runs.size()) + " points, 0 to " + std::to_string(runs.size() - 1));
@@ -287,7 +287,7 @@ int run_sweep_task(const std::vector<SweepRun>& runs, int task, const fs::path& 
   FolderRuns others(out);
   if (answered_before(config, out, label, others)) return 0;
   const bool resuming = resumes_before(config, out, label, /*owned=*/true);
-  const RunRecord run = train_with_progress(config, run_file(out, config.name), label, layers_summary, resuming);
+  const RunRecord run = train_with_progress(config, run_file(out, config.name), label, shown, resuming);
   if (g_cancel) return 130;
   return progress_of(run.status) == RunProgress::Result ? 0 : 1;
 }
@@ -448,7 +448,7 @@ int run_sweep(const Options& options) {
     throw UserError("output folder " + out.string() + " is a file");
   }
   const SweepFolder files(sweep, out);
-  if (options.task >= 0) return run_sweep_task(runs, options.task, out, options.layers_summary);
+  if (options.task >= 0) return run_sweep_task(runs, options.task, out, options.shown);
   if (options.status) return print_sweep_status(sweep, runs, files);
   if (options.slurm) return submit_to_slurm(sweep, runs, files, options.slurm_options);
   std::printf("%s: %zu runs (%zu values of %s x %zu placements x %d seeds), %d steps each\n", sweep.name.c_str(),
@@ -467,8 +467,8 @@ int run_sweep(const Options& options) {
     std::optional<RunRecord> run = answered_before(configs[i], out, label, others);
     if (!run) {
       const bool resuming = resumes_before(configs[i], out, label);
-      run = train_with_progress(configs[i], run_file(out, configs[i].name), label, options.layers_summary, resuming,
-                                at_once == 1);
+      run =
+          train_with_progress(configs[i], run_file(out, configs[i].name), label, options.shown, resuming, at_once == 1);
     }
     // Kept up to date, so a stopped sweep keeps its rows.
     std::lock_guard lock(summary_mutex);

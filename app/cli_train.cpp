@@ -30,8 +30,11 @@ CLI::App* add_train_command(CLI::App& app, Options& options) {
       ->capture_default_str();
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
   add_side_by_side_option(*train, options);
-  train->add_flag("--layers-summary", options.layers_summary,
+  train->add_flag("--layers-summary", options.shown.layers_summary,
                   "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");
+  train->add_flag("--show-text", options.shown.text,
+                  "at each evaluation, print the run's context use and, when it records text (--text-every), "
+                  "each prompt's greedy and sampled continuation");
   train
       ->add_option("--resume", options.resume,
                    "go on with the run in this run file from its checkpoint beside it (RUN.ckpt), as if it had "
@@ -71,7 +74,7 @@ int run_resume(const Options& options) {
   const fs::path file = options.resume;
   const TrainConfig config = with_given_settings(read_json(file).config, options);
   validate(config);
-  train_with_progress(config, file, "[1/1]", options.layers_summary, /*resuming=*/true);
+  train_with_progress(config, file, "[1/1]", options.shown, /*resuming=*/true);
   return g_cancel ? 130 : 0;
 }
 
@@ -103,7 +106,7 @@ int run_train(const Options& options) {
   train_side_by_side(configs.size(), at_once, [&](std::size_t i) {
     if (g_cancel) return;
     trained[i] = train_with_progress(configs[i], run_file(out, configs[i].name), label_of(i, configs.size()),
-                                     options.layers_summary, /*resuming=*/false, at_once == 1);
+                                     options.shown, /*resuming=*/false, at_once == 1);
   });
   std::vector<RunRecord> runs;
   for (auto& run : trained) {

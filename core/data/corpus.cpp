@@ -158,4 +158,8 @@ Corpus load_default_corpus() {
   return load_corpus(path);
 }
 
+Corpus load_corpus_or_default(const std::string& path) {
+  return path.empty() ? load_default_corpus() : load_corpus(path);
+}
+
 }  // namespace normlab

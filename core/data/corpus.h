@@ -24,6 +24,8 @@ struct Corpus {
 Corpus load_corpus(const std::filesystem::path& path);
 // The King James text, generated once with `bible` into the cache.
 Corpus load_default_corpus();
+// A run's corpus: the file at `path`, or the default when `path` is empty.
+Corpus load_corpus_or_default(const std::string& path);
 // Validates text that did not come from a file; `origin` names it in messages.
 void check_corpus_text(const std::string& text, const std::string& origin);
 

@@ -68,10 +68,13 @@ std::vector<Batch> Dataset::heldout_batches(int batch_size, int count) const {
   return batches;
 }
 
-double Dataset::unigram_baseline() const {
+torch::Tensor Dataset::unigram_log_probs() const {
   auto counts = torch::bincount(train_, {}, vocab_size_).to(torch::kFloat64) + 1.0;
-  auto log_probs = (counts / counts.sum()).log();
-  return -log_probs.index_select(0, heldout_).mean().item<double>();
+  return (counts / counts.sum()).log();
+}
+
+double Dataset::unigram_baseline() const {
+  return -unigram_log_probs().index_select(0, heldout_).mean().item<double>();
 }
 
 }  // namespace normlab

@@ -35,8 +35,10 @@ class Dataset {
   // The same evenly spaced held-out windows on every call.
   std::vector<Batch> heldout_batches(int batch_size, int count) const;
 
-  // Held-out cross-entropy (nats) of predicting every token by its add-one smoothed
-  // training-set frequency.
+  // The add-one smoothed training-set frequency of each token, as log probabilities: a
+  // (vocab) float64 tensor on the ids' device. The frequency predictor the baseline is.
+  torch::Tensor unigram_log_probs() const;
+  // Held-out cross-entropy (nats) of predicting every token by unigram_log_probs().
   double unigram_baseline() const;
 
   std::int64_t train_tokens() const { return train_.numel(); }

@@ -29,6 +29,14 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
     k = k_norm.forward(k);
   }
   if (entropy_out) *entropy_out = mean_normalised_attention_entropy(q, k);
+  if (cache && cache->k.defined()) {
+    // Decoding one position after the cached ones: it sees all of them, so no mask.
+    cache->k = torch::cat({cache->k, k}, 2);
+    cache->v = torch::cat({cache->v, v}, 2);
+    auto y = at::scaled_dot_product_attention(q, cache->k, cache->v, {}, 0.0, /*is_causal=*/false);
+    return proj(y.transpose(1, 2).reshape({batch, time, width}));
+  }
+  if (cache) *cache = {k, v};
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
   return proj(y.transpose(1, 2).reshape({batch, time, width}));
 }
@@ -197,9 +205,26 @@ void GptImpl::init_deepnorm() {
   }
 }
 
-torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
+torch::Tensor GptImpl::forward(const torch::Tensor& ids) { return logits(ids, 0); }
+
+torch::Tensor GptImpl::forward_cached(const torch::Tensor& ids, std::vector<AttentionCache>& cache) {
+  cache.resize(blocks->size());
+  const auto first = cache.front().k.defined() ? cache.front().k.size(2) : 0;
+  if (first + ids.size(1) > config.context) throw std::invalid_argument("decoding past the context");
+  if (first > 0 && ids.size(1) != 1) throw std::invalid_argument("after the first call, one position at a time");
+  struct Armed {  // the blocks read the cache for this call only, whatever it throws
+    torch::nn::ModuleList& blocks;
+    ~Armed() {
+      for (auto& block : *blocks) block->as<BlockImpl>()->attention->cache = nullptr;
+    }
+  } armed{blocks};
+  for (std::size_t i = 0; i < blocks->size(); ++i) blocks[i]->as<BlockImpl>()->attention->cache = &cache[i];
+  return logits(ids, first);
+}
+
+torch::Tensor GptImpl::logits(const torch::Tensor& ids, std::int64_t first_position) {
   const auto time = ids.size(1);
-  auto positions = torch::arange(time, ids.options());
+  auto positions = torch::arange(first_position, first_position + time, ids.options());
   auto x = token_embedding(ids) + position_embedding(positions);
   if (embedding_scale.defined()) x = x * embedding_scale;
   for (auto& block : *blocks) x = block->as<BlockImpl>()->forward(x);
@@ -208,7 +233,10 @@ torch::Tensor GptImpl::forward(const torch::Tensor& ids) {
 }
 
 torch::Tensor GptImpl::loss(const torch::Tensor& ids, const torch::Tensor& targets) {
-  auto logits = forward(ids);
+  return next_token_loss(forward(ids), targets);
+}
+
+torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets) {
   return F::cross_entropy(logits.view({-1, logits.size(-1)}), targets.view({-1}));
 }
 

@@ -23,6 +23,11 @@ struct BlockProbe {
 // by the log of its number of visible keys; the first position (one key) is left out.
 torch::Tensor mean_normalised_attention_entropy(const torch::Tensor& q, const torch::Tensor& k);
 
+// One block's keys and values of the positions decoded so far, (batch, heads, time, C/heads).
+struct AttentionCache {
+  torch::Tensor k, v;
+};
+
 struct CausalSelfAttentionImpl : torch::nn::Module {
   explicit CausalSelfAttentionImpl(const ModelConfig& config);
   torch::Tensor forward(const torch::Tensor& x);
@@ -31,6 +36,7 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
   torch::nn::AnyModule q_norm, k_norm;  // QK-norm: RMSNorm over each head's dimension; empty when off
   int heads;
   torch::Tensor* entropy_out = nullptr;  // set while recording: the fused kernel keeps no probabilities
+  AttentionCache* cache = nullptr;       // set while decoding: x's positions follow the cached ones
 };
 TORCH_MODULE(CausalSelfAttention);
 
@@ -104,6 +110,11 @@ struct GptImpl : torch::nn::Module {
   explicit GptImpl(const ModelConfig& config);
   // (batch, time) token ids -> (batch, time, vocab) logits.
   torch::Tensor forward(const torch::Tensor& ids);
+  // The same for ids that follow the positions in `cache` (one per block; empty tensors at
+  // the start), which grows by their keys and values: a next token costs one position's
+  // forward pass instead of the whole sequence's. After the first call, one position a
+  // call; positions past the context are refused (std::invalid_argument).
+  torch::Tensor forward_cached(const torch::Tensor& ids, std::vector<AttentionCache>& cache);
   // Mean cross-entropy of the next-token predictions, nats.
   torch::Tensor loss(const torch::Tensor& ids, const torch::Tensor& targets);
 
@@ -118,9 +129,13 @@ struct GptImpl : torch::nn::Module {
   torch::Tensor embedding_scale;
 
  private:
+  torch::Tensor logits(const torch::Tensor& ids, std::int64_t first_position);
   void init_deepnorm();
   void init_scaled_residual();
 };
 TORCH_MODULE(Gpt);
+
+// Mean cross-entropy, nats, of (..., vocab) logits for (...) next tokens: GptImpl::loss's.
+torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets);
 
 }  // namespace normlab

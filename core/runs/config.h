@@ -132,6 +132,7 @@ struct TrainConfig {
   int eval_interval = 100;
   int eval_batches = 16;
   int layer_stats_every = 10;             // after the first 100 steps (see layer_stats.h); 0 = off
+  int text_every = 1;                     // evaluations between recordings of the run's text; 0 = none
   std::string corpus_path;                // empty: the King James text from `bible`
   int checkpoint_interval = 60;           // seconds between checkpoints (checkpoint.h); 0 = at every save
   std::string final_checkpoint = "drop";  // drop | keep: whether a finished run keeps its final weights

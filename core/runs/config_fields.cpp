@@ -145,6 +145,16 @@ std::vector<ConfigField> make_fields() {
   stats.since_version = 3;  // earlier run files recorded no statistics
   stats.shapes_result = false;
 
+  auto& text = whole("text_every", "text-every", "Text every", "text interval",
+                     "continue the fixed held-out prompts, greedily and by sampling, at every this many "
+                     "evaluations and at the last, and keep the text; 0 = off",
+                     S::Training, 0, kMaxSteps, [](TrainConfig& c) -> int& { return c.text_every; });
+  text.unit = " evaluation(s)";
+  text.zero_text = "off";
+  text.since_version = 7;
+  text.older_files_text = "0";  // earlier run files recorded no text
+  text.shapes_result = false;
+
   auto& seed = add({"seed", "seed", "Seed", "seed", "seeds the model and the batches", S::Training, W::WholeNumber, 0,
                     double(std::numeric_limits<std::uint64_t>::max())});
   seed.member = Member<std::uint64_t>([](TrainConfig& c) -> std::uint64_t& { return c.seed; });

@@ -312,6 +312,43 @@ void RunRecord::add_point(const SeriesPoint& point) {
   found->values.insert(found->values.end(), point.values.begin(), point.values.end());
 }
 
+json text_to_json(const RunText& text) {
+  json samples = json::array();
+  for (const TextSample& s : text.samples)
+    samples.push_back({{"step", s.step}, {"greedy", s.greedy}, {"sampled", s.sampled}});
+  return {{"prompts", text.prompts}, {"samples", samples}};
+}
+
+std::vector<std::string> texts_from_json(const json& j, const char* key, const std::string& where) {
+  const json list = field<json>(j, key, where);
+  if (!list.is_array()) throw UserError("field '" + where + "." + key + "' must be a list of texts");
+  std::vector<std::string> texts;
+  for (const json& text : list) {
+    if (!text.is_string()) throw UserError("field '" + where + "." + key + "' must be a list of texts");
+    texts.push_back(text.get<std::string>());
+  }
+  return texts;
+}
+
+RunText text_from_json(const json& j) {
+  RunText text;
+  text.prompts = texts_from_json(j, "prompts", "text");
+  const json samples = field<json>(j, "samples", "text");
+  if (!samples.is_array()) throw UserError("field 'text.samples' must be a list");
+  int last_step = -1;
+  for (const json& s : samples) {
+    TextSample sample{step_number(field<double>(s, "step", "text.samples"), "text.samples.step"),
+                      texts_from_json(s, "greedy", "text.samples"), texts_from_json(s, "sampled", "text.samples")};
+    if (sample.greedy.size() != text.prompts.size() || sample.sampled.size() != text.prompts.size()) {
+      throw UserError("field 'text.samples' must hold one text per prompt");
+    }
+    if (sample.step <= last_step) throw UserError("field 'text.samples' must be in increasing step order");
+    last_step = sample.step;
+    text.samples.push_back(std::move(sample));
+  }
+  return text;
+}
+
 RunProgress progress_of(RunStatus status) {
   switch (status) {
     case RunStatus::Done:
@@ -354,7 +391,8 @@ void write_json_text(std::ostream& out, const RunRecord& run) {
             {"baseline_loss", number(run.baseline_loss)},
             {"steps", columns(run.steps, kStepColumns, get_step, streamed)},
             {"evals", columns(run.evals, kEvalColumns, get_eval, streamed)},
-            {"series", json::object()}};
+            {"series", json::object()},
+            {"text", text_to_json(run.text)}};
   for (const Series& s : run.series) j["series"][s.name] = series_to_json(s, streamed);
   dump_streamed(out, j, 0, streamed);
   out << '\n';
@@ -404,6 +442,7 @@ RunRecord from_json_text(const std::string& text) {
     if (!series.is_object()) throw UserError("field 'series' must be an object");
     for (const auto& [name, s] : series.items()) run.series.push_back(series_from_json(name, s));
   }
+  if (version >= 7) run.text = text_from_json(field<json>(j, "text", ""));
   return run;
 }
 

@@ -52,6 +52,18 @@ struct SeriesPoint {
   std::vector<double> values;  // one per layer, or one
 };
 
+// What a run wrote at one evaluation: each fixed prompt continued (core/training/text_samples.h).
+struct TextSample {
+  int step = 0;
+  std::vector<std::string> greedy;   // one per prompt: the most likely token each time
+  std::vector<std::string> sampled;  // one per prompt: each token drawn from the prediction
+};
+
+struct RunText {
+  std::vector<std::string> prompts;  // held-out text at fixed places, the same for every run on the corpus
+  std::vector<TextSample> samples;   // by step; each holds one text per prompt
+};
+
 struct Environment {
   std::string app_version;
   std::string libtorch_version;
@@ -73,6 +85,7 @@ struct RunRecord {
   std::vector<StepMetrics> steps;
   std::vector<EvalMetrics> evals;
   std::vector<Series> series;  // further statistics, each name once
+  RunText text;                // empty when it records none (config.text_every 0, or files before version 7)
 
   // Last held-out loss, or NaN when there was no evaluation yet.
   double final_val_loss() const;
@@ -96,10 +109,10 @@ inline constexpr double kLostAfterSeconds = 60;
 
 // Version 2 added named series and the fields marked since_version 2, version 3 the
 // layer statistics' interval, version 4 the checkpoint settings, version 5 DyT's α₀ and the
-// QK-norm and scaled-init switches, version 6 the CPU matmul kernel; older files still
-// load, with those fields at their defaults (the switches off) or, for the kernel, at
-// what they ran with (LibTorch's).
-inline constexpr int kRunSchemaVersion = 6;
+// QK-norm and scaled-init switches, version 6 the CPU matmul kernel, version 7 the text a
+// run writes (text, config.text_every); older files still load, with those fields at their
+// defaults (the switches off, no text) or, for the kernel, at what they ran with (LibTorch's).
+inline constexpr int kRunSchemaVersion = 7;
 
 // The run file's text, streamed: the numbers are written as they are formatted.
 void write_json_text(std::ostream& out, const RunRecord& run);

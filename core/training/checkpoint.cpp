@@ -242,6 +242,15 @@ void restore_checkpoint(const fs::path& path, const std::string& data_fingerprin
   state.run.steps = std::move(saved.steps);
   state.run.evals = std::move(saved.evals);
   state.run.series = std::move(series);
+  // The prompts are the corpus's, set with the run; a checkpoint from before the text has none.
+  state.run.text.samples = std::move(saved.text.samples);
+}
+
+std::string data_fingerprint(const Dataset& data) {
+  auto hash = [](const torch::Tensor& ids) {
+    return content_hash(std::string_view(static_cast<const char*>(ids.data_ptr()), ids.nbytes()));
+  };
+  return hash(data.train_ids()) + "/" + hash(data.heldout_ids());
 }
 
 }  // namespace normlab

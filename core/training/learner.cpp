@@ -2,6 +2,7 @@
 
 #include <ATen/autocast_mode.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -147,13 +148,18 @@ void Learner::clip_gradients() {
   torch::_foreach_mul_(grads, (clip_grad_norm_ / (total + 1e-6)).clamp_max(1.0));
 }
 
-double Learner::evaluate(const std::vector<Batch>& batches) {
+double Learner::evaluate(const std::vector<Batch>& batches, PredictionTally* predictions) {
   torch::NoGradGuard no_grad;
   model_->eval();
   std::vector<torch::Tensor> losses;
   for (const auto& batch : batches) {
-    AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
-    losses.push_back(model_->loss(batch.inputs, batch.targets));
+    torch::Tensor logits;
+    {
+      AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
+      logits = model_->forward(batch.inputs);
+      losses.push_back(next_token_loss(logits, batch.targets));
+    }
+    if (predictions) predictions->add(logits, batch.targets);  // in float64, outside autocast
   }
   model_->train();
   // Summed in double on the host, in batch order: the same number as reading each one.
@@ -161,6 +167,24 @@ double Learner::evaluate(const std::vector<Batch>& batches) {
   double total = 0;
   for (std::int64_t i = 0; i < values.numel(); ++i) total += values.data_ptr<double>()[i];
   return total / batches.size();
+}
+
+Decoder Learner::decoder() {
+  auto cache = std::make_shared<std::vector<AttentionCache>>();
+  auto run = [this, cache](const torch::Tensor& ids, bool fresh) {
+    torch::NoGradGuard no_grad;
+    model_->eval();
+    if (fresh) cache->clear();
+    torch::Tensor last;
+    {
+      AutocastScope autocast(autocast_bf16_, ids.device().type());
+      last = model_->forward_cached(ids, *cache).select(1, -1);
+    }
+    model_->train();
+    return last.to(torch::kFloat32);
+  };
+  return {[run](const torch::Tensor& ids) { return run(ids, true); },
+          [run](const torch::Tensor& ids) { return run(ids, false); }, model_->config.context};
 }
 
 }  // namespace normlab

@@ -9,6 +9,8 @@
 #include "core/runs/run_record.h"
 
 #include "adamw.h"
+#include "prediction_tally.h"
+#include "text_samples.h"
 
 namespace normlab {
 
@@ -23,8 +25,12 @@ class Learner {
   // layer_statistics() into it (step numbers left 0; one host copy); the update itself
   // is the same either way.
   torch::Tensor step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics = nullptr);
-  // Mean loss over `batches`, which must already be on this device; one host sync.
-  double evaluate(const std::vector<Batch>& batches);
+  // Mean loss over `batches`, which must already be on this device; one host sync. With
+  // `predictions`, also adds the same forward passes' predictions to it.
+  double evaluate(const std::vector<Batch>& batches, PredictionTally* predictions = nullptr);
+  // The model continuing text (text_samples.h) as evaluate() runs it, with a cache of
+  // keys and values: (rows, vocab) float32 logits. Valid while the learner is.
+  Decoder decoder();
 
   // Everything an update reads and changes: the model's parameters and buffers, then the
   // optimiser's state. The live tensors, in an order the config fixes: a checkpoint

@@ -15,7 +15,9 @@
 #include "checkpoint.h"
 #include "layer_stats.h"
 #include "learner.h"
+#include "prediction_tally.h"
 #include "schedule.h"
+#include "text_samples.h"
 #include "training_state.h"
 
 namespace normlab {
@@ -29,15 +31,6 @@ constexpr std::size_t kMaxPendingSteps = 512;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The training data as checkpoints name it: a changed corpus, or a tokenizer trained
-// differently, gives other token ids. Read on the host, before the ids move to a device.
-std::string data_fingerprint(const Dataset& data) {
-  auto hash = [](const torch::Tensor& ids) {
-    return content_hash(std::string_view(static_cast<const char*>(ids.data_ptr()), ids.nbytes()));
-  };
-  return hash(data.train_ids()) + "/" + hash(data.heldout_ids());
 }
 
 // How long the run has trained: the wall time of its last point.
@@ -114,6 +107,7 @@ class TrainingRun {
   bool read_losses();
   void record_statistics(int step, std::vector<SeriesPoint>& statistics);
   void evaluate(int step, bool with_checkpoint);
+  void record_text(int step);
   void save(bool with_checkpoint);
   void write_checkpoint();
   void stop_before(int step);
@@ -130,6 +124,8 @@ class TrainingRun {
   const Tokenizer tokenizer_;
   std::string fingerprint_;  // the training data as checkpoints name it, taken by prepare_data
   const Dataset data_;
+  const torch::Tensor unigram_log_probs_;        // on the device, for context use and frequency mismatch
+  const std::vector<std::vector<int>> prompts_;  // the text's fixed prompts, when the run records text
   Learner learner_;
   std::vector<Batch> heldout_;
   // The run's batches, drawn a chunk of steps at a time in the order a step-by-step draw
@@ -161,12 +157,16 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const fs::path* checkpoin
       corpus_(read_corpus()),
       tokenizer_(prepare_tokenizer()),
       data_(prepare_data()),
+      unigram_log_probs_(data_.unigram_log_probs()),
+      prompts_(config_.text_every > 0 ? fixed_prompts(data_.heldout_ids(), config_.model.context)
+                                      : std::vector<std::vector<int>>{}),
       learner_(config_, tokenizer_.vocab_size(), device_),
       rng_(config_.seed),
       state_{learner_, rng_, starts_, record_},
       tokens_per_step_(double(config_.batch_size) * config_.model.context),
       read_every_step_(!device_.is_cuda()) {
   record_.parameters = learner_.parameter_count();
+  for (const auto& prompt : prompts_) record_.text.prompts.push_back(tokenizer_.decode(prompt));
   heldout_ = data_.heldout_batches(config_.batch_size, config_.eval_batches);
   if (checkpoint_) {
     stage("Resuming from the checkpoint");
@@ -188,7 +188,7 @@ bool TrainingRun::cancelled() const { return cancel_ && cancel_->load(std::memor
 
 Corpus TrainingRun::read_corpus() const {
   stage("Reading the corpus");
-  return config_.corpus_path.empty() ? load_default_corpus() : load_corpus(config_.corpus_path);
+  return load_corpus_or_default(config_.corpus_path);
 }
 
 Tokenizer TrainingRun::prepare_tokenizer() const {
@@ -307,13 +307,32 @@ void TrainingRun::record_statistics(int step, std::vector<SeriesPoint>& statisti
   }
 }
 
-// The held-out loss at `step`, then a save. Whatever else a run measures at its
-// evaluations belongs here, before on_eval hands the record on.
+// The held-out loss at `step`, what the same predictions say (predictions.h), the text
+// when due, then a save. Whatever else a run measures at its evaluations belongs here,
+// before on_eval hands the record on.
 void TrainingRun::evaluate(int step, bool with_checkpoint) {
-  record_.evals.push_back({step, seconds_since(start_), learner_.evaluate(heldout_)});
+  PredictionTally predictions(unigram_log_probs_);
+  record_.evals.push_back({step, seconds_since(start_), learner_.evaluate(heldout_, &predictions)});
+  std::vector<SeriesPoint> points = prediction_points(predictions.result(), step);
+  record_statistics(step, points);
+  const int evaluation = int(record_.evals.size()) - 1;
+  if (!prompts_.empty() && (evaluation % config_.text_every == 0 || step == config_.steps)) record_text(step);
   if (callbacks_.on_eval) callbacks_.on_eval(record_.evals.back(), record_);
   save(with_checkpoint);
   last_read_ = std::chrono::steady_clock::now();  // evaluation time is not training time
+}
+
+// Each fixed prompt continued both ways, decoded.
+void TrainingRun::record_text(int step) {
+  std::vector<std::uint64_t> seeds;
+  for (int i = 0; i < int(prompts_.size()); ++i) seeds.push_back(sample_seed(config_.seed, step, i));
+  const auto continuations = continue_prompts(learner_.decoder(), prompts_, kContinuationTokens, 1.0, seeds, device_);
+  TextSample sample{step, {}, {}};
+  for (const Continuation& c : continuations) {
+    sample.greedy.push_back(tokenizer_.decode(c.greedy));
+    sample.sampled.push_back(tokenizer_.decode(c.sampled));
+  }
+  record_.text.samples.push_back(std::move(sample));
 }
 
 void TrainingRun::save(bool with_checkpoint) {

@@ -25,6 +25,10 @@ struct TrainingState {
   RunRecord& run;               // its points up to the step
 };
 
+// The training data as checkpoints name it: a changed corpus, or a tokenizer trained
+// differently, gives other token ids. Read on the host, before the ids move to a device.
+std::string data_fingerprint(const Dataset& data);
+
 // The checkpoint of `state` at its record's last step, as the file's bytes.
 std::string checkpoint_bytes(const TrainingState& state, const std::string& data_fingerprint);
 

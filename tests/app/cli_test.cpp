@@ -73,8 +73,9 @@ TEST_F(CliTest, TrainWritesRunFiles) {
 
   const auto csv = read_lines(temp_ / "runs" / "tiny__run.csv");
   ASSERT_EQ(csv.size(), 14u);  // the header, step 0's evaluation, 12 steps
-  EXPECT_EQ(csv[0].rfind(
-                "run,step,wall_s,lr,train_loss,val_loss,grad_norm,attention_grad_norm[0],attention_grad_norm[1],", 0),
+  EXPECT_EQ(csv[0].rfind("run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,unigram_loss,grad_norm,"
+                         "attention_grad_norm[0],attention_grad_norm[1],",
+                         0),
             0u)
       << csv[0];
   EXPECT_EQ(csv[1].rfind("\"tiny, run\",0,", 0), 0u) << csv[1];
@@ -283,7 +284,9 @@ TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
             0)
       << out_ << err_;
   EXPECT_THAT(out_, ::testing::Not(HasSubstr("layer statistics")));
-  EXPECT_EQ(read_lines(temp_ / "runs" / "off.csv").at(0), "run,step,wall_s,lr,train_loss,val_loss");
+  // The evaluations' own statistics stay (predictions.h).
+  EXPECT_EQ(read_lines(temp_ / "runs" / "off.csv").at(0),
+            "run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,unigram_loss");
 }
 
 // A sweep trains each point, writes its files, the summary CSV, JSON and chart, and a

@@ -33,6 +33,14 @@ void expect_same_points(const RunRecord& resumed, const RunRecord& whole) {
     EXPECT_EQ(resumed.series[i].steps, whole.series[i].steps) << whole.series[i].name;
     EXPECT_EQ(resumed.series[i].values, whole.series[i].values) << whole.series[i].name;
   }
+  // The text too: its samples are drawn from generators of their own, seeded by the step.
+  EXPECT_EQ(resumed.text.prompts, whole.text.prompts);
+  ASSERT_EQ(resumed.text.samples.size(), whole.text.samples.size());
+  for (std::size_t i = 0; i < whole.text.samples.size(); ++i) {
+    EXPECT_EQ(resumed.text.samples[i].step, whole.text.samples[i].step);
+    EXPECT_EQ(resumed.text.samples[i].greedy, whole.text.samples[i].greedy) << "step " << whole.text.samples[i].step;
+    EXPECT_EQ(resumed.text.samples[i].sampled, whole.text.samples[i].sampled) << "step " << whole.text.samples[i].step;
+  }
 }
 
 class CheckpointTest : public CacheTest {

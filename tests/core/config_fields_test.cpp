@@ -109,7 +109,7 @@ TEST(ConfigFields, SameExperimentComparesEveryFieldThatShapesTheResult) {
     if (!field.shapes_result) ignored.insert(field.key);
   }
   // Speed and bookkeeping only; the seed, the corpus and every number of the model count.
-  EXPECT_EQ(ignored, (std::set<std::string>{"device", "threads", "cpu_matmul", "layer_stats_every",
+  EXPECT_EQ(ignored, (std::set<std::string>{"device", "threads", "cpu_matmul", "layer_stats_every", "text_every",
                                             "checkpoint_interval", "final_checkpoint"}));
   TrainConfig other_lr = a;
   other_lr.peak_lr = 6e-3;

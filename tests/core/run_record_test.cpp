@@ -416,6 +416,52 @@ TEST_F(RunRecordTest, VersionFiveFileLoadsWithLibTorchsMatmuls) {
   EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("cpu_matmul"));
 }
 
+RunRecord run_with_text() {
+  RunRecord run = sample_run();
+  run.config.text_every = 2;
+  run.text.prompts = {"In the beginning", "And God said,\n\"Let there be\""};
+  run.text.samples = {{0, {"the the", "the"}, {"Laban prey", "sunder"}},
+                      {4, {"God created", "light: and"}, {"the heaven", "there was light"}}};
+  return run;
+}
+
+TEST_F(RunRecordTest, TheTextRoundTrips) {
+  const RunRecord run = run_with_text();
+  const RunRecord back = from_json_text(to_json_text(run));
+  EXPECT_EQ(back.config.text_every, 2);
+  EXPECT_EQ(back.text.prompts, run.text.prompts);
+  ASSERT_EQ(back.text.samples.size(), 2u);
+  EXPECT_EQ(back.text.samples[1].step, 4);
+  EXPECT_EQ(back.text.samples[1].greedy, run.text.samples[1].greedy);
+  EXPECT_EQ(back.text.samples[1].sampled, run.text.samples[1].sampled);
+}
+
+TEST_F(RunRecordTest, ReadBadText) {
+  const auto broken = [&](const std::function<void(json&)>& change) {
+    json j = json::parse(to_json_text(run_with_text()));
+    change(j);
+    return user_error([&] { from_json_text(j.dump()); });
+  };
+  EXPECT_THAT(broken([](json& j) { j.erase("text"); }), HasSubstr("'text'"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["prompts"] = "one"; }), HasSubstr("'text.prompts'"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["samples"][0]["greedy"].erase(1); }), HasSubstr("one text per prompt"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["samples"][0]["sampled"][0] = 3; }), HasSubstr("'text.samples.sampled'"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["samples"][1]["step"] = 0; }), HasSubstr("increasing step order"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["samples"][0]["step"] = -1; }), HasSubstr("'text.samples.step'"));
+}
+
+// Version 6 (before the text) loads with no text and text_every off: those runs wrote none.
+TEST_F(RunRecordTest, VersionSixFileLoadsWithoutText) {
+  json j = json::parse(to_json_text(run_with_text()));
+  j["version"] = 6;
+  j.erase("text");
+  j["config"].erase("text_every");
+  const RunRecord run = from_json_text(j.dump());
+  EXPECT_TRUE(run.text.prompts.empty());
+  EXPECT_TRUE(run.text.samples.empty());
+  EXPECT_EQ(run.config.text_every, 0);
+}
+
 TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   RunRecord a = run_with_series();
   RunRecord b = sample_run();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/training/learner.h"
+#include "core/training/text_samples.h"
 
 #include "test_support.h"
 
@@ -119,6 +120,50 @@ TEST_F(TrainerTest, CallbacksCalled) {
   evals.clear();
   train(config_, callbacks);
   EXPECT_EQ(evals, (std::vector<int>{0, 4, 8}));
+}
+
+// The text and the prediction statistics only read the model: a run that records them
+// trains to the same numbers, to the last bit, as one that does not.
+TEST_F(TrainerTest, RecordingTextChangesNoLoss) {
+  config_.text_every = 0;
+  const RunRecord silent = train(config_);
+  config_.text_every = 1;
+  const RunRecord writing = train(config_);
+  EXPECT_EQ(train_losses(writing), train_losses(silent));
+  ASSERT_EQ(writing.evals.size(), silent.evals.size());
+  for (std::size_t i = 0; i < silent.evals.size(); ++i) EXPECT_EQ(writing.evals[i].val_loss, silent.evals[i].val_loss);
+  EXPECT_TRUE(silent.text.prompts.empty());
+  EXPECT_TRUE(silent.text.samples.empty());
+  ASSERT_EQ(writing.text.prompts.size(), std::size_t(kPromptCount));
+  ASSERT_EQ(writing.text.samples.size(), writing.evals.size()) << "text at every evaluation";
+  for (const TextSample& sample : writing.text.samples) {
+    ASSERT_EQ(sample.greedy.size(), writing.text.prompts.size());
+    for (const std::string& text : sample.sampled) EXPECT_FALSE(text.empty()) << "step " << sample.step;
+  }
+  EXPECT_NE(writing.text.samples.front().greedy, writing.text.samples.back().greedy) << "it learnt something";
+}
+
+TEST_F(TrainerTest, TextEveryFewEvaluationsAndAtTheLast) {
+  config_.steps = 120;
+  config_.eval_interval = 20;  // evaluations at 0, 20, ..., 120
+  config_.text_every = 4;
+  const RunRecord run = train(config_);
+  std::vector<int> steps;
+  for (const TextSample& sample : run.text.samples) steps.push_back(sample.step);
+  EXPECT_EQ(steps, (std::vector<int>{0, 80, 120}));
+}
+
+// Trained, the model's predictions depend on the context; untrained, they hardly do.
+TEST_F(TrainerTest, ATrainedModelUsesItsContext) {
+  const RunRecord run = train(config_);
+  const Series* context_use = run.find_series("context_use");
+  ASSERT_NE(context_use, nullptr);
+  ASSERT_EQ(context_use->steps.size(), run.evals.size());
+  EXPECT_LT(context_use->values.front(), 0.05) << "at initialisation";
+  EXPECT_GT(context_use->values.back(), 0.5) << "after " << run.steps.size() << " steps";
+  const Series* unigram = run.find_series("unigram_loss");
+  ASSERT_NE(unigram, nullptr);
+  EXPECT_NEAR(unigram->values.back(), run.baseline_loss, 0.5) << "the unigram's loss on the evaluated positions";
 }
 
 TEST_F(TrainerTest, CancelStopsWithinOneStep) {

@@ -1,0 +1,96 @@
+#include "text_samples.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace normlab {
+
+std::vector<std::vector<int>> fixed_prompts(const torch::Tensor& heldout_ids, int context) {
+  const auto ids = heldout_ids.to(torch::kCPU, torch::kInt64).contiguous();
+  const std::int64_t length = std::min<std::int64_t>(kPromptTokens, std::max(1, context / 2));
+  const std::int64_t room = ids.numel() - length;
+  std::vector<std::vector<int>> prompts;
+  if (room < 0) return prompts;
+  for (int i = 1; i <= kPromptCount; ++i) {
+    const std::int64_t start = room * i / (kPromptCount + 1);
+    const auto* first = ids.data_ptr<std::int64_t>() + start;
+    prompts.emplace_back(first, first + length);
+  }
+  return prompts;
+}
+
+std::uint64_t sample_seed(std::uint64_t run_seed, int step, int prompt) {
+  // splitmix64 over the three, so nearby steps and prompts get unrelated streams.
+  auto mix = [](std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  return mix(mix(mix(run_seed) ^ std::uint64_t(std::uint32_t(step))) ^ std::uint64_t(std::uint32_t(prompt)));
+}
+
+namespace {
+
+// Continues prompts of one length together: rows 0..n-1 greedy, rows n..2n-1 sampled.
+void continue_group(const Decoder& decoder, const std::vector<std::vector<int>>& prompts,
+                    const std::vector<std::size_t>& members, int tokens, double temperature,
+                    const std::vector<std::uint64_t>& seeds, torch::Device device, std::vector<Continuation>& out) {
+  const std::size_t n = members.size();
+  std::vector<std::vector<std::int64_t>> rows(2 * n);
+  std::vector<at::Generator> generators;
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto& prompt = prompts[members[r]];
+    rows[r] = rows[n + r] = std::vector<std::int64_t>(prompt.begin(), prompt.end());
+    generators.push_back(at::make_generator<at::CPUGeneratorImpl>(seeds[members[r]]));
+  }
+  // The last `width` tokens of every row, as ids on the device.
+  auto last = [&](std::size_t width) {
+    auto ids = torch::empty({std::int64_t(2 * n), std::int64_t(width)}, torch::kInt64);
+    for (std::size_t r = 0; r < 2 * n; ++r) {
+      std::copy(rows[r].end() - std::ptrdiff_t(width), rows[r].end(), ids[std::int64_t(r)].data_ptr<std::int64_t>());
+    }
+    return ids.to(device);
+  };
+  const auto context = std::size_t(decoder.context);
+  for (int t = 0; t < tokens; ++t) {
+    const std::size_t length = rows[0].size();
+    const auto next_logits =
+        t == 0 || length > context ? decoder.start(last(std::min(length, context))) : decoder.next(last(1));
+    const auto logits = next_logits.to(torch::kCPU, torch::kFloat64);
+    if (!torch::isfinite(logits).all().item<bool>()) break;  // a diverged model: its text ends here
+    const auto greedy = logits.narrow(0, 0, std::int64_t(n)).argmax(-1);
+    const auto probs = torch::softmax(logits.narrow(0, std::int64_t(n), std::int64_t(n)) / temperature, -1);
+    for (std::size_t r = 0; r < n; ++r) {
+      rows[r].push_back(greedy[std::int64_t(r)].item<std::int64_t>());
+      rows[n + r].push_back(torch::multinomial(probs[std::int64_t(r)], 1, false, generators[r]).item<std::int64_t>());
+    }
+  }
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto from = std::ptrdiff_t(prompts[members[r]].size());
+    out[members[r]].greedy.assign(rows[r].begin() + from, rows[r].end());
+    out[members[r]].sampled.assign(rows[n + r].begin() + from, rows[n + r].end());
+  }
+}
+
+}  // namespace
+
+std::vector<Continuation> continue_prompts(const Decoder& decoder, const std::vector<std::vector<int>>& prompts,
+                                           int tokens, double temperature, const std::vector<std::uint64_t>& seeds,
+                                           torch::Device device) {
+  if (seeds.size() != prompts.size()) throw std::invalid_argument("one seed per prompt");
+  std::map<std::size_t, std::vector<std::size_t>> by_length;
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    if (prompts[i].empty()) throw std::invalid_argument("an empty prompt");
+    by_length[prompts[i].size()].push_back(i);
+  }
+  std::vector<Continuation> out(prompts.size());
+  for (const auto& [length, members] : by_length) {
+    continue_group(decoder, prompts, members, tokens, temperature, seeds, device, out);
+  }
+  return out;
+}
+
+}  // namespace normlab

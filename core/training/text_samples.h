@@ -1,0 +1,47 @@
+#pragma once
+// The text a run writes: fixed held-out prompts, the same for every run on a corpus, and
+// each one continued greedily (the most likely token each time) and by sampling. A model
+// blind to its context writes one frequent token again and again greedily, and frequent
+// words in any order when sampled. Sampling draws from generators of its own, seeded by
+// (run seed, step, prompt), so the text is the same across a resume and training draws
+// nothing it would not draw without it.
+#include <cstdint>
+#include <functional>
+#include <torch/torch.h>
+#include <vector>
+
+namespace normlab {
+
+inline constexpr int kPromptCount = 3;
+inline constexpr int kPromptTokens = 24;
+inline constexpr int kContinuationTokens = 40;
+
+// kPromptCount windows of the held-out ids (on any device), at a quarter, half and three
+// quarters of the split, each kPromptTokens long or half the context when that is shorter.
+std::vector<std::vector<int>> fixed_prompts(const torch::Tensor& heldout_ids, int context);
+
+// The seed of prompt `prompt`'s samples at evaluation `step` of a run seeded `run_seed`.
+std::uint64_t sample_seed(std::uint64_t run_seed, int step, int prompt);
+
+// A model continuing rows of tokens. start: (rows, time) int64 ids on the model's device,
+// forgetting any before -> (rows, vocab) next-token logits; next: (rows, 1), the tokens just
+// chosen, after those already seen -> the same. `context` is the most start and next see
+// together: past it, start is called again with the last `context` tokens.
+struct Decoder {
+  std::function<torch::Tensor(const torch::Tensor&ids)> start, next;
+  int context = 0;
+};
+
+struct Continuation {
+  std::vector<int> greedy;
+  std::vector<int> sampled;
+};
+
+// Each prompt continued `tokens` tokens both ways; prompt i's samples drawn at
+// `temperature` from a generator seeded seeds[i].
+// Prompts of one length are continued together, in one batch.
+std::vector<Continuation> continue_prompts(const Decoder& decoder, const std::vector<std::vector<int>>& prompts,
+                                           int tokens, double temperature, const std::vector<std::uint64_t>& seeds,
+                                           torch::Device device);
+
+}  // namespace normlab

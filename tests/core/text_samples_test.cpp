@@ -1,0 +1,118 @@
+// The text a run writes (core/training/text_samples.h): where the prompts come from, the
+// continuation with and without the model's key-value cache, and the sampler's seeds.
+#include "core/training/text_samples.h"
+
+#include <set>
+#include <torch/torch.h>
+
+#include "core/model/model.h"
+
+#include "test_support.h"
+
+namespace normlab::test {
+namespace {
+
+TEST(TextSamples, PromptsAreHeldOutWindowsAtFixedPlaces) {
+  const auto ids = torch::arange(1000, torch::kInt64);
+  const auto prompts = fixed_prompts(ids, 128);
+  ASSERT_EQ(prompts.size(), std::size_t(kPromptCount));
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    ASSERT_EQ(prompts[i].size(), std::size_t(kPromptTokens));
+    const int start = prompts[i].front();
+    EXPECT_EQ(start, (1000 - kPromptTokens) * int(i + 1) / (kPromptCount + 1));
+    for (std::size_t k = 0; k < prompts[i].size(); ++k) EXPECT_EQ(prompts[i][k], start + int(k));
+  }
+  EXPECT_EQ(fixed_prompts(ids, 16).front().size(), 8u) << "half a short context";
+  EXPECT_EQ(fixed_prompts(ids, 128), prompts) << "the same for every run on the corpus";
+}
+
+TEST(TextSamples, EachStepAndPromptDrawsFromItsOwnSeed) {
+  std::set<std::uint64_t> seeds;
+  for (std::uint64_t run : {1ULL, 2ULL}) {
+    for (int step : {0, 1, 50}) {
+      for (int prompt = 0; prompt < 3; ++prompt) seeds.insert(sample_seed(run, step, prompt));
+    }
+  }
+  EXPECT_EQ(seeds.size(), 18u);
+  EXPECT_EQ(sample_seed(7, 50, 2), sample_seed(7, 50, 2));
+}
+
+// A stand-in model over 10 tokens whose likeliest next token is the last one + 1; it
+// counts how it is called.
+struct CountingDecoder {
+  int starts = 0, nexts = 0;
+  std::vector<std::int64_t> widths;
+  torch::Tensor logits_after(const torch::Tensor& ids) {
+    const auto last = ids.select(1, -1).remainder(10);
+    auto logits = torch::zeros({ids.size(0), 10});
+    for (std::int64_t r = 0; r < ids.size(0); ++r) logits[r][(last[r].item<std::int64_t>() + 1) % 10] = 5;
+    return logits;
+  }
+  Decoder decoder(int context) {
+    return {[this](const torch::Tensor& ids) {
+              ++starts;
+              widths.push_back(ids.size(1));
+              return logits_after(ids);
+            },
+            [this](const torch::Tensor& ids) {
+              ++nexts;
+              EXPECT_EQ(ids.size(1), 1);
+              return logits_after(ids);
+            },
+            context};
+  }
+};
+
+TEST(TextSamples, GreedyTakesTheLikeliestAndSamplesFollowTheirSeed) {
+  CountingDecoder model;
+  const std::vector<std::vector<int>> prompts{{1, 2, 3}, {7, 8, 9}};
+  const auto first = continue_prompts(model.decoder(100), prompts, 12, 1.0, {11, 12}, torch::kCPU);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].greedy, (std::vector<int>{4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(first[1].greedy.front(), 0);
+  EXPECT_EQ(model.starts, 1) << "both prompts have one length: one batch";
+  EXPECT_EQ(model.nexts, 11) << "after the prompt, one cached position a token";
+  const auto again = continue_prompts(model.decoder(100), prompts, 12, 1.0, {11, 12}, torch::kCPU);
+  EXPECT_EQ(again[0].sampled, first[0].sampled);
+  const auto other = continue_prompts(model.decoder(100), prompts, 12, 1.0, {13, 12}, torch::kCPU);
+  EXPECT_NE(other[0].sampled, first[0].sampled) << "another seed, other samples";
+  EXPECT_EQ(other[1].sampled, first[1].sampled) << "each prompt its own generator";
+}
+
+TEST(TextSamples, PastTheContextTheModelSeesTheLastContextTokens) {
+  CountingDecoder model;
+  continue_prompts(model.decoder(5), {{1, 2, 3}}, 6, 1.0, {1}, torch::kCPU);
+  // Lengths 3, 4, 5 fit (a start, then two cached steps); from 6 on, each token restarts on the last 5.
+  EXPECT_EQ(model.widths, (std::vector<std::int64_t>{3, 5, 5, 5}));
+  EXPECT_EQ(model.nexts, 2);
+}
+
+// The cache changes how the logits are computed, not what they are.
+TEST(TextSamples, CachedDecodingGivesTheFullForwardsLogits) {
+  torch::manual_seed(5);
+  ModelConfig config;
+  config.layers = 2;
+  config.d_model = 32;
+  config.heads = 2;
+  config.context = 16;
+  config.vocab = 64;
+  for (NormPlacement placement : {NormPlacement::Pre, NormPlacement::Post}) {
+    config.norm = placement;
+    Gpt model(config);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const auto ids = torch::randint(64, {3, 12}, torch::kInt64);
+    const auto full = model->forward(ids);
+    std::vector<AttentionCache> cache;
+    auto cached = model->forward_cached(ids.narrow(1, 0, 5), cache);
+    EXPECT_TRUE(torch::allclose(cached, full.narrow(1, 0, 5), 1e-5, 1e-5));
+    for (int t = 5; t < 12; ++t) {
+      cached = model->forward_cached(ids.narrow(1, t, 1), cache);
+      EXPECT_TRUE(torch::allclose(cached.select(1, 0), full.select(1, t), 1e-5, 1e-5)) << "position " << t;
+    }
+    EXPECT_THROW(model->forward_cached(ids.narrow(1, 0, 5), cache), std::invalid_argument) << "past the context";
+  }
+}
+
+}  // namespace
+}  // namespace normlab::test
