@@ -1,5 +1,6 @@
 #include "inside_view.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -29,7 +30,8 @@ namespace normlab::ui {
 
 namespace {
 
-constexpr int kRedrawMs = 33;  // as the loss chart: at most one redraw per frame at 30 Hz
+constexpr int kRedrawMs = 33;      // as the loss chart: at most one redraw per frame at 30 Hz
+constexpr int kRunNameChars = 16;  // "post-norm lr 1e-3"
 
 // Where the parts of the plot go at a given size: painting and hit-testing share it.
 struct PlotLayout {
@@ -307,20 +309,10 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
       plot_(new InsidePlot(store, [this](const QString& text) { readout_->setText(text); })) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(8, 6, 8, 4);
-  auto* bar = new QHBoxLayout;
+  auto* bar = new QHBoxLayout;  // the statistic, and the export
   bar->addWidget(new QLabel(tr("Statistic")));
   for (const StatisticInfo& info : layer_statistics()) statistic_->addItem(lab::qstr(info.label), lab::qstr(info.name));
   bar->addWidget(statistic_);
-  for (int panel = 0; panel < 2; ++panel) {
-    bar->addWidget(new QLabel(panel == 0 ? tr("Left") : tr("Right")));
-    runs_[panel]->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    bar->addWidget(runs_[panel]);
-    connect(runs_[panel], &QComboBox::currentIndexChanged, this, [this, panel] {
-      chosen_[panel] = true;
-      plot_->run_ids[panel] = runs_[panel]->currentData().toInt();
-      plot_->update();
-    });
-  }
   auto* export_button = new QPushButton(tr("Export image\u2026"));
   connect(export_button, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("inside-the-model.png"),
@@ -330,6 +322,22 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
   bar->addStretch(1);
   bar->addWidget(export_button);
   layout->addLayout(bar);
+  auto* panels = new QHBoxLayout;  // the two runs, on a row of their own: beside the rest they outgrew a small window
+  for (int panel = 0; panel < 2; ++panel) {
+    panels->addWidget(new QLabel(panel == 0 ? tr("Left") : tr("Right")));
+    // A few words of a name, whatever the names: a long one widened the window past the
+    // screen. The list opens as wide as its longest name, and the tooltip has it whole.
+    runs_[panel]->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    runs_[panel]->setMinimumContentsLength(kRunNameChars);
+    panels->addWidget(runs_[panel], 1);
+    connect(runs_[panel], &QComboBox::currentIndexChanged, this, [this, panel] {
+      runs_[panel]->setToolTip(runs_[panel]->currentText());
+      chosen_[panel] = true;
+      plot_->run_ids[panel] = runs_[panel]->currentData().toInt();
+      plot_->update();
+    });
+  }
+  layout->addLayout(panels);
   about_statistic_->setWordWrap(true);
   about_statistic_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
   layout->addWidget(about_statistic_);
@@ -414,6 +422,8 @@ void InsideView::refresh_runs() {
     }
     const int index = box->findData(store_.find(keep) ? keep : fallback);
     box->setCurrentIndex(index >= 0 ? index : box->count() - 1);
+    box->setToolTip(box->currentText());
+    box->view()->setMinimumWidth(box->view()->sizeHintForColumn(0));
     plot_->run_ids[panel] = box->currentData().toInt();
   }
   schedule_redraw();

@@ -86,15 +86,15 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 
   build_actions();
   views_->setDocumentMode(true);
-  views_->addTab(build_chart_tab(), tr("Loss curves"));
-  views_->addTab(new InsideView(*store_), tr("Inside the model"));
+  add_view(build_chart_tab(), tr("Loss curves"));
+  add_view(new InsideView(*store_), tr("Inside the model"));
   SweepView::Hooks sweep_hooks;
   sweep_hooks.next_run = [this] { return settings_->config(); };
   sweep_hooks.report = [this](const QString& title, const QString& text) { report(title, text); };
   sweeps_ = new SweepView(*lab_, std::move(sweep_hooks));
-  views_->addTab(sweeps_, tr("Sweeps"));
+  add_view(sweeps_, tr("Sweeps"));
   about_ = new AboutView;
-  views_->addTab(about_, tr("About this experiment"));
+  add_view(about_, tr("About this experiment"));
   setCentralWidget(views_);
   build_menus();  // after the tabs: the View menu lists them
 
@@ -106,10 +106,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 
   connect(settings_, &SettingsPanel::validity_changed, this, &MainWindow::update_actions);
   connect(settings_, &SettingsPanel::changed, sweeps_, [this] {
-    if (views_->currentWidget() == sweeps_) sweeps_->refresh();
+    if (current_view() == sweeps_) sweeps_->refresh();
   });
   connect(views_, &QTabWidget::currentChanged, this, [this] {
-    if (views_->currentWidget() == sweeps_) sweeps_->refresh();  // the next run's settings may have changed
+    if (current_view() == sweeps_) sweeps_->refresh();  // the next run's settings may have changed
   });
   connect(settings_, &SettingsPanel::course_seeds_changed, this, &MainWindow::update_course_action);
   connect(sweeps_, &SweepView::runs_shown, this, &MainWindow::select_runs);
@@ -141,11 +141,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     if (!details_timer_->isActive() && selected_runs().contains(id)) details_timer_->start();
   });
 
-  // Room for the course's five curves side by side, but no more than the screen has: a
-  // window larger than a 1280 x 800 screen hid its right edge and status bar.
-  const QSize frame(16, 40);  // title bar and borders, unknown until the window is shown
-  resize(QSize(1400, 900).boundedTo(screen()->availableGeometry().size() - frame));
+  resize(1400, 900);  // room for the course's five curves side by side, where the screen has it
   restore_session();
+  keep_on_screen();
   update_course_action();
   update_details();
   update_actions();
@@ -156,6 +154,22 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 }
 
 MainWindow::~MainWindow() { lab_->shutdown(); }
+
+// No larger than the screen has room for, title bar included, and on it: a window larger
+// than a 1280 x 800 screen hid its right edge and status bar, and a size saved on a larger
+// screen came back on a smaller one.
+void MainWindow::keep_on_screen() {
+  const QRect room = screen()->availableGeometry();
+  const QMargins frame(8, 40, 8, 8);  // a desktop's title bar and borders: unknown until the window is shown
+  const QSize size = this->size().boundedTo(room.size().shrunkBy(frame)).expandedTo(minimumSizeHint());
+  resize(size);
+  if (!testAttribute(Qt::WA_Moved)) return;  // a new window: where it goes is the desktop's choice
+  const QRect outer = QRect(pos(), size).marginsAdded(frame);
+  move(std::clamp(pos().x(), room.left() + frame.left(),
+                  std::max(room.left(), room.right() - outer.width()) + frame.left()),
+       std::clamp(pos().y(), room.top() + frame.top(),
+                  std::max(room.top(), room.bottom() - outer.height()) + frame.top()));
+}
 
 lab::RunStore& MainWindow::store() { return *store_; }
 

@@ -81,6 +81,10 @@ class MainWindow : public QMainWindow {
   SettingsPanel& settings_panel() { return *settings_; }
   SweepView& sweep_view() { return *sweeps_; }
   QTabWidget& views() { return *views_; }
+  // The view a tab shows (each tab holds it in a scroll area), the one shown, and showing one.
+  QWidget* view_at(int tab) const;
+  QWidget* current_view() const;
+  void show_view(QWidget* view);
   QAction* start_action() const { return start_action_; }
   QAction* stop_action() const { return stop_action_; }
   QAction* course_action() const { return course_action_; }
@@ -97,12 +101,14 @@ class MainWindow : public QMainWindow {
   void build_actions();
   void build_menus();
   QWidget* build_chart_tab();
+  void add_view(QWidget* view, const QString& title);
   void build_run_dock();
   // A movable, floatable, closable dock whose layout QSettings can restore by `name`.
   QDockWidget* add_dock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area);
   void build_status_bar();
   // main_window.cpp: session, queue, progress, selection
   void restore_session();
+  void keep_on_screen();
   void save_session() const;
   void on_device_found(const Environment& found);
   void report_damaged(const QStringList& damaged, const QStringList& unmovable);

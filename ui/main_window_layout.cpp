@@ -12,6 +12,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSplitter>
 #include <QStatusBar>
@@ -221,13 +222,12 @@ void MainWindow::build_menus() {
   view->addSeparator();
   // Every tab, by its own title.
   for (int i = 0; i < views_->count(); ++i) {
-    QWidget* tab = views_->widget(i);
-    view->addAction(views_->tabText(i), this, [this, tab] { views_->setCurrentWidget(tab); });
+    view->addAction(views_->tabText(i), this, [this, i] { views_->setCurrentIndex(i); });
   }
   view->setObjectName(QStringLiteral("viewMenu"));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("About this experiment"), this, [this] { views_->setCurrentWidget(about_); });
+  help->addAction(tr("About this experiment"), this, [this] { show_view(about_); });
   install_gpu_action_ = help->addAction(tr("Install GPU support\u2026"), this, &MainWindow::install_gpu_support);
   install_gpu_action_->setObjectName(QStringLiteral("installGpuAction"));
   install_gpu_action_->setToolTip(tr("Fetch LibTorch's CUDA libraries (%1) so that NormLab trains on an NVIDIA GPU")
@@ -288,6 +288,29 @@ QWidget* MainWindow::build_chart_tab() {
   layout->addLayout(bar);
   layout->addWidget(chart_view_, 1);
   return tab;
+}
+
+// Each view in a scroll area: a view taller or wider than a small screen has room for
+// scrolls inside the window rather than making the window outgrow the screen.
+void MainWindow::add_view(QWidget* view, const QString& title) {
+  auto* scroll = new QScrollArea;
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(view);
+  views_->addTab(scroll, title);
+}
+
+QWidget* MainWindow::view_at(int tab) const {
+  auto* scroll = qobject_cast<QScrollArea*>(views_->widget(tab));
+  return scroll ? scroll->widget() : nullptr;
+}
+
+QWidget* MainWindow::current_view() const { return view_at(views_->currentIndex()); }
+
+void MainWindow::show_view(QWidget* view) {
+  for (int tab = 0; tab < views_->count(); ++tab) {
+    if (view_at(tab) == view) views_->setCurrentIndex(tab);
+  }
 }
 
 QDockWidget* MainWindow::add_dock(const QString& title, const QString& name, QWidget* content,

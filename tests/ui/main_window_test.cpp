@@ -95,7 +95,7 @@ TEST_F(MainWindowTest, FitsOnA1280By800Screen) {
   EXPECT_LE(least.width(), 1024);
   EXPECT_LE(least.height(), 700);
   for (int i = 0; i < window_->views().count(); ++i) {
-    EXPECT_LE(window_->views().widget(i)->minimumSizeHint().width(), 1024 - 390)
+    EXPECT_LE(window_->view_at(i)->minimumSizeHint().width(), 1024 - 390)
         << window_->views().tabText(i).toStdString() << " leaves too little room for the settings";
   }
 }

@@ -7,7 +7,6 @@
 #include <QImage>
 #include <QLabel>
 #include <QPushButton>
-#include <QTabWidget>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -43,7 +42,7 @@ class SweepViewTest : public test::CorpusFixture {
     window_.reset();
     window_ = std::make_unique<MainWindow>(options);
     window_->show();
-    window_->views().setCurrentWidget(&sweeps());
+    window_->show_view(&sweeps());
   }
 
   SweepView& sweeps() { return window_->sweep_view(); }

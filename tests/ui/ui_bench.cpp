@@ -17,7 +17,6 @@
 #include <QFileInfo>
 #include <QProcess>
 #include <QSettings>
-#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -270,7 +269,7 @@ void event_loop_latency(int seconds, bool course_model, bool inside_tab, const Q
     window.chart().refresh();
     std::printf("Imported into the window (read, saved a copy, drawn): %d run in %lld ms\n", added, wall.elapsed());
   }
-  if (inside_tab) window.findChild<QTabWidget*>()->setCurrentWidget(window.findChild<InsideView*>());
+  if (inside_tab) window.show_view(window.findChild<InsideView*>());
   TrainConfig config;
   if (course_model) {
     config = scaled(TrainConfig{}, Scale::Cpu);

@@ -13,7 +13,6 @@
 // OUT_DIR/sweep-PRESET.png and .svg. Settings and data live in a temporary folder.
 #include <QApplication>
 #include <QDir>
-#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -79,7 +78,7 @@ bool sweep_pictures(const QDir& out, const QString& data, const QString& preset,
   if (!window->course_action()->isEnabled()) return false;  // the sweep keeps the device's scale
   bool ok = window->import_runs(runs) == runs.size();
   SweepView& sweeps = window->sweep_view();
-  window->views().setCurrentWidget(&sweeps);
+  window->show_view(&sweeps);
   const SweepPreset chosen = parse_sweep_preset(preset.toStdString());
   sweeps.choose_preset(chosen);
   sweeps.show_point(NormPlacement::Pre, chosen == SweepPreset::Depth ? 8 : 6e-3);
@@ -145,7 +144,7 @@ int pictures(QApplication& app) {
     hover(*window, window->store().runs().front().record.config.steps * 0.8);
     ok &= save(*window, out.filePath(QStringLiteral("pre-vs-post-6e-3.png")));
     auto* inside = window->findChild<InsideView*>();
-    window->findChild<QTabWidget*>()->setCurrentWidget(inside);
+    window->show_view(inside);
     settle();
     const QRect left_panel = inside->panel_rect(0);
     QTest::mouseMove(inside->plot(),
@@ -157,7 +156,7 @@ int pictures(QApplication& app) {
   ok &= window->import_runs(runs) == runs.size();
   ok &= save(*window, out.filePath(QStringLiteral("course-experiment.png")));
   const QSize chart = window->chart_view().size();
-  window->findChild<QTabWidget*>()->setCurrentWidget(window->findChild<AboutView*>());
+  window->show_view(window->findChild<AboutView*>());
   ok &= save(*window, out.filePath(QStringLiteral("about-this-experiment.png")));  // before the exports' messages
 
   ok &= window->export_chart(out.filePath(QStringLiteral("course-experiment-chart.png")), chart * 2);

@@ -1,0 +1,165 @@
+// The window on a laptop's screen: whatever runs it holds, it fits. Each test here runs
+// on the screen ui_test_main gives the process (--screen, 1280 x 800 unless told), and
+// ctest runs them on 1024 x 700, 1280 x 800, and 2560 x 1600 at QT_SCALE_FACTOR=2.
+#include <QCoreApplication>
+#include <QDir>
+#include <QScreen>
+#include <QTemporaryDir>
+#include <gtest/gtest.h>
+
+#include "core/runs/presets.h"
+#include "core/runs/seeds.h"
+#include "lab/run_store.h"
+#include "ui/loss_chart.h"
+#include "ui/main_window.h"
+
+#include "test_support.h"
+
+namespace normlab::ui {
+namespace {
+
+// A desktop's title bar and borders, which the offscreen platform leaves out (it draws
+// 2-pixel borders and no title): GNOME's title bar is 37 px, KDE's and Windows' about 30.
+constexpr QMargins kDesktopFrame(1, 37, 1, 1);
+
+RunRecord run_of(NormPlacement norm, double lr, int warmup, int layers = 8) {
+  RunRecord run = test::synthetic_run(norm, lr, warmup, 600, 50);
+  run.config.model.layers = layers;
+  run.config.name = default_run_name(run.config);
+  return run;
+}
+
+// Twenty runs a user made by hand: every placement at a few learning rates and depths.
+std::vector<RunRecord> twenty_runs() {
+  std::vector<RunRecord> runs;
+  const NormPlacement norms[] = {NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri, NormPlacement::DeepNorm,
+                                 NormPlacement::Mix};
+  for (const NormPlacement norm : norms) {
+    for (const double lr : {1e-3, 6e-3}) {
+      for (const int layers : {4, 16}) runs.push_back(run_of(norm, lr, 30, layers));
+    }
+  }
+  return runs;
+}
+
+// What a user found after a restart: the course over two seeds, two of its runs cut
+// short by the crash and three still queued, runs of 2, 4 and 16 layers, and long names:
+// 21 runs.
+std::vector<RunRecord> restored_folder() {
+  std::vector<RunRecord> runs;
+  const std::vector<TrainConfig> course = repeat_over_seeds(workshop_runs(scaled(TrainConfig{}, Scale::Cpu)), 2);
+  for (std::size_t i = 0; i < course.size(); ++i) {
+    RunRecord run = run_of(course[i].model.norm, course[i].peak_lr, course[i].warmup_steps);
+    run.config = course[i];
+    if (i == 5 || i == 6) run.status = RunStatus::Running;  // the file a killed process left: comes back interrupted
+    if (i >= 7) {
+      run.status = RunStatus::Queued;
+      run.steps.clear();
+      run.evals.clear();
+    }
+    runs.push_back(run);
+  }
+  for (const int layers : {2, 4, 16}) {
+    for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post})
+      runs.push_back(run_of(norm, 1e-3, 300, layers));
+  }
+  for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::LayerNormScaling}) {
+    RunRecord run = run_of(norm, 3e-3, 100, 12);
+    run.config.name += " with a long name a user typed to tell this run from the others";
+    runs.push_back(run);
+  }
+  for (const int seed : {0, 1}) {
+    RunRecord run = run_of(NormPlacement::Peri, 2e-3, 60, 6);
+    run.config = with_seed(run.config, seed, 2);
+    runs.push_back(run);
+  }
+  return runs;
+}
+
+class WindowFits : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(folder_.isValid());
+    options_.data_folder = folder_.filePath(QStringLiteral("runs"));
+    options_.report_error = [](const QString& title, const QString& text) {
+      ADD_FAILURE() << title.toStdString() << ": " << text.toStdString();
+    };
+  }
+
+  void open() {
+    window_ = std::make_unique<MainWindow>(options_);
+    window_->show();
+    settle();
+  }
+
+  void settle() {
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    QCoreApplication::processEvents();
+    window_->chart().refresh();
+    QCoreApplication::processEvents();
+  }
+
+  // The window's least size in its frame, fitted into the screen's room; and opened,
+  // it is within that room.
+  void expect_fits() {
+    const QRect room = window_->screen()->availableGeometry();
+    const QRect outer = window_->frameGeometry(), inner = window_->geometry();
+    const QMargins drawn(inner.left() - outer.left(), inner.top() - outer.top(), outer.right() - inner.right(),
+                         outer.bottom() - inner.bottom());
+    const QMargins frame = drawn | kDesktopFrame;
+    const QSize least = window_->minimumSizeHint().expandedTo(window_->minimumSize());
+    const QSize needed = least.grownBy(frame);
+    EXPECT_LE(needed.width(), room.width()) << "least " << least.width() << " x " << least.height();
+    EXPECT_LE(needed.height(), room.height()) << "least " << least.width() << " x " << least.height();
+    const QSize opened = window_->size().grownBy(frame);
+    EXPECT_LE(opened.width(), room.width()) << "opened " << opened.width() << " x " << opened.height();
+    EXPECT_LE(opened.height(), room.height()) << "opened " << opened.width() << " x " << opened.height();
+    EXPECT_TRUE(room.contains(outer)) << "at " << outer.x() << ", " << outer.y();
+  }
+
+  QTemporaryDir folder_;
+  MainWindowOptions options_;
+  std::unique_ptr<MainWindow> window_;
+};
+
+TEST_F(WindowFits, WithOneRun) {
+  open();
+  window_->store().add(run_of(NormPlacement::Pre, 1e-3, 30), {});
+  settle();
+  expect_fits();
+}
+
+TEST_F(WindowFits, WithTwentyRuns) {
+  open();
+  for (const RunRecord& run : twenty_runs()) window_->store().add(run, {});
+  settle();
+  expect_fits();
+}
+
+TEST_F(WindowFits, WithARestoredFolderOfSeedGroupsInterruptedAndQueuedRuns) {
+  QDir().mkpath(options_.data_folder);
+  int n = 0;
+  for (const RunRecord& run : restored_folder()) {
+    write_json(run, QDir(options_.data_folder)
+                        .filePath(QStringLiteral("run-%1.json").arg(++n, 2, 10, QLatin1Char('0')))
+                        .toStdString());
+  }
+  open();
+  ASSERT_EQ(window_->store().runs().size(), restored_folder().size());
+  expect_fits();
+}
+
+// A size saved on a larger screen (or by a window the user stretched past this one)
+// comes back no larger than this screen.
+TEST_F(WindowFits, ASavedSizeLargerThanTheScreenIsClamped) {
+  open();
+  const QSize room = window_->screen()->availableGeometry().size();
+  window_->setGeometry(QRect(QPoint(40, 30), room * 3 / 2));
+  settle();
+  window_->close();
+  open();
+  expect_fits();
+}
+
+}  // namespace
+}  // namespace normlab::ui
