@@ -349,6 +349,20 @@ void LossChart::apply_styles() {
     for (QLegendMarker* marker : legend()->markers(series)) marker->setVisible(false);
   }
   update_item_caches();  // a series taken from the spares may have a new role
+  emit legend_changed();
+}
+
+std::vector<LegendEntry> LossChart::legend_entries() const {
+  std::vector<LegendEntry> entries;
+  for (const lab::RunEntry& run : store_.runs()) {
+    if (!drawn(run) || !curves_.count(run.id)) continue;
+    auto [name, seeds] = name_and_seeds(run);
+    entries.push_back({run_colour(run), run_pen_style(run), std::move(name), std::move(seeds)});
+  }
+  for (const auto& b : baselines_) {
+    entries.push_back({b->series->pen().color(), b->series->pen().style(), b->series->name(), {}});
+  }
+  return entries;
 }
 
 // In as many words as the plot's height holds: Qt Charts cuts a longer title to

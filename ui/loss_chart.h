@@ -46,6 +46,17 @@ struct Readout {
   double heldout = 0;
 };
 
+// One entry of the chart's legend: a drawn run or seed group, or a baseline.
+struct LegendEntry {
+  QColor colour;
+  Qt::PenStyle style = Qt::SolidLine;
+  QString name;
+  QString seeds;  // a seed group's "mean of 3 seeds"; empty for a run alone or a baseline
+  bool operator==(const LegendEntry& o) const {
+    return colour == o.colour && style == o.style && name == o.name && seeds == o.seeds;
+  }
+};
+
 class LossChart : public QChart {
   Q_OBJECT
  public:
@@ -79,6 +90,10 @@ class LossChart : public QChart {
   // the mean; empty when the run is drawn alone.
   QList<int> seed_group_of(int run_id) const;
   bool draws_any_run() const;
+  // What the legend lists: the drawn runs in the run table's order, then the baselines.
+  // A window draws it beside the chart (ChartLegend) and hides the chart's own legend,
+  // which has no scroll bar and cuts names to "…" until several read the same.
+  std::vector<LegendEntry> legend_entries() const;
 
   ViewRange view() const;
   void set_view(const ViewRange& view);  // a user's zoom or pan: stops following the data
@@ -110,6 +125,7 @@ class LossChart : public QChart {
 
  signals:
   void view_changed();
+  void legend_changed();  // legend_entries() may differ
 
  private:
   struct Curves;

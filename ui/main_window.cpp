@@ -34,6 +34,7 @@
 #include "lab/qstring.h"
 
 #include "about_view.h"
+#include "chart_legend.h"
 #include "format.h"
 #include "inside_view.h"
 #include "loss_chart.h"
@@ -67,6 +68,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       run_model_(new RunTableModel(*store_, this)),
       chart_(new LossChart(*store_)),
       chart_view_(new LossChartView(chart_)),
+      legend_(new ChartLegend(*chart_)),
       settings_(new SettingsPanel),
       views_(new QTabWidget),
       run_table_(new QTableView),

@@ -27,6 +27,7 @@ class RunStore;
 
 namespace normlab::ui {
 
+class ChartLegend;
 class LossChart;
 class LossChartView;
 class RunTableModel;
@@ -78,6 +79,7 @@ class MainWindow : public QMainWindow {
   lab::RunStore& store();
   LossChart& chart() { return *chart_; }
   LossChartView& chart_view() { return *chart_view_; }
+  ChartLegend& legend() { return *legend_; }
   SettingsPanel& settings_panel() { return *settings_; }
   SweepView& sweep_view() { return *sweeps_; }
   QTabWidget& views() { return *views_; }
@@ -141,6 +143,7 @@ class MainWindow : public QMainWindow {
   RunTableModel* run_model_;
   LossChart* chart_;
   LossChartView* chart_view_;
+  ChartLegend* legend_;
   SettingsPanel* settings_;
   QTabWidget* views_;
   SweepView* sweeps_;

@@ -30,6 +30,7 @@
 #include "lab/lab.h"
 #include "lab/qstring.h"
 
+#include "chart_legend.h"
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
@@ -286,7 +287,12 @@ QWidget* MainWindow::build_chart_tab() {
          "the data again"));
   bar->addWidget(hint, 1);  // takes the room left, right-aligned
   layout->addLayout(bar);
-  layout->addWidget(chart_view_, 1);
+  auto* plot = new QHBoxLayout;
+  plot->setSpacing(0);
+  plot->addWidget(chart_view_, 1);
+  chart_->legend()->hide();  // the list beside it scrolls; pictures keep the chart's own
+  plot->addWidget(legend_);
+  layout->addLayout(plot, 1);
   return tab;
 }
 

@@ -3,13 +3,17 @@
 // ctest runs them on 1024 x 700, 1280 x 800, and 2560 x 1600 at QT_SCALE_FACTOR=2.
 #include <QCoreApplication>
 #include <QDir>
+#include <QListWidgetItem>
 #include <QScreen>
+#include <QScrollBar>
+#include <QSet>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 
 #include "core/runs/presets.h"
 #include "core/runs/seeds.h"
 #include "lab/run_store.h"
+#include "ui/chart_legend.h"
 #include "ui/loss_chart.h"
 #include "ui/main_window.h"
 
@@ -117,6 +121,25 @@ class WindowFits : public ::testing::Test {
     EXPECT_TRUE(room.contains(outer)) << "at " << outer.x() << ", " << outer.y();
   }
 
+  // Every drawn run and baseline is in the legend beside the chart, each entry's text
+  // whole and unlike the others', and the list scrolls to the last.
+  void expect_legend_distinguishable() {
+    const ChartLegend& legend = window_->legend();
+    const std::vector<LegendEntry> entries = window_->chart().legend_entries();
+    ASSERT_EQ(legend.count(), int(entries.size()));
+    QSet<QString> texts;
+    for (int i = 0; i < legend.count(); ++i) {
+      const QListWidgetItem* item = legend.item(i);
+      texts.insert(item->text());
+      EXPECT_TRUE(item->text().startsWith(entries[std::size_t(i)].name)) << item->text().toStdString();
+      EXPECT_LE(legend.visualItemRect(item).width(), legend.viewport()->width()) << item->text().toStdString();
+    }
+    EXPECT_EQ(texts.size(), legend.count()) << "two entries read the same";
+    const QRect last = legend.visualItemRect(legend.item(legend.count() - 1));
+    const int below = last.bottom() - legend.viewport()->height();
+    EXPECT_GE(legend.verticalScrollBar()->maximum(), below) << "the last entry cannot be scrolled to";
+  }
+
   QTemporaryDir folder_;
   MainWindowOptions options_;
   std::unique_ptr<MainWindow> window_;
@@ -134,6 +157,7 @@ TEST_F(WindowFits, WithTwentyRuns) {
   for (const RunRecord& run : twenty_runs()) window_->store().add(run, {});
   settle();
   expect_fits();
+  expect_legend_distinguishable();
 }
 
 TEST_F(WindowFits, WithARestoredFolderOfSeedGroupsInterruptedAndQueuedRuns) {
@@ -147,6 +171,7 @@ TEST_F(WindowFits, WithARestoredFolderOfSeedGroupsInterruptedAndQueuedRuns) {
   open();
   ASSERT_EQ(window_->store().runs().size(), restored_folder().size());
   expect_fits();
+  expect_legend_distinguishable();
 }
 
 // A size saved on a larger screen (or by a window the user stretched past this one)
