@@ -158,6 +158,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
   // One section after another, in the table's order; each gets a heading and a form.
   const auto& fields = config_fields();
   controls_.assign(fields.size(), nullptr);
+  labels_.assign(fields.size(), nullptr);
   QList<QFormLayout*> forms;
   for (Section section :
        {Section::Placement, Section::Schedule, Section::Model, Section::Training, Section::DeviceAndData}) {
@@ -264,14 +265,19 @@ void SettingsPanel::add_control(const ConfigField& field, QFormLayout* form) {
     case Widget::WholeNumber:
     case Widget::Decimal: {
       QWidget* box = spin_box(field);
+      box->setObjectName(utf8(field.key));
       control = box;
       form->addRow(label, box);
+      labels_[std::size_t(&field - config_fields().data())] = form->labelForField(box);
       break;
     }
     case Widget::Menu: {
       auto* menu = new QComboBox;
+      menu->setObjectName(utf8(field.key));
       control = menu;
-      form->addRow(label, menu_box(field, menu));
+      QLayout* box = menu_box(field, menu);
+      form->addRow(label, box);
+      labels_[std::size_t(&field - config_fields().data())] = form->labelForField(box);
       break;
     }
     case Widget::File: form->addRow(label, corpus_box()); break;  // read from corpus_path_
@@ -503,7 +509,24 @@ void SettingsPanel::show_refusal(const QString& reason) {
   refusal_timer_->start();
 }
 
+// A ReZero block has no norm, so the norm type and DyT's α₀ do nothing there, and α₀
+// does nothing but with DyT: their controls are greyed out, their values kept. QK-norm
+// stays: it normalises queries and keys under every placement, ReZero's too.
+void SettingsPanel::update_applicable(const TrainConfig& config) {
+  const bool norms = info(config.model.norm).norms;
+  const auto set_applies = [this](const char* key, bool applies) {
+    const std::size_t i = std::size_t(&config_field(key) - config_fields().data());
+    if (auto* control = qobject_cast<QWidget*>(controls_[i])) control->setEnabled(applies);
+    if (labels_[i]) labels_[i]->setEnabled(applies);
+    if (auto* formula = findChild<QLabel*>(QString::fromLatin1(key) + QStringLiteral("_formula")))
+      formula->setEnabled(applies);
+  };
+  set_applies("norm_type", norms);
+  set_applies("dyt_alpha0", norms && config.model.norm_type == NormType::Dyt);
+}
+
 void SettingsPanel::revalidate() {
+  update_applicable(config());
   const QString why = problem();
   if (!refusal_timer_->isActive()) {
     message_->setText(why);

@@ -64,6 +64,8 @@ class SettingsPanel : public QWidget {
   QLayout* buttons(const ConfigField& field, QButtonGroup* group);
   QLayout* menu_box(const ConfigField& field, QComboBox* menu);
   QLayout* corpus_box();
+  // Greys out the settings that do nothing with the rest of `config` (see update_applicable).
+  void update_applicable(const TrainConfig& config);
   void read_control(const ConfigField& field, const QObject* control, TrainConfig& config) const;
   void write_control(const ConfigField& field, QObject* control, const TrainConfig& config);
   void set_corpus(const QString& path);
@@ -74,6 +76,7 @@ class SettingsPanel : public QWidget {
 
   TrainConfig base_;                // carries the fields that have no control
   std::vector<QObject*> controls_;  // one per config field, in table order; nullptr: none
+  std::vector<QWidget*> labels_;    // each control's label in its form, alike
   QComboBox* lr_ = nullptr;
   QComboBox* device_ = nullptr;
   QToolButton* more_button_;

@@ -1,6 +1,7 @@
 // The settings panel refuses what the engine would refuse, and says why.
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTest>
@@ -116,6 +117,32 @@ TEST(SettingsPanel, LearningRateRefusesLettersAndOutOfRangeValues) {
   EXPECT_TRUE(panel.problem().isEmpty());
   lr->setEditText(QStringLiteral("3"));
   EXPECT_FALSE(panel.problem().isEmpty());
+}
+
+// A ReZero block has no norm: its norm type and DyT's α₀ are greyed out, and α₀ is
+// greyed out but with DyT. QK-norm acts under every placement and stays.
+TEST(SettingsPanel, SettingsThatDoNothingWithThePlacementAreGreyedOut) {
+  SettingsPanel panel;
+  auto* norm_type = panel.findChild<QComboBox*>(QStringLiteral("norm_type"));
+  auto* alpha0 = panel.findChild<QDoubleSpinBox*>(QStringLiteral("dyt_alpha0"));
+  auto* qk_norm = panel.findChild<QComboBox*>(QStringLiteral("qk_norm"));
+  ASSERT_TRUE(norm_type && alpha0 && qk_norm);
+  TrainConfig c;
+  c.model.norm = NormPlacement::ReZero;
+  c.model.norm_type = NormType::Dyt;
+  panel.set_config(c);
+  EXPECT_FALSE(norm_type->isEnabled());
+  EXPECT_FALSE(alpha0->isEnabled());
+  EXPECT_TRUE(qk_norm->isEnabled());
+  EXPECT_EQ(panel.config().model.norm_type, NormType::Dyt) << "kept for when another placement is chosen";
+
+  c.model.norm = NormPlacement::Pre;
+  panel.set_config(c);
+  EXPECT_TRUE(norm_type->isEnabled());
+  EXPECT_TRUE(alpha0->isEnabled());
+  norm_type->setCurrentIndex(norm_type->findData(QStringLiteral("rmsnorm")));
+  EXPECT_TRUE(norm_type->isEnabled());
+  EXPECT_FALSE(alpha0->isEnabled());
 }
 
 }  // namespace
