@@ -25,6 +25,14 @@ QString count_text(std::int64_t n) {
   return n > 0 ? QLocale::system().toString(qlonglong(n)) : QStringLiteral("\u2014");
 }
 
+// "Pre-norm with RMSNorm", "Post-norm" (LayerNorm goes unsaid, as in run names), "ReZero": a
+// ReZero block has no norm to name.
+QString block_text(const ModelConfig& model) {
+  const QString placement = QString::fromUtf8(info(model.norm).label);
+  if (!info(model.norm).norms || model.norm_type == NormType::LayerNorm) return placement;
+  return QObject::tr("%1 with %2").arg(placement, QString::fromUtf8(kNormTypes[std::size_t(model.norm_type)].label));
+}
+
 }  // namespace
 
 QString run_details_html(const lab::RunEntry& run) {
@@ -39,9 +47,8 @@ QString run_details_html(const lab::RunEntry& run) {
         QStringLiteral("<p style='margin:0 0 6px 0; color:#8a1c1c'>%1</p>").arg(lab::qstr(r.message).toHtmlEscaped());
   }
   html += QStringLiteral("<table cellspacing='0' cellpadding='1'>");
-  html +=
-      row(QObject::tr("Block"), QObject::tr("%1-norm, <i>%2</i>")
-                                    .arg(lab::qstr(to_string(c.model.norm)), QString::fromUtf8(formula(c.model.norm))));
+  html += row(QObject::tr("Block"),
+              QObject::tr("%1, <i>%2</i>").arg(block_text(c.model), QString::fromUtf8(formula(c.model.norm))));
   html += row(QObject::tr("Model"), QObject::tr("%1 layers, width %2, %3 heads, vocabulary %4; %5 parameters")
                                         .arg(c.model.layers)
                                         .arg(c.model.d_model)
