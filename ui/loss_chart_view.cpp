@@ -188,7 +188,11 @@ void LossChartView::show_readout(QPoint viewport_pos) {
     hide_readout();
     return;
   }
-  const int shown_step = values.front().step;
+  // The step under the pointer as recorded: the nearest any run has. A run that ended
+  // before it shows its last step, "at 300", rather than giving the header its own.
+  const int shown_step = std::min_element(values.begin(), values.end(), [step](const Readout& a, const Readout& b) {
+                           return std::abs(a.step - step) < std::abs(b.step - step);
+                         })->step;
   const double x = chart_->position_of({double(shown_step), 1}).x();
   crosshair_->setLine(x, plot.top(), x, plot.bottom());
   crosshair_->setVisible(plot.left() <= x && x <= plot.right());

@@ -372,6 +372,28 @@ TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
       << readout->text().toStdString() << " where the pointer is at " << step_under_pointer().toStdString();
 }
 
+// Seen with a 300-step run beside 600-step ones: past step 300 the header said "step 300"
+// while the longer runs' rows said "at 466". The header says the step under the pointer,
+// the shorter run's row where it ended.
+TEST(LossChartView, TheReadoutPastTheEndOfAShorterRunSaysTheStepUnderThePointer) {
+  lab::RunStore store;
+  store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 300, 50), {});
+  store.add(test::synthetic_run(NormPlacement::Post, 1e-3, 200, 600, 50), {});
+  auto* chart = new LossChart(store);
+  LossChartView view(chart);  // which owns it
+  view.resize(900, 600);
+  view.show();
+  QCoreApplication::processEvents();
+  chart->set_view({400, 500, 4, 10});
+  QTest::mouseMove(view.viewport(), view.mapFromScene(chart->mapToScene(chart->plotArea().center())));
+  auto* readout = view.findChild<QLabel*>(QStringLiteral("chartReadout"));
+  ASSERT_TRUE(readout && readout->isVisible());
+  EXPECT_TRUE(readout->text().contains(QStringLiteral("<b>step 450</b>"))) << readout->text().toStdString();
+  EXPECT_TRUE(readout->text().contains(QStringLiteral(" at 300"))) << readout->text().toStdString();
+  EXPECT_FALSE(readout->text().contains(QRegularExpression(QStringLiteral("train [0-9.]+ at 4"))))
+      << "a longer run's training loss is given at another step: " << readout->text().toStdString();
+}
+
 // What an SVG draws, in the picture's coordinates: each shape's points (polylines, paths,
 // lines) and whether a clip path holds it, where each text starts, and the clip path's rectangle.
 struct SvgShapes {
