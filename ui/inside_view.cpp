@@ -211,9 +211,11 @@ class InsidePlot : public QWidget {
                QObject::tr("step (each recorded step one column)"));
     if (panel == 0 && s->layers) {
       p.save();
-      p.translate(r.left() - 36, r.center().y());
+      // Turned, the text's top faces left: its box reaches from the turning point to the
+      // right, clear of the plot's edge (reaching left, the "l" was cut to "ayer").
+      p.translate(r.left() - 44, r.center().y());
       p.rotate(-90);
-      p.drawText(QRect(-40, -14, 80, 14), Qt::AlignCenter, QObject::tr("layer"));
+      p.drawText(QRect(-40, 0, 80, 16), Qt::AlignCenter, QObject::tr("layer"));
       p.restore();
     }
     if (const auto i = index_at(*s, hover_step); i && hover_step >= 0) {
@@ -407,19 +409,23 @@ void InsideView::schedule_redraw() {
 
 // Both lists hold every run. A panel keeps the run chosen for it while that exists;
 // otherwise it follows the latest run of its placement (pre on the left, post on the
-// right), or the latest run.
+// right) that has trained a step, else the latest of its placement, else the latest run:
+// a queued run, first after a restart or while another trains, has nothing to show.
 void InsideView::refresh_runs() {
   for (int panel = 0; panel < 2; ++panel) {
     QComboBox* box = runs_[panel];
     const int keep = chosen_[panel] ? plot_->run_ids[panel] : 0;
     const QSignalBlocker quiet(box);
     box->clear();
-    int fallback = 0;
+    int fallback = 0, trained = 0;
     const NormPlacement wanted = panel == 0 ? NormPlacement::Pre : NormPlacement::Post;
     for (const lab::RunEntry& run : store_.runs()) {
       box->addItem(lab::qstr(run.record.config.name), run.id);
-      if (run.record.config.model.norm == wanted) fallback = run.id;
+      if (run.record.config.model.norm != wanted) continue;
+      fallback = run.id;
+      if (!run.record.steps.empty()) trained = run.id;
     }
+    if (trained) fallback = trained;
     const int index = box->findData(store_.find(keep) ? keep : fallback);
     box->setCurrentIndex(index >= 0 ? index : box->count() - 1);
     box->setToolTip(box->currentText());

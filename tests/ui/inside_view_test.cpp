@@ -5,8 +5,11 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFont>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QTemporaryDir>
+#include <QTransform>
 #include <QXmlStreamReader>
 #include <cmath>
 #include <gtest/gtest.h>
@@ -165,6 +168,60 @@ TEST_F(InsideViewTest, PanelsFollowTheLatestRunUntilOneIsChosen) {
   store_.remove(post_);
   EXPECT_EQ(boxes[2]->count(), 3);
   EXPECT_EQ(boxes[2]->currentData().toInt(), later + 1);  // gone: the latest post-norm run again
+}
+
+// Seen after a restart and while a run trained: a panel opened on a queued run of its
+// placement, which has nothing to show, though a run of it had trained.
+TEST_F(InsideViewTest, PanelsPassOverQueuedRunsToOneThatTrained) {
+  RunRecord waiting = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 40);
+  waiting.status = RunStatus::Queued;
+  waiting.steps.clear();
+  waiting.evals.clear();
+  store_.add(waiting, {});
+  waiting.config.model.norm = NormPlacement::Post;
+  store_.add(waiting, {});
+  const auto boxes = view_.findChildren<QComboBox*>();
+  EXPECT_EQ(boxes[1]->currentData().toInt(), pre_);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), post_);
+}
+
+// Seen: the layer axis's title cut to "ayer" at the plot's left edge. Every word of the
+// picture lies inside it: each text's box, as the SVG places it, starts at x >= 0.
+TEST_F(InsideViewTest, EveryWordLiesInsideThePlot) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("inside.svg"));
+  ASSERT_TRUE(view_.export_image(path));
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  QXmlStreamReader xml(&file);
+  std::vector<QTransform> transforms{QTransform()};  // of each open element
+  bool found_layer = false;
+  while (!xml.atEnd()) {
+    const QXmlStreamReader::TokenType token = xml.readNext();
+    if (token == QXmlStreamReader::EndElement) transforms.pop_back();
+    if (token != QXmlStreamReader::StartElement) continue;
+    QTransform t = transforms.back();
+    const QString matrix = xml.attributes().value(QStringLiteral("transform")).toString();
+    if (matrix.startsWith(QStringLiteral("matrix("))) {
+      const QStringList v = matrix.mid(7).chopped(1).split(QLatin1Char(','));
+      t = QTransform(v[0].toDouble(), v[1].toDouble(), v[2].toDouble(), v[3].toDouble(), v[4].toDouble(),
+                     v[5].toDouble()) *
+          t;
+    }
+    transforms.push_back(t);
+    if (xml.name() != QLatin1String("text")) continue;
+    QFont font(xml.attributes().value(QStringLiteral("font-family")).toString());
+    font.setPixelSize(int(xml.attributes().value(QStringLiteral("font-size")).toDouble()));
+    const QPointF at(xml.attributes().value(QStringLiteral("x")).toDouble(),
+                     xml.attributes().value(QStringLiteral("y")).toDouble());
+    const QString text = xml.readElementText();
+    transforms.pop_back();  // readElementText consumed its end
+    const QFontMetricsF metrics(font);
+    const QRectF box(at.x(), at.y() - metrics.ascent(), metrics.horizontalAdvance(text), metrics.height());
+    found_layer = found_layer || text == QStringLiteral("layer");
+    EXPECT_GE(t.mapRect(box).left(), 0) << text.toStdString();
+  }
+  EXPECT_TRUE(found_layer);
 }
 
 }  // namespace
