@@ -13,14 +13,29 @@
 
 namespace normlab::ui {
 
+namespace {
+
+// How far along the step axis a run reaches: a training run to its planned end, which its
+// curve grows towards; a queued run nowhere yet; any other to its last step. A run stopped
+// early kept a 10-million-step axis that squashed every curve into its first pixels.
+double steps_reached(const RunRecord& run) {
+  switch (run.status) {
+    case RunStatus::Running: return run.config.steps;
+    case RunStatus::Queued: return 0;
+    default: return run.steps.empty() ? 0 : run.steps.back().step;
+  }
+}
+
+}  // namespace
+
 void LossChart::fit_to_data() {
   double x_max = 0;
   std::vector<CurveExtents> extents;
   for (const lab::RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
-    if (!drawn(run) || it == curves_.end()) continue;
-    x_max = std::max(x_max, double(run.record.config.steps));
-    extents.push_back(it->second->extents);
+    if (!shows(run) || it == curves_.end()) continue;
+    x_max = std::max(x_max, steps_reached(run.record));  // a seed group's every member
+    if (drawn(run)) extents.push_back(it->second->extents);
   }
   std::vector<double> baselines;
   for (const auto& b : baselines_) baselines.push_back(to_display(b->nats));

@@ -120,6 +120,30 @@ TEST_F(LossChartTest, FollowsTheDataUntilZoomedAndFitsAgainOnReset) {
   EXPECT_NEAR(chart_.view().x_max, 3000, 50);
 }
 
+// Seen: a 9,999,999-step run stopped after a few hundred steps kept the step axis at
+// 10 million after Fit to data, every curve squashed into its first pixels. A run that
+// trains reaches to its planned end, any other to its last step, a queued run nowhere.
+TEST_F(LossChartTest, FittingReachesToWhereStoppedAndQueuedRunsGot) {
+  RunRecord stopped = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50);
+  stopped.config.steps = 9'999'999;
+  stopped.status = RunStatus::Stopped;
+  store_.add(stopped, {});
+  RunRecord queued = stopped;
+  queued.status = RunStatus::Queued;
+  queued.steps.clear();
+  queued.evals.clear();
+  store_.add(queued, {});
+  chart_.refresh();
+  EXPECT_NEAR(chart_.view().x_max, 600, 10);
+
+  RunRecord running = test::synthetic_run(NormPlacement::Post, 6e-3, 30, 300, 50);
+  running.config.steps = 2000;
+  running.status = RunStatus::Running;
+  store_.add(running, {});
+  chart_.refresh();
+  EXPECT_NEAR(chart_.view().x_max, 2000, 30);
+}
+
 TEST_F(LossChartTest, ABlownUpRunIsLeftOutOfTheFitUntilAskedFor) {
   store_.add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600, 50), {});
   RunRecord blown = test::synthetic_run(NormPlacement::Post, 1.0, 30, 600, 50);
