@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/runs/run_text.h"
+#include "lab/lab.h"
 #include "lab/qstring.h"
 
 namespace normlab::ui {
@@ -19,6 +21,23 @@ QString setup_text(const TrainConfig& c) {
       .arg(c.batch_size)
       .arg(c.model.context)
       .arg(c.steps);
+}
+
+QString estimate_basis_text(const lab::Estimate& e) {
+  using Basis = lab::Estimate::Basis;
+  switch (e.basis) {
+    case Basis::ThisSession: return QObject::tr("from this session's training speed");
+    case Basis::FinishedRun:
+      return QObject::tr("from \u201c%1\u201d, %2 for %3 steps")
+          .arg(lab::qstr(e.reference), lab::qstr(duration_text(e.reference_seconds)))
+          .arg(e.reference_steps);
+    case Basis::TimedSteps:
+      return QObject::tr("from %1 ms per step, timed here on a %2-layer model")
+          .arg(QString::number(e.ms_per_step, 'f', 0))
+          .arg(e.timed_layers);
+    case Basis::None: break;
+  }
+  return {};
 }
 
 }  // namespace normlab::ui

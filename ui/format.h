@@ -5,10 +5,16 @@
 
 #include "core/runs/config.h"
 
+namespace normlab::lab {
+struct Estimate;
+}  // namespace normlab::lab
+
 namespace normlab::ui {
 
 QString loss_text(double nats);            // "5.090", or an em dash when not a number
 QString lr_text(double lr);                // "6e-3", as the course writes rates
 QString setup_text(const TrainConfig& c);  // one line: model, batch, steps
+// "from “pre-norm lr 1e-3”, 45 s for 600 steps": what an estimate rests on; empty if nothing.
+QString estimate_basis_text(const lab::Estimate& e);
 
 }  // namespace normlab::ui

@@ -175,6 +175,11 @@ void MainWindow::keep_on_screen() {
 
 lab::RunStore& MainWindow::store() { return *store_; }
 
+bool MainWindow::ask(const QString& title, const QString& question) {
+  return options_.confirm ? options_.confirm(title, question)
+                          : QMessageBox::question(this, title, question) == QMessageBox::Yes;
+}
+
 void MainWindow::report(const QString& title, const QString& text) {
   if (options_.report_error) {
     options_.report_error(title, text);
@@ -305,7 +310,15 @@ void MainWindow::start_run() {
     statusBar()->showMessage(problem, kStatusMessageMs);
     return;
   }
-  lab_->start_run(settings_->config());
+  // A typo in Steps (9,999,999) started a run of 467 hours without a word.
+  const TrainConfig config = settings_->config();
+  const lab::Estimate time = lab_->estimate({config});
+  if (time.seconds > kAskAboveSeconds &&
+      !ask(tr("A long run"), tr("This run would take about %1 here (%2). Start it?")
+                                 .arg(lab::qstr(duration_text(time.seconds)), estimate_basis_text(time)))) {
+    return;
+  }
+  lab_->start_run(config);
   QSettings settings;
   settings_->save(settings);
 }
@@ -500,9 +513,7 @@ void MainWindow::remove_runs(const QList<int>& run_ids) {
       tr("Remove %n run(s) from NormLab? (Its|Their) saved data in the runs folder is deleted too; "
          "exported files are not touched.",
          nullptr, int(removable.size()));
-  const bool yes = options_.confirm ? options_.confirm(tr("Remove runs"), question)
-                                    : QMessageBox::question(this, tr("Remove runs"), question) == QMessageBox::Yes;
-  if (!yes) return;
+  if (!ask(tr("Remove runs"), question)) return;
   lab_->remove_runs(removable);
   update_actions();
 }

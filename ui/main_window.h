@@ -98,6 +98,7 @@ class MainWindow : public QMainWindow {
  private:
   static constexpr double kDefaultSmoothing = 0.8;
   static constexpr int kStatusMessageMs = 8000;
+  static constexpr double kAskAboveSeconds = 3600;  // a run longer than this is started only when confirmed
 
   // main_window_layout.cpp
   void build_actions();
@@ -126,6 +127,7 @@ class MainWindow : public QMainWindow {
   void show_run_menu(const QPoint& pos);
   void select_runs(const QList<int>& run_ids);
   void report(const QString& title, const QString& text);
+  bool ask(const QString& title, const QString& question);  // options_.confirm, else a modal question
   // main_window_files.cpp
   void import_dialog();
   void follow_dialog();

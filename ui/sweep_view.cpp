@@ -409,28 +409,6 @@ void SweepView::stop() {
   refresh();
 }
 
-namespace {
-
-// "from “pre-norm lr 1e-3”, 45 s for 600 steps": what an estimate rests on.
-QString basis_text(const lab::Estimate& e) {
-  using Basis = lab::Estimate::Basis;
-  switch (e.basis) {
-    case Basis::ThisSession: return SweepView::tr("from this session's training speed");
-    case Basis::FinishedRun:
-      return SweepView::tr("from \u201c%1\u201d, %2 for %3 steps")
-          .arg(lab::qstr(e.reference), lab::qstr(duration_text(e.reference_seconds)))
-          .arg(e.reference_steps);
-    case Basis::TimedSteps:
-      return SweepView::tr("from %1 ms per step, timed here on a %2-layer model")
-          .arg(QString::number(e.ms_per_step, 'f', 0))
-          .arg(e.timed_layers);
-    case Basis::None: break;
-  }
-  return {};
-}
-
-}  // namespace
-
 QString SweepView::cost_text() const {
   if (!problem_.isEmpty()) return problem_;
   const std::size_t missing = standing_.to_train.size(), in_progress = standing_.pending.size();
@@ -449,7 +427,7 @@ QString SweepView::cost_text() const {
           ? tr(", %1 of it for other runs queued first").arg(lab::qstr(duration_text(time.ahead_seconds)))
           : QString();
   return text + (in_progress == 0 ? tr(" \u00b7 about %1%2 (%3)") : tr(" \u00b7 about %1 left%2 (%3)"))
-                    .arg(lab::qstr(duration_text(time.total.seconds)), ahead, basis_text(time.total));
+                    .arg(lab::qstr(duration_text(time.total.seconds)), ahead, estimate_basis_text(time.total));
 }
 
 void SweepView::update_controls() {

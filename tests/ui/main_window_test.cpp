@@ -54,7 +54,7 @@ class MainWindowTest : public test::CorpusFixture {
     options.report_error = [this](const QString& title, const QString& text) { errors_ << title + ": " + text; };
     options.confirm = [this](const QString&, const QString& question) {
       questions_ << question;
-      return true;
+      return answer_;
     };
     window_ = std::make_unique<MainWindow>(options);
     window_->show();
@@ -83,6 +83,7 @@ class MainWindowTest : public test::CorpusFixture {
 
   QStringList errors_;
   QStringList questions_;  // asked to confirm
+  bool answer_ = true;     // to each
   std::unique_ptr<MainWindow> window_;
 };
 
@@ -156,6 +157,31 @@ TEST_F(MainWindowTest, SmallWindowsKeepTextsWholeAndApart) {
     EXPECT_LE(view->sizeHintForColumn(RunTableModel::StatusColumn), table->columnWidth(RunTableModel::StatusColumn))
         << "\"interrupted\" is cut";
   }
+}
+
+// Seen: a typo in Steps (9,999,999) started a run of 467 hours without a word. A run the
+// lab expects to take more than an hour starts only once the user says yes; a short one
+// starts at once.
+TEST_F(MainWindowTest, ARunOfMoreThanAnHourStartsOnlyWhenTheUserSaysYes) {
+  RunRecord finished = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600);  // 30 s for 600 full-size steps
+  finished.environment.device = window_->lab().on_gpu() ? "cuda" : "cpu";
+  window_->store().add(finished, {});
+  TrainConfig huge = scaled(TrainConfig{}, Scale::Cpu);
+  huge.corpus_path = test::tiny_config(corpus_).corpus_path;
+  huge.steps = 9'999'999;
+  window_->settings_panel().set_config(huge);
+  ASSERT_TRUE(window_->settings_panel().problem().isEmpty()) << window_->settings_panel().problem().toStdString();
+  answer_ = false;
+  window_->start_action()->trigger();
+  ASSERT_EQ(questions_.size(), 1);
+  EXPECT_TRUE(questions_.front().contains(QStringLiteral(" h "))) << questions_.front().toStdString();
+  EXPECT_TRUE(questions_.front().contains(QStringLiteral("pre-norm lr 1e-3 warmup 30"))) << "what it rests on";
+  EXPECT_EQ(window_->store().runs().size(), 1u) << "not started";
+
+  window_->settings_panel().set_config(test::tiny_config(corpus_, 30));
+  window_->start_action()->trigger();
+  EXPECT_EQ(questions_.size(), 1) << questions_.back().toStdString();
+  EXPECT_EQ(window_->store().runs().size(), 2u);
 }
 
 // The course experiment over seeds queues each of its five runs once per seed, in turn.
