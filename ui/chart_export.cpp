@@ -74,10 +74,51 @@ QByteArray svg_of(QGraphicsScene& scene, const QRectF& area, QSize size, const s
   return bytes;
 }
 
+// Qt Charts strokes a solid curve one segment at a time, so QSvgGenerator writes each
+// segment as a polyline of two points: 7,296 of them for the course's curves (889 KB),
+// which ImageMagick's renderer drew none of. Segments that go on where the last ended
+// are written as one polyline: a curve is one element.
+class JoinedPolylines {
+ public:
+  // Takes a polyline's points, "x0,y0 x1,y1 ", with its other attributes; writes the line
+  // before when this one does not go on from it.
+  void add(QXmlStreamAttributes attributes, const QString& points, QXmlStreamWriter& out) {
+    QStringList corners = points.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    if (!corners_.isEmpty() && !corners.isEmpty() && corners.front() == corners_.back() &&
+        same_look(attributes, attributes_)) {
+      corners_.append(corners.mid(1));
+      return;
+    }
+    flush(out);
+    attributes_ = std::move(attributes);
+    corners_ = std::move(corners);
+  }
+  void flush(QXmlStreamWriter& out) {
+    if (corners_.isEmpty()) return;
+    out.writeEmptyElement(QStringLiteral("polyline"));
+    for (const QXmlStreamAttribute& attribute : attributes_) out.writeAttribute(attribute);
+    out.writeAttribute(QStringLiteral("points"), corners_.join(QLatin1Char(' ')));
+    corners_.clear();
+  }
+
+ private:
+  static bool same_look(const QXmlStreamAttributes& a, const QXmlStreamAttributes& b) {
+    if (a.size() != b.size()) return false;
+    for (qsizetype i = 0; i < a.size(); ++i) {
+      if (a[i].qualifiedName() != b[i].qualifiedName() || a[i].value() != b[i].value()) return false;
+    }
+    return true;
+  }
+
+  QXmlStreamAttributes attributes_;  // but its points
+  QStringList corners_;
+};
+
 // Writes what the root element of `svg` holds, but its title and description, with each id
 // (and each reference to one) given `prefix`: every document numbers its gradients from 1.
 void copy_content(const QByteArray& svg, const QString& prefix, QXmlStreamWriter& out) {
   QXmlStreamReader in(svg);
+  JoinedPolylines polylines;
   int depth = 0;
   while (!in.atEnd()) {
     switch (in.readNext()) {
@@ -88,20 +129,36 @@ void copy_content(const QByteArray& svg, const QString& prefix, QXmlStreamWriter
           --depth;
           break;
         }
-        out.writeStartElement(in.name().toString());
+        QXmlStreamAttributes attributes;
+        QString points;
         for (const QXmlStreamAttribute& attribute : in.attributes()) {
           QString value = attribute.value().toString();
           if (attribute.qualifiedName() == u"id") value.prepend(prefix);
           value.replace(QStringLiteral("url(#"), QStringLiteral("url(#") + prefix);
-          out.writeAttribute(attribute.qualifiedName().toString(), value);
+          if (attribute.qualifiedName() == u"points") points = value;
+          else attributes.append(attribute.qualifiedName().toString(), value);
         }
+        if (in.name() == u"polyline") {
+          polylines.add(std::move(attributes), points, out);
+          in.skipCurrentElement();
+          --depth;
+          break;
+        }
+        polylines.flush(out);
+        out.writeStartElement(in.name().toString());
+        out.writeAttributes(attributes);
+        if (!points.isEmpty()) out.writeAttribute(QStringLiteral("points"), points);
         break;
       }
       case QXmlStreamReader::EndElement:
+        polylines.flush(out);
         if (depth-- > 1) out.writeEndElement();
         break;
       case QXmlStreamReader::Characters:
-        if (depth > 1 && !in.isWhitespace()) out.writeCharacters(in.text().toString());
+        if (depth > 1 && !in.isWhitespace()) {
+          polylines.flush(out);
+          out.writeCharacters(in.text().toString());
+        }
         break;
       default: break;
     }

@@ -521,6 +521,32 @@ TEST_F(LossChartTest, SvgClipsTheCurvesToThePlotArea) {
   EXPECT_GT(outside, 0) << "the spike runs above the plot, where the clip hides it";
 }
 
+// Seen: the course's SVG held 7,296 two-point segments (889 KB), and ImageMagick drew none
+// of its curves. Each curve is one shape: two runs, smoothed, make two held-out lines, two
+// raw and two smoothed training curves and a baseline, seven shapes in the plot.
+TEST_F(LossChartTest, SvgDrawsEachCurveAsOneShape) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  store_.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 600, 50), {});
+  chart_.set_smoothing(0.8);
+  chart_.refresh();
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("curves.svg"));
+  export_svg(chart_, path, QSize(900, 560));
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  const QByteArray svg = file.readAll();
+  EXPECT_TRUE(QSvgRenderer(svg).isValid());
+  std::vector<int> sizes;
+  for (const auto& [points, clipped] : shapes_in(svg).shapes) {
+    if (clipped) sizes.push_back(int(points.size()));
+  }
+  std::sort(sizes.begin(), sizes.end());
+  ASSERT_EQ(sizes.size(), 7u) << "shapes of " << sizes.front() << " to " << sizes.back() << " points";
+  EXPECT_EQ(sizes.front(), 2) << "the baseline";
+  EXPECT_EQ(sizes[1], 13) << "a held-out line: step 0 and every 50th to 600";
+  EXPECT_EQ(sizes.back(), 600) << "a training curve, every step";
+}
+
 TEST(ChartExport, ScaleKeepsTextReadable) {
   EXPECT_DOUBLE_EQ(export_scale(QSize(1000, 600), QSize(2000, 1200)), 2.0);
   EXPECT_DOUBLE_EQ(export_scale(QSize(1000, 600), QSize(500, 300)), 1.0);
