@@ -88,15 +88,15 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 
   build_actions();
   views_->setDocumentMode(true);
-  add_view(build_chart_tab(), tr("Loss curves"));
-  add_view(new InsideView(*store_), tr("Inside the model"));
+  add_view(build_chart_tab(), tr("Loss &curves"));
+  add_view(new InsideView(*store_), tr("&Inside the model"));
   SweepView::Hooks sweep_hooks;
   sweep_hooks.next_run = [this] { return settings_->config(); };
   sweep_hooks.report = [this](const QString& title, const QString& text) { report(title, text); };
   sweeps_ = new SweepView(*lab_, std::move(sweep_hooks));
-  add_view(sweeps_, tr("Sweeps"));
+  add_view(sweeps_, tr("S&weeps"));
   about_ = new AboutView;
-  add_view(about_, tr("About this experiment"));
+  add_view(about_, tr("&About this experiment"));
   setCentralWidget(views_);
   build_menus();  // after the tabs: the View menu lists them
 
@@ -329,8 +329,8 @@ void MainWindow::start_course_experiment() {
 
 void MainWindow::update_course_action() {
   const int seeds = settings_->course_seeds();
-  course_action_->setText(seeds > 1 ? tr("Course experiment (5 runs \u00d7 %1)").arg(seeds)
-                                    : tr("Course experiment (5 runs)"));
+  course_action_->setText(seeds > 1 ? tr("&Course experiment (5 runs \u00d7 %1)").arg(seeds)
+                                    : tr("&Course experiment (5 runs)"));
 }
 
 void MainWindow::start_queued_runs() {

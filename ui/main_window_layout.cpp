@@ -77,61 +77,62 @@ int status_column_width(const QTableView& table) {
 
 void MainWindow::build_actions() {
   QStyle* s = style();
-  start_action_ = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("Start"), this);
+  start_action_ = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
   start_action_->setShortcut(Qt::CTRL | Qt::Key_Return);
   start_action_->setToolTip(tr("Queue a run with these settings (Ctrl+Enter)"));
   connect(start_action_, &QAction::triggered, this, &MainWindow::start_run);
 
-  stop_action_ = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
+  stop_action_ = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
   stop_action_->setShortcut(Qt::CTRL | Qt::Key_Period);
   stop_action_->setToolTip(
       tr("Stop the selected running runs, or every running run, after the current step; "
          "their points are kept and the queue goes on"));
   connect(stop_action_, &QAction::triggered, this, &MainWindow::stop_run);
 
-  stop_all_action_ = new QAction(tr("Stop and clear the queue"), this);
+  stop_all_action_ = new QAction(tr("Stop and c&lear the queue"), this);
   stop_all_action_->setObjectName(QStringLiteral("stopAllAction"));
   stop_all_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Period);
   connect(stop_all_action_, &QAction::triggered, this, &MainWindow::stop_all);
 
-  start_queued_action_ = new QAction(tr("Start queued runs"), this);
+  start_queued_action_ = new QAction(tr("Start &queued runs"), this);
   start_queued_action_->setToolTip(tr("Train the runs still queued when NormLab last ended, in their order"));
   connect(start_queued_action_, &QAction::triggered, this, &MainWindow::start_queued_runs);
 
-  course_action_ = new QAction(tr("Course experiment (5 runs)"), this);
+  course_action_ = new QAction(tr("&Course experiment (5 runs)"), this);
+  course_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
   course_action_->setToolTip(
       tr("Queue the plate's five runs: pre- and post-norm at 1e-3 and 6e-3 with a 30-step warmup, "
          "and post-norm at 1e-3 with a long warmup; the course's model on the chosen corpus"));
   connect(course_action_, &QAction::triggered, this, &MainWindow::start_course_experiment);
 
-  import_action_ = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("Import runs\u2026"), this);
+  import_action_ = new QAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("&Import runs\u2026"), this);
   import_action_->setShortcut(QKeySequence::Open);
   connect(import_action_, &QAction::triggered, this, &MainWindow::import_dialog);
-  follow_action_ = new QAction(tr("Follow folder\u2026"), this);
+  follow_action_ = new QAction(tr("&Follow folder\u2026"), this);
   follow_action_->setToolTip(
       tr("Show every run in a folder that normlab-cli or a cluster writes, updated as its "
          "files change; nothing is written there"));
   connect(follow_action_, &QAction::triggered, this, &MainWindow::follow_dialog);
   export_json_action_ =
-      new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("Export runs as JSON\u2026"), this);
+      new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("Export runs as &JSON\u2026"), this);
   export_json_action_->setShortcut(QKeySequence::Save);
   connect(export_json_action_, &QAction::triggered, this, &MainWindow::export_json_dialog);
-  export_csv_action_ = new QAction(tr("Export runs as CSV\u2026"), this);
+  export_csv_action_ = new QAction(tr("Export runs as C&SV\u2026"), this);
   connect(export_csv_action_, &QAction::triggered, this, &MainWindow::export_csv_dialog);
-  export_image_action_ = new QAction(tr("Export chart image\u2026"), this);
+  export_image_action_ = new QAction(tr("Export chart i&mage\u2026"), this);
   export_image_action_->setShortcut(Qt::CTRL | Qt::Key_E);
   connect(export_image_action_, &QAction::triggered, this, &MainWindow::export_image_dialog);
 
-  remove_action_ = new QAction(s->standardIcon(QStyle::SP_TrashIcon), tr("Remove runs"), this);
+  remove_action_ = new QAction(s->standardIcon(QStyle::SP_TrashIcon), tr("Re&move runs"), this);
   remove_action_->setShortcut(QKeySequence::Delete);
   remove_action_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   connect(remove_action_, &QAction::triggered, this, [this] { remove_runs(selected_runs()); });
-  resume_action_ = new QAction(tr("Resume from checkpoint"), this);
+  resume_action_ = new QAction(tr("&Resume from checkpoint"), this);
   resume_action_->setToolTip(
       tr("Go on with the selected stopped or interrupted runs from their checkpoints, with the "
          "numbers they would have had uninterrupted"));
   connect(resume_action_, &QAction::triggered, this, [this] { resume_runs(selected_runs()); });
-  drop_checkpoints_action_ = new QAction(tr("Remove checkpoints"), this);
+  drop_checkpoints_action_ = new QAction(tr("Remove c&heckpoints"), this);
   drop_checkpoints_action_->setToolTip(
       tr("Delete the selected runs' checkpoints to free the disk; their points stay, "
          "and they can no longer be resumed"));
@@ -140,29 +141,29 @@ void MainWindow::build_actions() {
     update_details();
     update_actions();
   });
-  use_settings_action_ = new QAction(tr("Use these settings"), this);
+  use_settings_action_ = new QAction(tr("&Use these settings"), this);
   use_settings_action_->setToolTip(tr("Copy the selected run's settings to the next run"));
   connect(use_settings_action_, &QAction::triggered, this, [this] {
     if (const lab::RunEntry* run = store_->find(selected_runs().value(0))) settings_->set_config(run->record.config);
   });
 
-  fit_action_ = new QAction(s->standardIcon(QStyle::SP_BrowserReload), tr("Fit to data"), this);
+  fit_action_ = new QAction(s->standardIcon(QStyle::SP_BrowserReload), tr("&Fit to data"), this);
   fit_action_->setShortcut(Qt::CTRL | Qt::Key_0);
   fit_action_->setToolTip(tr("Undo zoom and pan, and follow the data again (Ctrl+0, or double-click the chart)"));
   connect(fit_action_, &QAction::triggered, this, [this] { chart_->reset_view(); });
-  outliers_action_ = new QAction(tr("Ignore outliers in scaling"), this);
+  outliers_action_ = new QAction(tr("Ignore &outliers in scaling"), this);
   outliers_action_->setCheckable(true);
   outliers_action_->setChecked(true);
   outliers_action_->setToolTip(tr("Fit the loss axis to where the runs started and went, not to a run that blew up"));
   connect(outliers_action_, &QAction::toggled, this, [this](bool on) { chart_->set_ignore_outliers(on); });
-  group_seeds_action_ = new QAction(tr("Seeds as mean and range"), this);
+  group_seeds_action_ = new QAction(tr("S&eeds as mean and range"), this);
   group_seeds_action_->setCheckable(true);
   group_seeds_action_->setChecked(true);
   group_seeds_action_->setToolTip(
       tr("Draw runs that differ only in their seed as one: the mean of their curves and "
          "the range of their held-out losses"));
   connect(group_seeds_action_, &QAction::toggled, this, [this](bool on) { chart_->set_group_seeds(on); });
-  log_action_ = new QAction(tr("Log scale"), this);
+  log_action_ = new QAction(tr("Lo&g scale"), this);
   log_action_->setCheckable(true);
   log_action_->setShortcut(Qt::CTRL | Qt::Key_L);
   connect(log_action_, &QAction::toggled, this, [this](bool on) {
@@ -181,7 +182,7 @@ void MainWindow::build_menus() {
   file->addAction(export_csv_action_);
   file->addAction(export_image_action_);
   file->addSeparator();
-  file->addAction(tr("Open the runs folder"), this,
+  file->addAction(tr("&Open the runs folder"), this,
                   [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(lab_->archive().folder())); });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -192,7 +193,7 @@ void MainWindow::build_menus() {
   run->addAction(stop_action_);
   run->addAction(stop_all_action_);
   run->addAction(start_queued_action_);
-  side_by_side_menu_ = run->addMenu(tr("Runs side by side"));
+  side_by_side_menu_ = run->addMenu(tr("Runs side &by side"));
   side_by_side_menu_->setObjectName(QStringLiteral("sideBySideMenu"));
   side_by_side_menu_->setToolTipsVisible(true);
   auto* side_by_side = new QActionGroup(side_by_side_menu_);
@@ -221,19 +222,33 @@ void MainWindow::build_menus() {
   view->addAction(outliers_action_);
   view->addAction(group_seeds_action_);
   view->addSeparator();
-  // Every tab, by its own title.
+  // Every tab, by its own title, and the next and the one before from anywhere in the
+  // window (a tab bar's own Ctrl+Tab works only once it has the focus).
   for (int i = 0; i < views_->count(); ++i) {
     view->addAction(views_->tabText(i), this, [this, i] { views_->setCurrentIndex(i); });
   }
+  view->addSeparator();
+  QAction* next = view->addAction(tr("&Next view"), this,
+                                  [this] { views_->setCurrentIndex((views_->currentIndex() + 1) % views_->count()); });
+  next->setShortcut(QKeySequence::NextChild);
+  QAction* previous = view->addAction(tr("&Previous view"), this, [this] {
+    views_->setCurrentIndex((views_->currentIndex() + views_->count() - 1) % views_->count());
+  });
+  previous->setShortcut(QKeySequence::PreviousChild);
   view->setObjectName(QStringLiteral("viewMenu"));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("About this experiment"), this, [this] { show_view(about_); });
-  install_gpu_action_ = help->addAction(tr("Install GPU support\u2026"), this, &MainWindow::install_gpu_support);
+  // F10 opens the menu bar, as on most desktops; Qt leaves it to the platform, and X11 has none.
+  auto* open_menus = new QAction(this);
+  open_menus->setShortcut(Qt::Key_F10);
+  connect(open_menus, &QAction::triggered, this, [this, file] { menuBar()->setActiveAction(file->menuAction()); });
+  addAction(open_menus);
+  help->addAction(tr("About this &experiment"), this, [this] { show_view(about_); });
+  install_gpu_action_ = help->addAction(tr("Install &GPU support\u2026"), this, &MainWindow::install_gpu_support);
   install_gpu_action_->setObjectName(QStringLiteral("installGpuAction"));
   install_gpu_action_->setToolTip(tr("Fetch LibTorch's CUDA libraries (%1) so that NormLab trains on an NVIDIA GPU")
                                       .arg(lab::qstr(cuda_download_size_text())));
-  help->addAction(tr("About NormLab"), this, [this] {
+  help->addAction(tr("&About NormLab"), this, [this] {
     QMessageBox::about(this, tr("About NormLab"),
                        tr("<b>NormLab %1</b><p>Trains a small GPT with its LayerNorm before or after each "
                           "sub-layer and shows what the placement does to training.</p>")
@@ -376,7 +391,11 @@ void MainWindow::build_run_dock() {
   resizeDocks({dock}, {210}, Qt::Vertical);
   if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"))) {
     view->addSeparator();
-    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+    for (QDockWidget* d : findChildren<QDockWidget*>()) {
+      QAction* toggle = d->toggleViewAction();
+      toggle->setText(d->objectName() == u"runsDock" ? tr("&Runs") : tr("Ne&xt run"));  // the menu's letters
+      view->addAction(toggle);
+    }
   }
 }
 

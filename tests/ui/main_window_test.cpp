@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QMenu>
+#include <QMenuBar>
 #include <QProgressDialog>
 #include <QScreen>
 #include <QSlider>
@@ -17,6 +18,7 @@
 #include <QSvgRenderer>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QXmlStreamReader>
 #include <gtest/gtest.h>
 #include <random>
@@ -184,6 +186,37 @@ TEST_F(MainWindowTest, ARunOfMoreThanAnHourStartsOnlyWhenTheUserSaysYes) {
   EXPECT_EQ(window_->store().runs().size(), 2u);
 }
 
+// Seen on a keyboard-only walk: no way to switch views but clicking their tabs, no
+// shortcut for the course, no letters inside the menus, and F10 did nothing.
+TEST_F(MainWindowTest, TheKeyboardReachesEveryViewMenuAndTheCourse) {
+  window_->activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(window_.get()));  // shortcuts go to the active window
+  window_->settings_panel().setFocus();
+  const int first = window_->views().currentIndex();
+  QTest::keyClick(window_.get(), Qt::Key_Tab, Qt::ControlModifier);
+  EXPECT_EQ(window_->views().currentIndex(), (first + 1) % window_->views().count());
+  QTest::keyClick(window_.get(), Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
+  EXPECT_EQ(window_->views().currentIndex(), first);
+  EXPECT_FALSE(window_->course_action()->shortcut().isEmpty());
+
+  for (QAction* top : window_->menuBar()->actions()) {
+    QSet<QChar> letters;
+    for (QAction* item : top->menu()->actions()) {
+      if (item->isSeparator()) continue;
+      const QString text = item->text();
+      const qsizetype at = text.indexOf(QLatin1Char('&'));
+      ASSERT_TRUE(at >= 0 && at + 1 < text.size()) << top->text().toStdString() << " > " << text.toStdString();
+      const QChar letter = text[at + 1].toLower();
+      EXPECT_FALSE(letters.contains(letter))
+          << top->text().toStdString() << " > " << text.toStdString() << ": its letter is taken";
+      letters.insert(letter);
+    }
+  }
+
+  QTest::keyClick(window_.get(), Qt::Key_F10);
+  EXPECT_EQ(window_->menuBar()->activeAction(), window_->menuBar()->actions().front());
+}
+
 // The course experiment over seeds queues each of its five runs once per seed, in turn.
 // Without an NVIDIA driver nothing is looked for: the window opens knowing its device, with
 // the course ready and scaled for the CPU (the look-up took 13 to 110 s here before). With a
@@ -256,7 +289,7 @@ TEST(GpuSupport, AFailedInstallIsReportedInADialog) {
 
 TEST_F(MainWindowTest, CourseExperimentOverSeedsQueuesEveryRunPerSeed) {
   window_->settings_panel().set_course_seeds(3);
-  EXPECT_EQ(window_->course_action()->text(), QStringLiteral("Course experiment (5 runs \u00d7 3)"));
+  EXPECT_EQ(window_->course_action()->text(), QStringLiteral("&Course experiment (5 runs \u00d7 3)"));
   ASSERT_TRUE(test::wait_until([&] { return window_->course_action()->isEnabled(); }, 30000));
   window_->lab().queue().shutdown();  // only the queue's contents matter here
   window_->start_course_experiment();
@@ -601,7 +634,7 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   // When the user says so, they train in that order.
   QAction* resume = nullptr;
   for (QAction* action : next->findChildren<QAction*>()) {
-    if (action->text() == QStringLiteral("Start queued runs")) resume = action;
+    if (action->text() == QStringLiteral("Start &queued runs")) resume = action;
   }
   ASSERT_TRUE(resume);
   ASSERT_TRUE(resume->isEnabled());
