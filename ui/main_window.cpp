@@ -325,6 +325,9 @@ void MainWindow::start_run() {
 
 void MainWindow::start_course_experiment() {
   lab_->start_course_experiment(settings_->config(), settings_->course_seeds());
+  // Kept now, as Start keeps its run's settings: a crash lost the "\u00d7 2 seeds" chosen.
+  QSettings settings;
+  settings_->save(settings);
 }
 
 void MainWindow::update_course_action() {

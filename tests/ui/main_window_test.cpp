@@ -13,6 +13,7 @@
 #include <QMenuBar>
 #include <QProgressDialog>
 #include <QScreen>
+#include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
 #include <QSvgRenderer>
@@ -301,6 +302,16 @@ TEST_F(MainWindowTest, CourseExperimentOverSeedsQueuesEveryRunPerSeed) {
   // The chart draws the five experiments, each as its seeds' mean.
   window_->chart().refresh();
   EXPECT_EQ(window_->chart().seed_group_of(runs[7].id).size(), 3);
+}
+
+// Seen after a crash: the course's "\u00d7 2 seeds" came back as one seed, the settings
+// being saved only when the window closed. Starting the course keeps them, as Start does.
+TEST_F(MainWindowTest, TheCourseKeepsItsSeedsWhenItStarts) {
+  window_->settings_panel().set_course_seeds(2);
+  ASSERT_TRUE(test::wait_until([&] { return window_->course_action()->isEnabled(); }, 30000));
+  window_->lab().queue().shutdown();  // only what is saved matters here
+  window_->start_course_experiment();
+  EXPECT_EQ(QSettings().value(QStringLiteral("next-run/course_seeds")).toInt(), 2);
 }
 
 TEST_F(MainWindowTest, TinyRunStartedFromTheWindowPutsItsPointsOnTheChart) {
