@@ -169,5 +169,25 @@ TEST(Model, RmsNormScalesByTheRootMeanSquare) {
   EXPECT_TRUE(std::isfinite(model->loss(ids, ids).item<double>()));
 }
 
+// The cache changes how the logits are computed, not what they are.
+TEST(Model, CachedDecodingGivesTheFullForwardsLogits) {
+  torch::manual_seed(5);
+  for (NormPlacement placement : {NormPlacement::Pre, NormPlacement::Post}) {
+    Gpt model(small(placement));
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const auto ids = torch::randint(64, {3, 12}, torch::kInt64);
+    const auto full = model->forward(ids);
+    std::vector<AttentionCache> cache;
+    auto cached = model->forward_cached(ids.narrow(1, 0, 5), cache);
+    EXPECT_TRUE(torch::allclose(cached, full.narrow(1, 0, 5), 1e-5, 1e-5));
+    for (int t = 5; t < 12; ++t) {
+      cached = model->forward_cached(ids.narrow(1, t, 1), cache);
+      EXPECT_TRUE(torch::allclose(cached.select(1, 0), full.select(1, t), 1e-5, 1e-5)) << "position " << t;
+    }
+    EXPECT_THROW(model->forward_cached(ids.narrow(1, 0, 5), cache), std::invalid_argument) << "past the context";
+  }
+}
+
 }  // namespace
 }  // namespace normlab::test

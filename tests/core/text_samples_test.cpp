@@ -5,8 +5,6 @@
 #include <set>
 #include <torch/torch.h>
 
-#include "core/model/model.h"
-
 #include "test_support.h"
 
 namespace normlab::test {
@@ -85,33 +83,6 @@ TEST(TextSamples, PastTheContextTheModelSeesTheLastContextTokens) {
   // Lengths 3, 4, 5 fit (a start, then two cached steps); from 6 on, each token restarts on the last 5.
   EXPECT_EQ(model.widths, (std::vector<std::int64_t>{3, 5, 5, 5}));
   EXPECT_EQ(model.nexts, 2);
-}
-
-// The cache changes how the logits are computed, not what they are.
-TEST(TextSamples, CachedDecodingGivesTheFullForwardsLogits) {
-  torch::manual_seed(5);
-  ModelConfig config;
-  config.layers = 2;
-  config.d_model = 32;
-  config.heads = 2;
-  config.context = 16;
-  config.vocab = 64;
-  for (NormPlacement placement : {NormPlacement::Pre, NormPlacement::Post}) {
-    config.norm = placement;
-    Gpt model(config);
-    model->eval();
-    torch::NoGradGuard no_grad;
-    const auto ids = torch::randint(64, {3, 12}, torch::kInt64);
-    const auto full = model->forward(ids);
-    std::vector<AttentionCache> cache;
-    auto cached = model->forward_cached(ids.narrow(1, 0, 5), cache);
-    EXPECT_TRUE(torch::allclose(cached, full.narrow(1, 0, 5), 1e-5, 1e-5));
-    for (int t = 5; t < 12; ++t) {
-      cached = model->forward_cached(ids.narrow(1, t, 1), cache);
-      EXPECT_TRUE(torch::allclose(cached.select(1, 0), full.select(1, t), 1e-5, 1e-5)) << "position " << t;
-    }
-    EXPECT_THROW(model->forward_cached(ids.narrow(1, 0, 5), cache), std::invalid_argument) << "past the context";
-  }
 }
 
 }  // namespace
