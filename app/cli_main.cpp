@@ -34,8 +34,8 @@ Examples:
                                                     where each stands
   normlab-cli bench --device cuda --json            time training steps
   normlab-cli sample normlab-runs/pre-norm_lr_1e-3_warmup_30.json --prompt "In the beginning" --top 10
-                                                    a stopped run, or one trained with --final-checkpoint keep,
-                                                    continues the text; its next-token guesses beside the unigram's
+                                                    a done or stopped run continues the text; its next-token
+                                                    guesses beside the unigram's
 
 Each run writes DIR/<name>.json (the full record) and DIR/<name>.csv (one row per
 step), rewritten atomically at every evaluation and at least every %g seconds, so a
@@ -45,7 +45,9 @@ what it has.
 Beside them, DIR/<name>.ckpt holds the run's whole training state, written with a save
 every --checkpoint-interval seconds (default %d) and as a run stops; a run that is done
 drops it unless --final-checkpoint keep. train --resume DIR/<name>.json goes on from it,
-with the numbers the run would have had uninterrupted on the same device and threads.)";
+with the numbers the run would have had uninterrupted on the same device and threads.
+A done run keeps its final weights, DIR/<name>.weights (about 10.6 MB at the course's
+shape), for `sample`, unless --final-weights drop.)";
 
 // CLI11's messages on one line, as every other error of this program.
 std::string one_line(std::string text) {
@@ -65,7 +67,7 @@ int main(int argc, char** argv) {
   route_stop_signals([](int) { g_cancel = true; });
   Options options;
   CLI::App app(kAbout, "normlab-cli");
-  char footer[2048];
+  char footer[4096];
   std::snprintf(footer, sizeof footer, kFooter, kSaveIntervalSeconds, TrainConfig{}.checkpoint_interval);
   app.footer(footer);
   app.set_help_all_flag("--help-all", "Print the help of every command (the man page is made from it)");

@@ -18,6 +18,7 @@
 #include "core/training/predictions.h"
 #include "core/training/side_by_side.h"
 #include "core/training/trainer.h"
+#include "core/training/weights.h"
 
 namespace normlab::cli {
 namespace fs = std::filesystem;
@@ -162,10 +163,12 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   };
   callbacks.on_save_due = [&](const RunRecord& run) { save(run, file); };
   callbacks.on_checkpoint_due = [&](const std::string& bytes) { write_file_atomically(checkpoint, bytes); };
+  callbacks.on_weights_due = [&](const std::string& bytes) { write_file_atomically(weights_path(file), bytes); };
+  std::error_code error;
+  fs::remove(weights_path(file), error);  // a run trained again is not the one they were
   RunRecord run = resuming ? resume(config, checkpoint, callbacks, &g_cancel) : train(config, callbacks, &g_cancel);
   if (tty) std::printf("\n");
   save(run, file);
-  std::error_code error;
   if (!keeps_checkpoint(run)) fs::remove(checkpoint, error);
   std::printf("%s  %s: %s, final held-out %.3f nats (baseline %.3f); wrote %s.{json,csv}\n", label.c_str(),
               run.config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss(), run.baseline_loss,

@@ -13,7 +13,7 @@
 #include "core/runs/config.h"
 #include "core/runs/run_record.h"
 #include "core/sweeps/slurm.h"
-#include "core/training/sampler.h"
+#include "core/training/trained_model.h"
 
 namespace normlab::cli {
 

@@ -3,8 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "core/training/checkpoint.h"
-#include "core/training/sampler.h"
+#include "core/training/trained_model.h"
 
 #include "cli_run.h"
 
@@ -27,10 +26,10 @@ std::string visible(const std::string& token) {
 
 CLI::App* add_sample_command(CLI::App& app, Options& options) {
   CLI::App* sample = app.add_subcommand(
-      "sample", "continue a text with a trained run's weights (its checkpoint beside the run file, RUN.ckpt)");
+      "sample", "continue a text with a trained run's weights (beside its run file: RUN.weights, else RUN.ckpt)");
   sample
       ->add_option("run", options.sample_run,
-                   "the run's file; a stopped run, or a done one trained with --final-checkpoint keep")
+                   "the run's file; a done run (unless trained with --final-weights drop) or a stopped one")
       ->required()
       ->type_name("RUN.json");
   sample->add_option("--prompt", options.sample.prompt, "the text to continue")->required();
@@ -52,7 +51,8 @@ CLI::App* add_sample_command(CLI::App& app, Options& options) {
 int run_sample(const Options& options) {
   const std::filesystem::path file = options.sample_run;
   const RunRecord run = read_json(file);
-  const Sample sample = sample_run(run, checkpoint_path(file), options.sample);
+  check_request(options.sample);  // before the corpus is read
+  const Sample sample = TrainedModel(run, file).sample(options.sample);
   std::printf("%s%s\n", options.sample.prompt.c_str(), sample.continuation.c_str());
   if (!sample.top.empty()) {
     std::printf("\nnext token after the prompt (%d tokens seen)  %-8s %s\n", sample.prompt_tokens, "model", "unigram");

@@ -132,6 +132,15 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
   return text;
 }
 
+std::string Tokenizer::piece(int id) const {
+  std::string piece = processor_->IdToPiece(id);
+  static const std::string kWordMark = "\xE2\x96\x81";  // U+2581, which SentencePiece puts before a word
+  for (std::size_t at = piece.find(kWordMark); at != std::string::npos; at = piece.find(kWordMark, at + 1)) {
+    piece.replace(at, kWordMark.size(), " ");
+  }
+  return piece;
+}
+
 std::vector<int> encode_corpus(const Corpus& corpus, const Tokenizer& tokenizer) {
   const fs::path ids_file = tokenizer_dir() / (cache_stem(corpus, tokenizer.vocab_size()) + ".ids");
   if (std::ifstream in{ids_file, std::ios::binary}) {

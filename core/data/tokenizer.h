@@ -26,6 +26,8 @@ class Tokenizer {
   int vocab_size() const;
   std::vector<int> encode(const std::string& text) const;  // line by line
   std::string decode(const std::vector<int>& ids) const;
+  // One token as it reads inside a text: its piece with SentencePiece's word mark as a space.
+  std::string piece(int id) const;
   const std::filesystem::path& model_file() const { return model_file_; }
   bool was_trained() const { return was_trained_; }  // false when it came from the cache
 

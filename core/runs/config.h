@@ -135,7 +135,8 @@ struct TrainConfig {
   int text_every = 1;                     // evaluations between recordings of the run's text; 0 = none
   std::string corpus_path;                // empty: the King James text from `bible`
   int checkpoint_interval = 60;           // seconds between checkpoints (checkpoint.h); 0 = at every save
-  std::string final_checkpoint = "drop";  // drop | keep: whether a finished run keeps its final weights
+  std::string final_checkpoint = "drop";  // drop | keep: whether a finished run keeps its whole final state
+  std::string final_weights = "keep";     // keep | drop: whether a finished run keeps its parameters (weights.h)
 };
 
 // Throws UserError naming the first invalid field and why.

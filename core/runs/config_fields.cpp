@@ -232,6 +232,16 @@ std::vector<ConfigField> make_fields() {
            {{"drop", "Drop"}, {"keep", "Keep"}}, [](TrainConfig& c) -> std::string& { return c.final_checkpoint; });
   final_checkpoint.since_version = 4;
   final_checkpoint.shapes_result = false;
+
+  auto& final_weights =
+      menu("final_weights", "final-weights", "Final weights", "final weights",
+           "when the run is done: keep its parameters beside the run file (RUN.weights, about "
+           "10.6 MB at the course's shape), for `normlab-cli sample` and the window's prompts, or "
+           "drop them",
+           {{"keep", "Keep"}, {"drop", "Drop"}}, [](TrainConfig& c) -> std::string& { return c.final_weights; });
+  final_weights.since_version = 8;
+  final_weights.older_files_text = "drop";  // earlier runs kept no weights
+  final_weights.shapes_result = false;
   return {f.begin(), f.end()};
 }
 

@@ -314,9 +314,14 @@ void RunRecord::add_point(const SeriesPoint& point) {
 
 json text_to_json(const RunText& text) {
   json samples = json::array();
-  for (const TextSample& s : text.samples)
-    samples.push_back({{"step", s.step}, {"greedy", s.greedy}, {"sampled", s.sampled}});
-  return {{"prompts", text.prompts}, {"samples", samples}};
+  for (const TextSample& s : text.samples) {
+    json sample = {{"step", s.step}, {"greedy", s.greedy}, {"sampled", s.sampled}};
+    if (!text.references.empty()) sample["reference_probability"] = s.reference_probability;
+    samples.push_back(std::move(sample));
+  }
+  json j = {{"prompts", text.prompts}, {"samples", samples}};
+  if (!text.references.empty()) j["references"] = text.references;
+  return j;
 }
 
 std::vector<std::string> texts_from_json(const json& j, const char* key, const std::string& where) {
@@ -330,9 +335,35 @@ std::vector<std::string> texts_from_json(const json& j, const char* key, const s
   return texts;
 }
 
+// One probability per reference token, each between 0 and 1.
+std::vector<std::vector<double>> probabilities_from_json(const json& s, const RunText& text) {
+  const json lists = field<json>(s, "reference_probability", "text.samples");
+  const char* fault = "field 'text.samples.reference_probability' must hold a probability per reference token";
+  if (!lists.is_array() || lists.size() != text.references.size()) throw UserError(fault);
+  std::vector<std::vector<double>> probabilities;
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    if (!lists[i].is_array() || lists[i].size() != text.references[i].size()) throw UserError(fault);
+    auto& list = probabilities.emplace_back();
+    for (const json& p : lists[i]) {
+      if (!p.is_number() || !(p.get<double>() >= 0 && p.get<double>() <= 1)) throw UserError(fault);
+      list.push_back(p.get<double>());
+    }
+  }
+  return probabilities;
+}
+
 RunText text_from_json(const json& j) {
   RunText text;
   text.prompts = texts_from_json(j, "prompts", "text");
+  if (j.contains("references")) {
+    const json references = j.at("references");
+    if (!references.is_array() || references.size() != text.prompts.size()) {
+      throw UserError("field 'text.references' must hold one list of tokens per prompt");
+    }
+    for (const json& reference : references) {
+      text.references.push_back(texts_from_json(json{{"tokens", reference}}, "tokens", "text.references"));
+    }
+  }
   const json samples = field<json>(j, "samples", "text");
   if (!samples.is_array()) throw UserError("field 'text.samples' must be a list");
   int last_step = -1;
@@ -342,6 +373,7 @@ RunText text_from_json(const json& j) {
     if (sample.greedy.size() != text.prompts.size() || sample.sampled.size() != text.prompts.size()) {
       throw UserError("field 'text.samples' must hold one text per prompt");
     }
+    if (!text.references.empty()) sample.reference_probability = probabilities_from_json(s, text);
     if (sample.step <= last_step) throw UserError("field 'text.samples' must be in increasing step order");
     last_step = sample.step;
     text.samples.push_back(std::move(sample));

@@ -57,11 +57,17 @@ struct TextSample {
   int step = 0;
   std::vector<std::string> greedy;   // one per prompt: the most likely token each time
   std::vector<std::string> sampled;  // one per prompt: each token drawn from the prediction
+  // One per prompt, when the run has references: the probability the model gave each of
+  // the reference's tokens, after the prompt and the reference's tokens before it.
+  std::vector<std::vector<double>> reference_probability;
 };
 
 struct RunText {
   std::vector<std::string> prompts;  // held-out text at fixed places, the same for every run on the corpus
-  std::vector<TextSample> samples;   // by step; each holds one text per prompt
+  // One per prompt (none in files before version 8): the held-out text that follows it,
+  // token by token, each as it reads inside the text (Tokenizer::piece).
+  std::vector<std::vector<std::string>> references;
+  std::vector<TextSample> samples;  // by step; each holds one text per prompt
 };
 
 struct Environment {
@@ -110,9 +116,10 @@ inline constexpr double kLostAfterSeconds = 60;
 // Version 2 added named series and the fields marked since_version 2, version 3 the
 // layer statistics' interval, version 4 the checkpoint settings, version 5 DyT's α₀ and the
 // QK-norm and scaled-init switches, version 6 the CPU matmul kernel, version 7 the text a
-// run writes (text, config.text_every); older files still load, with those fields at their
-// defaults (the switches off, no text) or, for the kernel, at what they ran with (LibTorch's).
-inline constexpr int kRunSchemaVersion = 7;
+// run writes (text, config.text_every), version 8 config.final_weights and the text's references; older files still
+// load, with those fields at their defaults (the switches off, no text) or, for the kernel, at what they ran with
+// (LibTorch's).
+inline constexpr int kRunSchemaVersion = 8;
 
 // The run file's text, streamed: the numbers are written as they are formatted.
 void write_json_text(std::ostream& out, const RunRecord& run);

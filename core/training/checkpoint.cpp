@@ -10,7 +10,9 @@
 #include "core/data/corpus.h"
 #include "core/device/cuda_backend.h"
 #include "core/runs/config_fields.h"
+#include "core/system/atomic_file.h"
 
+#include "headed_file.h"
 #include "training_state.h"
 
 namespace normlab {
@@ -19,97 +21,36 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kSchemaName = "normlab.checkpoint";
-// A header is a few kB; a file whose first line runs longer is no checkpoint.
-constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
-
-UserError fault(const fs::path& path, const std::string& what) { return UserError(path.string() + ": " + what); }
+constexpr FileKind kCheckpoint{"normlab.checkpoint", "checkpoint", kCheckpointVersion};
 
 int steps_done(const RunRecord& run) { return run.steps.empty() ? 0 : run.steps.back().step; }
 
-// Every config field as text, as a user types it: a later NormLab reads what it knows.
-std::string header_line(const CheckpointHeader& h) {
-  nlohmann::ordered_json config = nlohmann::ordered_json::object();
-  for (const ConfigField& field : config_fields()) config[field.key] = field_text(field, h.config);
-  // In this order, so the file's first bytes say what it is.
-  const nlohmann::ordered_json header = {{"schema", kSchemaName},
-                                         {"version", h.version},
-                                         {"libtorch_version", h.libtorch_version},
-                                         {"name", h.config.name},
-                                         {"config", config},
-                                         {"data", h.data_fingerprint},
-                                         {"step", h.step},
-                                         {"payload_bytes", h.payload_bytes},
-                                         {"payload_hash", h.payload_hash}};
-  return header.dump() + '\n';  // one line: dump() escapes any newline inside a string
-}
-
-// The header `head` (the start of the file at `path`, `file_size` bytes long) begins with,
-// and in `line_bytes` the length of its line. Config fields missing from it keep their
-// defaults, as in run files.
-CheckpointHeader header_of(std::string_view head, std::uint64_t file_size, const fs::path& path,
-                           std::size_t& line_bytes) {
-  const std::size_t end = head.substr(0, kMaxHeaderBytes).find('\n');
-  json j;
-  if (end != std::string_view::npos) j = json::parse(head.substr(0, end), nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("schema") || j.at("schema") != kSchemaName) {
-    throw fault(path, "not a NormLab checkpoint");
-  }
+CheckpointHeader header_from(const json& j, const fs::path& path) {
   CheckpointHeader h;
   try {
     h.version = j.at("version").get<int>();
-    if (h.version != kCheckpointVersion) {
-      throw fault(path, "checkpoint format version " + std::to_string(h.version) + "; this NormLab reads version " +
-                            std::to_string(kCheckpointVersion));
-    }
     h.libtorch_version = j.at("libtorch_version").get<std::string>();
-    h.config.name = j.at("name").get<std::string>();
-    const json& config = j.at("config");
-    try {
-      for (const ConfigField& field : config_fields()) {
-        if (config.contains(field.key)) set_field_text(field, h.config, config.at(field.key).get<std::string>());
-      }
-      validate(h.config);
-    } catch (const UserError& error) {
-      throw fault(path, std::string("damaged header: ") + error.what());
-    }
+    h.config = config_from_text(j.at("config"), j.at("name").get<std::string>(), path);
     h.data_fingerprint = j.at("data").get<std::string>();
     h.step = j.at("step").get<int>();
     h.payload_bytes = j.at("payload_bytes").get<std::uint64_t>();
     h.payload_hash = j.at("payload_hash").get<std::string>();
   } catch (const json::exception& error) {
-    throw fault(path, std::string("damaged header (") + error.what() + ")");
-  }
-  line_bytes = end + 1;
-  const std::uint64_t expected = line_bytes + h.payload_bytes;
-  if (file_size < expected) {
-    throw fault(path, "truncated: " + std::to_string(file_size) + " of its " + std::to_string(expected) + " bytes");
-  }
-  if (file_size > expected) {
-    throw fault(path, "damaged: " + std::to_string(file_size - expected) + " bytes more than its header says");
+    throw file_fault(path, std::string("damaged header (") + error.what() + ")");
   }
   return h;
 }
 
 void check_resumable(const CheckpointHeader& h, const TrainConfig& config, const fs::path& path) {
   if (h.libtorch_version != libtorch_version()) {
-    throw fault(path, "written with LibTorch " + h.libtorch_version + ", and this NormLab runs LibTorch " +
-                          libtorch_version() + ", whose arithmetic may differ: the run cannot go on exactly");
+    throw file_fault(path, "written with LibTorch " + h.libtorch_version + ", and this NormLab runs LibTorch " +
+                               libtorch_version() + ", whose arithmetic may differ: the run cannot go on exactly");
   }
   if (const ConfigField* field = first_difference(h.config, config)) {
-    throw fault(path, "a checkpoint of another experiment: its " + field->noun + " is '" +
-                          field_text(*field, h.config) + "', the run's '" + field_text(*field, config) + "'");
+    throw file_fault(path, "a checkpoint of another experiment: its " + field->noun + " is '" +
+                               field_text(*field, h.config) + "', the run's '" + field_text(*field, config) + "'");
   }
 }
-
-std::string read_whole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw fault(path, "cannot open");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// LibTorch's messages may run over lines; the first says what went wrong.
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 }  // namespace
 
@@ -120,19 +61,12 @@ fs::path checkpoint_path(const fs::path& run_file) {
 
 CheckpointHeader read_checkpoint_header(const fs::path& path) {
   std::error_code error;
-  const std::uintmax_t size = fs::file_size(path, error);
-  if (error) {
-    throw fault(path, fs::exists(path, error) ? "cannot read its size"
-                                              : "no checkpoint: none was written while the run trained, or it was "
-                                                "dropped when the run ended");
+  if (!fs::exists(path, error)) {
+    throw file_fault(path,
+                     "no checkpoint: none was written while the run trained, or it was dropped when the run "
+                     "ended");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw fault(path, "cannot open");
-  std::string head(std::min<std::uintmax_t>(size, kMaxHeaderBytes), '\0');
-  in.read(head.data(), std::streamsize(head.size()));
-  head.resize(std::size_t(in.gcount()));
-  std::size_t line_bytes = 0;
-  return header_of(head, size, path, line_bytes);
+  return header_from(read_file_header(kCheckpoint, path), path);
 }
 
 CheckpointHeader resumable_checkpoint(const fs::path& path, const TrainConfig& config) {
@@ -168,26 +102,24 @@ std::string checkpoint_bytes(const TrainingState& state, const std::string& data
     return size;
   });
 
-  CheckpointHeader header;
-  header.libtorch_version = libtorch_version();
-  header.config = state.run.config;
-  header.data_fingerprint = data_fingerprint;
-  header.step = steps_done(state.run);
-  header.payload_bytes = payload.size();
-  header.payload_hash = content_hash(payload);
-  return header_line(header) + std::move(payload);
+  const nlohmann::ordered_json fields = {{"libtorch_version", libtorch_version()},
+                                         {"name", state.run.config.name},
+                                         {"config", config_as_text(state.run.config)},
+                                         {"data", data_fingerprint},
+                                         {"step", steps_done(state.run)}};
+  return headed_file_bytes(kCheckpoint, fields, payload);
 }
 
 void restore_checkpoint(const fs::path& path, const std::string& data_fingerprint, TrainingState& state) {
   // Checked again on the bytes that are loaded: the file may have been replaced since.
-  const std::string bytes = read_whole(path);
+  const std::string bytes = read_whole_file(path);
   std::size_t line_bytes = 0;
-  const CheckpointHeader header = header_of(bytes, bytes.size(), path, line_bytes);
+  const json head = read_file_header(kCheckpoint, bytes, bytes.size(), path, line_bytes);
+  const CheckpointHeader header = header_from(head, path);
   check_resumable(header, state.run.config, path);
-  const std::string_view payload = std::string_view(bytes).substr(line_bytes);
-  if (content_hash(payload) != header.payload_hash) throw fault(path, "damaged: its bytes do not match their checksum");
+  const std::string_view payload = checked_payload(bytes, line_bytes, head, path);
   if (header.data_fingerprint != data_fingerprint) {
-    throw fault(path, "made from other training data: the corpus, or its tokenization, changed since");
+    throw file_fault(path, "made from other training data: the corpus, or its tokenization, changed since");
   }
 
   std::string record_text, series_order;
@@ -197,20 +129,21 @@ void restore_checkpoint(const fs::path& path, const std::string& data_fingerprin
     archive.read("learner", tensors);
     const std::vector<torch::Tensor> live = state.learner.state();
     torch::Tensor extra;
-    if (tensors.try_read(std::to_string(live.size()), extra)) throw fault(path, "its tensors do not fit this model");
+    if (tensors.try_read(std::to_string(live.size()), extra))
+      throw file_fault(path, "its tensors do not fit this model");
     torch::NoGradGuard no_grad;
     for (std::size_t i = 0; i < live.size(); ++i) {
       torch::Tensor tensor;
       tensors.read(std::to_string(i), tensor);
       if (!tensor.sizes().equals(live[i].sizes()) || tensor.scalar_type() != live[i].scalar_type()) {
-        throw fault(path, "its tensors do not fit this model");
+        throw file_fault(path, "its tensors do not fit this model");
       }
       live[i].copy_(tensor);
     }
     c10::IValue rng, record, order;
     archive.read("batch_rng", rng);
     std::istringstream rng_text(rng.toStringRef());
-    if (!(rng_text >> state.batch_rng)) throw fault(path, "damaged: its batch sampler's state does not read back");
+    if (!(rng_text >> state.batch_rng)) throw file_fault(path, "damaged: its batch sampler's state does not read back");
     torch::Tensor starts;
     archive.read("batch_starts", starts);
     state.batch_starts = starts;
@@ -219,7 +152,7 @@ void restore_checkpoint(const fs::path& path, const std::string& data_fingerprin
     archive.read("series_order", order);
     series_order = order.toStringRef();
   } catch (const c10::Error& error) {
-    throw fault(path, "damaged: " + first_line(error.what_without_backtrace()));
+    throw file_fault(path, "damaged: " + first_line(error.what_without_backtrace()));
   }
   RunRecord saved;
   std::vector<Series> series;
@@ -234,10 +167,10 @@ void restore_checkpoint(const fs::path& path, const std::string& data_fingerprin
     }
     if (series.size() != saved.series.size()) throw UserError("its series are not the ones listed");
   } catch (const std::exception& error) {  // UserError, or json's for a damaged list
-    throw fault(path, std::string("damaged record: ") + error.what());
+    throw file_fault(path, std::string("damaged record: ") + error.what());
   }
   if (int(saved.steps.size()) != header.step || steps_done(saved) != header.step) {
-    throw fault(path, "damaged: its record does not end at its step");
+    throw file_fault(path, "damaged: its record does not end at its step");
   }
   state.run.steps = std::move(saved.steps);
   state.run.evals = std::move(saved.evals);

@@ -169,6 +169,19 @@ double Learner::evaluate(const std::vector<Batch>& batches, PredictionTally* pre
   return total / batches.size();
 }
 
+torch::Tensor Learner::true_token_probabilities(const torch::Tensor& ids) {
+  torch::NoGradGuard no_grad;
+  model_->eval();
+  torch::Tensor logits;
+  {
+    AutocastScope autocast(autocast_bf16_, ids.device().type());
+    logits = model_->forward(ids.slice(1, 0, -1));
+  }
+  model_->train();
+  const auto log_probs = torch::log_softmax(logits.to(torch::kFloat64), -1);
+  return log_probs.gather(-1, ids.slice(1, 1).unsqueeze(-1)).squeeze(-1).exp().cpu();
+}
+
 Decoder Learner::decoder() {
   auto cache = std::make_shared<std::vector<AttentionCache>>();
   auto run = [this, cache](const torch::Tensor& ids, bool fresh) {

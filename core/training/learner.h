@@ -31,6 +31,9 @@ class Learner {
   // The model continuing text (text_samples.h) as evaluate() runs it, with a cache of
   // keys and values: (rows, vocab) float32 logits. Valid while the learner is.
   Decoder decoder();
+  // For (rows, time) ids on this device, the probability the model gives each true next
+  // token, ids[:, t + 1] after ids[:, ..t]: (rows, time - 1) float64 on the host.
+  torch::Tensor true_token_probabilities(const torch::Tensor& ids);
 
   // Everything an update reads and changes: the model's parameters and buffers, then the
   // optimiser's state. The live tensors, in an order the config fixes: a checkpoint

@@ -7,18 +7,35 @@
 
 namespace normlab {
 
-std::vector<std::vector<int>> fixed_prompts(const torch::Tensor& heldout_ids, int context) {
+namespace {
+
+std::int64_t prompt_length(int context) { return std::min<std::int64_t>(kPromptTokens, std::max(1, context / 2)); }
+
+// The held-out windows that begin `skip` tokens after each prompt's start, `length` tokens
+// long or as many as the split has left.
+std::vector<std::vector<int>> windows(const torch::Tensor& heldout_ids, int context, std::int64_t skip,
+                                      std::int64_t length) {
   const auto ids = heldout_ids.to(torch::kCPU, torch::kInt64).contiguous();
-  const std::int64_t length = std::min<std::int64_t>(kPromptTokens, std::max(1, context / 2));
-  const std::int64_t room = ids.numel() - length;
-  std::vector<std::vector<int>> prompts;
-  if (room < 0) return prompts;
+  const std::int64_t room = ids.numel() - prompt_length(context);
+  std::vector<std::vector<int>> cut;
+  if (room < 0) return cut;
   for (int i = 1; i <= kPromptCount; ++i) {
-    const std::int64_t start = room * i / (kPromptCount + 1);
-    const auto* first = ids.data_ptr<std::int64_t>() + start;
-    prompts.emplace_back(first, first + length);
+    const std::int64_t first = room * i / (kPromptCount + 1) + skip;
+    const std::int64_t last = std::min(first + length, ids.numel());
+    cut.emplace_back(ids.data_ptr<std::int64_t>() + first, ids.data_ptr<std::int64_t>() + std::max(first, last));
   }
-  return prompts;
+  return cut;
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> fixed_prompts(const torch::Tensor& heldout_ids, int context) {
+  return windows(heldout_ids, context, 0, prompt_length(context));
+}
+
+std::vector<std::vector<int>> fixed_references(const torch::Tensor& heldout_ids, int context) {
+  const std::int64_t prompt = prompt_length(context);
+  return windows(heldout_ids, context, prompt, std::min<std::int64_t>(kContinuationTokens, context - prompt));
 }
 
 std::uint64_t sample_seed(std::uint64_t run_seed, int step, int prompt) {

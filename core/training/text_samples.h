@@ -19,6 +19,9 @@ inline constexpr int kContinuationTokens = 40;
 // kPromptCount windows of the held-out ids (on any device), at a quarter, half and three
 // quarters of the split, each kPromptTokens long or half the context when that is shorter.
 std::vector<std::vector<int>> fixed_prompts(const torch::Tensor& heldout_ids, int context);
+// What follows each prompt in the held-out text: kContinuationTokens, or as many as the
+// context leaves after the prompt.
+std::vector<std::vector<int>> fixed_references(const torch::Tensor& heldout_ids, int context);
 
 // The seed of prompt `prompt`'s samples at evaluation `step` of a run seeded `run_seed`.
 std::uint64_t sample_seed(std::uint64_t run_seed, int step, int prompt);

@@ -6,9 +6,6 @@
 #include <random>
 #include <string_view>
 
-#include "core/data/corpus.h"
-#include "core/data/dataset.h"
-#include "core/data/tokenizer.h"
 #include "core/device/cuda_backend.h"
 #include "core/system/memory.h"
 
@@ -16,9 +13,12 @@
 #include "layer_stats.h"
 #include "learner.h"
 #include "prediction_tally.h"
+#include "run_data.h"
 #include "schedule.h"
 #include "text_samples.h"
 #include "training_state.h"
+#include "weights.h"
+#include "weights_io.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -99,14 +99,13 @@ class TrainingRun {
 
   void stage(const std::string& what) const;
   bool cancelled() const;
-  Corpus read_corpus() const;
-  Tokenizer prepare_tokenizer() const;
-  Dataset prepare_data();
+  RunData prepare_data();
   Batch batch_for(int step);
   bool take_step(int step);
   bool read_losses();
   void record_statistics(int step, std::vector<SeriesPoint>& statistics);
   void evaluate(int step, bool with_checkpoint);
+  void prepare_references();
   void record_text(int step);
   void save(bool with_checkpoint);
   void write_checkpoint();
@@ -120,12 +119,13 @@ class TrainingRun {
   RunRecord record_;
   const TrainConfig& config_;  // the record's
   const torch::Device device_;
-  const Corpus corpus_;
-  const Tokenizer tokenizer_;
   std::string fingerprint_;  // the training data as checkpoints name it, taken by prepare_data
-  const Dataset data_;
+  RunData run_data_;
+  const Tokenizer& tokenizer_;
+  const Dataset& data_;                          // on the device
   const torch::Tensor unigram_log_probs_;        // on the device, for context use and frequency mismatch
   const std::vector<std::vector<int>> prompts_;  // the text's fixed prompts, when the run records text
+  torch::Tensor prompted_references_;            // each prompt and its reference, (prompts, time) on the device
   Learner learner_;
   std::vector<Batch> heldout_;
   // The run's batches, drawn a chunk of steps at a time in the order a step-by-step draw
@@ -154,9 +154,9 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const fs::path* checkpoin
       record_(checked_record(requested, checkpoint)),
       config_(record_.config),
       device_(prepare_device(config_, record_.environment)),
-      corpus_(read_corpus()),
-      tokenizer_(prepare_tokenizer()),
-      data_(prepare_data()),
+      run_data_(prepare_data()),
+      tokenizer_(run_data_.tokenizer),
+      data_(run_data_.data),
       unigram_log_probs_(data_.unigram_log_probs()),
       prompts_(config_.text_every > 0 ? fixed_prompts(data_.heldout_ids(), config_.model.context)
                                       : std::vector<std::vector<int>>{}),
@@ -167,6 +167,7 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const fs::path* checkpoin
       read_every_step_(!device_.is_cuda()) {
   record_.parameters = learner_.parameter_count();
   for (const auto& prompt : prompts_) record_.text.prompts.push_back(tokenizer_.decode(prompt));
+  if (!prompts_.empty()) prepare_references();
   heldout_ = data_.heldout_batches(config_.batch_size, config_.eval_batches);
   if (checkpoint_) {
     stage("Resuming from the checkpoint");
@@ -186,28 +187,17 @@ void TrainingRun::stage(const std::string& what) const {
 
 bool TrainingRun::cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
-Corpus TrainingRun::read_corpus() const {
-  stage("Reading the corpus");
-  return load_corpus_or_default(config_.corpus_path);
-}
-
-Tokenizer TrainingRun::prepare_tokenizer() const {
-  stage("Preparing the " + std::to_string(config_.model.vocab) +
-        "-token BPE tokenizer (trained once per corpus, then cached)");
-  return Tokenizer::for_corpus(corpus_, config_.model.vocab);
-}
-
 // The corpus as token ids on the run's device; their counts, baseline and fingerprint
 // are taken on the host first.
-Dataset TrainingRun::prepare_data() {
-  stage("Tokenizing the corpus");
-  Dataset data(encode_corpus(corpus_, tokenizer_), tokenizer_.vocab_size(), config_.model.context);
+RunData TrainingRun::prepare_data() {
+  RunData prepared = prepare_run_data(config_, [this](const std::string& what) { stage(what); });
+  const Dataset& data = prepared.data;
   record_.train_tokens = data.train_tokens();
   record_.heldout_tokens = data.heldout_tokens();
   record_.baseline_loss = data.unigram_baseline();
   fingerprint_ = data_fingerprint(data);
-  data.to(device_);  // batches are cut where the model is
-  return data;
+  prepared.data.to(device_);  // batches are cut where the model is
+  return prepared;
 }
 
 // Trains from the record's last step to the end, stopping early when cancelled or when
@@ -323,14 +313,39 @@ void TrainingRun::evaluate(int step, bool with_checkpoint) {
 }
 
 // Each fixed prompt continued both ways, decoded.
+// The held-out text after each prompt, its tokens kept in the record to be shaded by the
+// probability the run gives them, and prompt and reference together as one batch of ids.
+void TrainingRun::prepare_references() {
+  const auto references = fixed_references(data_.heldout_ids(), config_.model.context);
+  std::vector<std::int64_t> rows;
+  for (std::size_t i = 0; i < prompts_.size(); ++i) {
+    if (references[i].size() != references[0].size() || references[0].empty()) return;  // a split too short
+    record_.text.references.emplace_back();
+    for (const int id : references[i]) record_.text.references[i].push_back(tokenizer_.piece(id));
+    rows.insert(rows.end(), prompts_[i].begin(), prompts_[i].end());
+    rows.insert(rows.end(), references[i].begin(), references[i].end());
+  }
+  prompted_references_ = torch::tensor(rows).view({std::int64_t(prompts_.size()), -1}).to(device_);
+}
+
 void TrainingRun::record_text(int step) {
   std::vector<std::uint64_t> seeds;
   for (int i = 0; i < int(prompts_.size()); ++i) seeds.push_back(sample_seed(config_.seed, step, i));
   const auto continuations = continue_prompts(learner_.decoder(), prompts_, kContinuationTokens, 1.0, seeds, device_);
-  TextSample sample{step, {}, {}};
+  TextSample sample{step, {}, {}, {}};
   for (const Continuation& c : continuations) {
     sample.greedy.push_back(tokenizer_.decode(c.greedy));
     sample.sampled.push_back(tokenizer_.decode(c.sampled));
+  }
+  if (!record_.text.references.empty()) {
+    const auto reference_tokens = std::int64_t(record_.text.references[0].size());
+    const auto probabilities = learner_.true_token_probabilities(prompted_references_).slice(1, -reference_tokens);
+    for (std::int64_t i = 0; i < probabilities.size(0); ++i) {
+      auto& row = sample.reference_probability.emplace_back();
+      for (std::int64_t t = 0; t < reference_tokens; ++t) {
+        row.push_back(std::round(probabilities[i][t].item<double>() * 1e4) / 1e4);  // 4 digits: enough to shade by
+      }
+    }
   }
   record_.text.samples.push_back(std::move(sample));
 }
@@ -361,6 +376,10 @@ void TrainingRun::stop_before(int step) {
 void TrainingRun::finish() {
   if (record_.status == RunStatus::Running) record_.status = RunStatus::Done;
   if (keeps_checkpoint(record_)) write_checkpoint();
+  if (keeps_weights(record_) && callbacks_.on_weights_due) {
+    callbacks_.on_weights_due(
+        weights_bytes(learner_.model(), config_, tokenizer_hash(tokenizer_), int(record_.steps.size())));
+  }
 }
 
 }  // namespace

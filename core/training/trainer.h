@@ -27,6 +27,9 @@ struct TrainCallbacks {
   // seconds have passed since the last checkpoint, and as the run ends when
   // keeps_checkpoint says it keeps one. Without this callback no checkpoint is made.
   std::function<void(const std::string& checkpoint)> on_checkpoint_due;
+  // The final parameters as a weights file's bytes (weights.h), to be written atomically
+  // to weights_path(run file): once, as the run ends, when keeps_weights says it keeps them.
+  std::function<void(const std::string& weights)> on_weights_due;
 };
 
 inline constexpr double kSaveIntervalSeconds = 5;

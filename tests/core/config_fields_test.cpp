@@ -110,7 +110,7 @@ TEST(ConfigFields, SameExperimentComparesEveryFieldThatShapesTheResult) {
   }
   // Speed and bookkeeping only; the seed, the corpus and every number of the model count.
   EXPECT_EQ(ignored, (std::set<std::string>{"device", "threads", "cpu_matmul", "layer_stats_every", "text_every",
-                                            "checkpoint_interval", "final_checkpoint"}));
+                                            "checkpoint_interval", "final_checkpoint", "final_weights"}));
   TrainConfig other_lr = a;
   other_lr.peak_lr = 6e-3;
   ASSERT_NE(first_difference(a, other_lr), nullptr);

@@ -420,8 +420,10 @@ RunRecord run_with_text() {
   RunRecord run = sample_run();
   run.config.text_every = 2;
   run.text.prompts = {"In the beginning", "And God said,\n\"Let there be\""};
-  run.text.samples = {{0, {"the the", "the"}, {"Laban prey", "sunder"}},
-                      {4, {"God created", "light: and"}, {"the heaven", "there was light"}}};
+  run.text.references = {{" the", " heaven"}, {" light", ":"}};
+  run.text.samples = {
+      {0, {"the the", "the"}, {"Laban prey", "sunder"}, {{0.01, 0.002}, {0.5, 1}}},
+      {4, {"God created", "light: and"}, {"the heaven", "there was light"}, {{0.25, 0.125}, {0, 0.75}}}};
   return run;
 }
 
@@ -434,6 +436,8 @@ TEST_F(RunRecordTest, TheTextRoundTrips) {
   EXPECT_EQ(back.text.samples[1].step, 4);
   EXPECT_EQ(back.text.samples[1].greedy, run.text.samples[1].greedy);
   EXPECT_EQ(back.text.samples[1].sampled, run.text.samples[1].sampled);
+  EXPECT_EQ(back.text.references, run.text.references);
+  EXPECT_EQ(back.text.samples[1].reference_probability, run.text.samples[1].reference_probability);
 }
 
 TEST_F(RunRecordTest, ReadBadText) {
@@ -448,6 +452,27 @@ TEST_F(RunRecordTest, ReadBadText) {
   EXPECT_THAT(broken([](json& j) { j["text"]["samples"][0]["sampled"][0] = 3; }), HasSubstr("'text.samples.sampled'"));
   EXPECT_THAT(broken([](json& j) { j["text"]["samples"][1]["step"] = 0; }), HasSubstr("increasing step order"));
   EXPECT_THAT(broken([](json& j) { j["text"]["samples"][0]["step"] = -1; }), HasSubstr("'text.samples.step'"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["references"].erase(1); }), HasSubstr("one list of tokens per prompt"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["samples"][0]["reference_probability"][1].erase(0); }),
+              HasSubstr("a probability per reference token"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["samples"][0]["reference_probability"][0][0] = 1.5; }),
+              HasSubstr("a probability per reference token"));
+  EXPECT_THAT(broken([](json& j) { j["text"]["samples"][0].erase("reference_probability"); }),
+              HasSubstr("'text.samples.reference_probability'"));
+}
+
+// Version 7 (text without references, no final weights) loads so: those runs kept none.
+TEST_F(RunRecordTest, VersionSevenFileLoadsWithoutReferencesOrWeights) {
+  json j = json::parse(to_json_text(run_with_text()));
+  j["version"] = 7;
+  j["text"].erase("references");
+  for (json& sample : j["text"]["samples"]) sample.erase("reference_probability");
+  j["config"].erase("final_weights");
+  const RunRecord run = from_json_text(j.dump());
+  EXPECT_EQ(run.text.samples.size(), 2u);
+  EXPECT_TRUE(run.text.references.empty());
+  EXPECT_TRUE(run.text.samples[0].reference_probability.empty());
+  EXPECT_EQ(run.config.final_weights, "drop");
 }
 
 // Version 6 (before the text) loads with no text and text_every off: those runs wrote none.

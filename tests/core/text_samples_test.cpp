@@ -24,6 +24,21 @@ TEST(TextSamples, PromptsAreHeldOutWindowsAtFixedPlaces) {
   EXPECT_EQ(fixed_prompts(ids, 128), prompts) << "the same for every run on the corpus";
 }
 
+// What follows each prompt, as long as the context leaves room for after it.
+TEST(TextSamples, ReferencesFollowTheirPrompts) {
+  const auto ids = torch::arange(1000, torch::kInt64);
+  for (const int context : {128, 16}) {
+    const auto prompts = fixed_prompts(ids, context);
+    const auto references = fixed_references(ids, context);
+    ASSERT_EQ(references.size(), prompts.size());
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+      EXPECT_EQ(int(references[i].size()), std::min<int>(kContinuationTokens, context - int(prompts[i].size())));
+      EXPECT_EQ(references[i].front(), prompts[i].back() + 1);
+      EXPECT_EQ(references[i].back(), references[i].front() + int(references[i].size()) - 1);
+    }
+  }
+}
+
 TEST(TextSamples, EachStepAndPromptDrawsFromItsOwnSeed) {
   std::set<std::uint64_t> seeds;
   for (std::uint64_t run : {1ULL, 2ULL}) {

@@ -166,6 +166,24 @@ TEST_F(TrainerTest, ATrainedModelUsesItsContext) {
   EXPECT_NEAR(unigram->values.back(), run.baseline_loss, 0.5) << "the unigram's loss on the evaluated positions";
 }
 
+// The held-out text after each prompt, and the chance the run gave each of its tokens: the
+// mean grows as the run learns (its log is minus the loss on those few tokens).
+TEST_F(TrainerTest, RecordsTheChanceOfTheTextAfterEachPrompt) {
+  const RunRecord run = train(config_);
+  ASSERT_EQ(run.text.references.size(), run.text.prompts.size());
+  ASSERT_FALSE(run.text.references[0].empty());
+  auto mean_log = [&](const TextSample& sample) {
+    double sum = 0;
+    int n = 0;
+    for (std::size_t i = 0; i < sample.reference_probability.size(); ++i) {
+      EXPECT_EQ(sample.reference_probability[i].size(), run.text.references[i].size());
+      for (const double p : sample.reference_probability[i]) sum += std::log(std::max(p, 1e-4)), ++n;
+    }
+    return sum / n;
+  };
+  EXPECT_GT(mean_log(run.text.samples.back()), mean_log(run.text.samples.front()) + 0.5);
+}
+
 TEST_F(TrainerTest, CancelStopsWithinOneStep) {
   std::atomic<bool> cancel{false};
   TrainCallbacks callbacks;
