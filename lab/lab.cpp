@@ -226,7 +226,8 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
     }
   }
   if (!imported.problems.isEmpty()) return imported;
-  for (RunRecord& record : records) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    RunRecord& record = records[i];
     record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
     mark_interrupted(record, "the file was saved while the run trained; it ends there");
     QString file;
@@ -236,6 +237,9 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
       file = archive_->new_path(qstr(record.config.name));
       try {
         RunArchive::write(record, file);  // a copy, so it comes back next time
+        // Its weights too, so it can be asked to continue text; without them it still shows.
+        const QString weights = RunArchive::weights_of(files[int(i)]);
+        if (QFile::exists(weights)) QFile::copy(weights, RunArchive::weights_of(file));
       } catch (const std::exception& error) {
         imported.unsaved << QString::fromStdString(error.what());
         file.clear();

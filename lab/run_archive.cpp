@@ -6,6 +6,7 @@
 #include "core/runs/run_text.h"
 #include "core/system/atomic_file.h"
 #include "core/training/checkpoint.h"
+#include "core/training/weights.h"
 
 #include "qstring.h"
 
@@ -51,10 +52,21 @@ void RunArchive::write_checkpoint(const std::string& bytes, const QString& run_f
 
 void RunArchive::drop_checkpoint(const QString& run_file) { QFile::remove(checkpoint_of(run_file)); }
 
+QString RunArchive::weights_of(const QString& run_file) {
+  return QString::fromStdString(weights_path(run_file.toStdString()).string());
+}
+
+void RunArchive::write_weights(const std::string& bytes, const QString& run_file) {
+  write_file_atomically(weights_path(run_file.toStdString()), bytes);
+}
+
+void RunArchive::drop_weights(const QString& run_file) { QFile::remove(weights_of(run_file)); }
+
 void RunArchive::remove(const QString& path) const {
   if (!writable() || path.isEmpty()) return;
   QFile::remove(path);
   drop_checkpoint(path);
+  drop_weights(path);
 }
 
 QString RunArchive::damaged_folder() const { return QDir(folder_).filePath(QStringLiteral("damaged")); }

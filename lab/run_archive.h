@@ -40,7 +40,10 @@ class RunArchive {
   static QString checkpoint_of(const QString& run_file);
   static void write_checkpoint(const std::string& bytes, const QString& run_file);
   static void drop_checkpoint(const QString& run_file);
-  // Deletes a run's file and its checkpoint; exported copies elsewhere are never touched.
+  static QString weights_of(const QString& run_file);  // RUN.weights (core/training/weights.h)
+  static void write_weights(const std::string& bytes, const QString& run_file);
+  static void drop_weights(const QString& run_file);
+  // Deletes a run's file, its checkpoint and its weights; exported copies elsewhere are never touched.
   void remove(const QString& path) const;
 
   // Where files that cannot be read are moved, so they are reported once and never lost.

@@ -78,10 +78,12 @@ void RunStore::mark_started(int id, const RunRecord& header) {
   r.train_tokens = header.train_tokens;
   r.heldout_tokens = header.heldout_tokens;
   r.baseline_loss = header.baseline_loss;
+  r.text = header.text;  // the prompts and references; a resumed run's text up to its step
   r.status = RunStatus::Running;
   r.message.clear();
   emit status_changed(id);
   emit points_changed(id);  // the baseline is known now
+  emit text_changed(id);
 }
 
 void RunStore::append_steps(int id, const std::vector<StepMetrics>& steps) {
@@ -105,12 +107,20 @@ void RunStore::append_points(int id, const std::vector<SeriesPoint>& points) {
   emit points_changed(id);
 }
 
+void RunStore::append_text(int id, const TextSample& text) {
+  RunEntry* run = entry(id);
+  if (!run) return;
+  run->record.text.samples.push_back(text);
+  emit text_changed(id);
+}
+
 void RunStore::finish(int id, const RunRecord& record) {
   RunEntry* run = entry(id);
   if (!run) return;
   run->record = record;
   emit status_changed(id);
   emit points_changed(id);
+  emit text_changed(id);
 }
 
 void RunStore::set_status(int id, RunStatus status, const QString& message) {

@@ -43,7 +43,8 @@ class RunStore : public QObject {
   void append_steps(int id, const std::vector<StepMetrics>& steps);
   void append_eval(int id, const EvalMetrics& eval);
   void append_points(int id, const std::vector<SeriesPoint>& points);  // any named series
-  void finish(int id, const RunRecord& run);                           // the trainer's final record
+  void append_text(int id, const TextSample& text);
+  void finish(int id, const RunRecord& run);  // the trainer's final record
   void set_status(int id, RunStatus status, const QString& message = {});
 
  signals:
@@ -54,6 +55,7 @@ class RunStore : public QObject {
   void points_changed(int id);      // new steps or evaluations, or the record replaced
   void appearance_changed(int id);  // shown or hidden
   void status_changed(int id);
+  void text_changed(int id);  // its text: prompts and references as it starts, then each evaluation's
 
  private:
   RunEntry* entry(int id);

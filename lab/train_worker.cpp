@@ -73,15 +73,22 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
     pending_points.push_back(point);
     flush_when_due();
   };
-  callbacks.on_eval = [&](const EvalMetrics& eval, const RunRecord&) {
+  callbacks.on_eval = [&](const EvalMetrics& eval, const RunRecord& run) {
     flush();
     emit evaluated(run_id, eval);
+    if (!run.text.samples.empty() && run.text.samples.back().step == eval.step) {
+      emit text_recorded(run_id, run.text.samples.back());
+    }
   };
   callbacks.on_save_due = save;
   if (!save_path.isEmpty()) {
     callbacks.on_checkpoint_due = [&](const std::string& bytes) {
       keep([&] { RunArchive::write_checkpoint(bytes, save_path); });
     };
+    callbacks.on_weights_due = [&](const std::string& bytes) {
+      keep([&] { RunArchive::write_weights(bytes, save_path); });
+    };
+    RunArchive::drop_weights(save_path);  // a run trained again is not the one they were
   }
   try {
     const RunRecord run = resume

@@ -35,6 +35,7 @@ class TrainWorker : public QObject {
   // Any named series, batched with the steps.
   void points_recorded(int run_id, const std::vector<normlab::SeriesPoint>& points);
   void evaluated(int run_id, const normlab::EvalMetrics& eval);
+  void text_recorded(int run_id, const normlab::TextSample& text);  // at the evaluations that record text
   void finished(int run_id, const normlab::RunRecord& run);
   void failed(int run_id, const QString& message);
   void save_failed(int run_id, const QString& message);

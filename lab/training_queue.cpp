@@ -44,6 +44,8 @@ TrainingQueue::Slot& TrainingQueue::add_slot() {
   });
   connect(worker, &TrainWorker::evaluated, this,
           [this](int id, const EvalMetrics& eval) { store_.append_eval(id, eval); });
+  connect(worker, &TrainWorker::text_recorded, this,
+          [this](int id, const TextSample& text) { store_.append_text(id, text); });
   connect(worker, &TrainWorker::finished, this, &TrainingQueue::on_finished);
   connect(worker, &TrainWorker::failed, this, &TrainingQueue::on_failed);
   connect(worker, &TrainWorker::save_failed, this, &TrainingQueue::save_failed);

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <random>
 
+#include "core/system/atomic_file.h"
+#include "core/training/trainer.h"
+#include "core/training/weights.h"
 #include "tests/support/synthetic_corpus.h"
 #include "tests/support/tiny_config.h"
 
@@ -20,6 +23,16 @@ QString write_synthetic_corpus(const QString& folder, int bytes) {
   if (!file.open(QIODevice::WriteOnly)) throw std::runtime_error("cannot write " + path.toStdString());
   file.write(text.data(), qint64(text.size()));
   return path;
+}
+
+RunRecord train_keeping_weights(const TrainConfig& config, const QString& run_file) {
+  TrainCallbacks callbacks;
+  callbacks.on_weights_due = [&](const std::string& bytes) {
+    write_file_atomically(weights_path(run_file.toStdString()), bytes);
+  };
+  RunRecord run = train(config, callbacks);
+  write_json(run, run_file.toStdString());
+  return run;
 }
 
 TrainConfig tiny_config(const QString& corpus, int steps) {

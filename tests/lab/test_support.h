@@ -20,6 +20,10 @@ TrainConfig tiny_config(const QString& corpus, int steps = 30);
 // curves fall towards ~4.5 nats, short-warmup post-norm stays at the baseline.
 RunRecord synthetic_run(NormPlacement norm, double lr, int warmup, int steps, int eval_interval = 100);
 
+// Trains `config` to its end with the engine itself, writing its run file `run_file` and the
+// weights beside it (RUN.weights), as the window's and the command line's runs do.
+RunRecord train_keeping_weights(const TrainConfig& config, const QString& run_file);
+
 // Runs the event loop until `done()` or `timeout_ms`; returns done().
 bool wait_until(const std::function<bool()>& done, int timeout_ms);
 
