@@ -24,6 +24,7 @@
 
 #include "format.h"
 #include "heatmap_math.h"
+#include "run_choice.h"
 #include "run_colors.h"
 
 namespace normlab::ui {
@@ -413,24 +414,7 @@ void InsideView::schedule_redraw() {
 // a queued run, first after a restart or while another trains, has nothing to show.
 void InsideView::refresh_runs() {
   for (int panel = 0; panel < 2; ++panel) {
-    QComboBox* box = runs_[panel];
-    const int keep = chosen_[panel] ? plot_->run_ids[panel] : 0;
-    const QSignalBlocker quiet(box);
-    box->clear();
-    int fallback = 0, trained = 0;
-    const NormPlacement wanted = panel == 0 ? NormPlacement::Pre : NormPlacement::Post;
-    for (const lab::RunEntry& run : store_.runs()) {
-      box->addItem(lab::qstr(run.record.config.name), run.id);
-      if (run.record.config.model.norm != wanted) continue;
-      fallback = run.id;
-      if (!run.record.steps.empty()) trained = run.id;
-    }
-    if (trained) fallback = trained;
-    const int index = box->findData(store_.find(keep) ? keep : fallback);
-    box->setCurrentIndex(index >= 0 ? index : box->count() - 1);
-    box->setToolTip(box->currentText());
-    box->view()->setMinimumWidth(box->view()->sizeHintForColumn(0));
-    plot_->run_ids[panel] = box->currentData().toInt();
+    plot_->run_ids[panel] = fill_run_choice(runs_[panel], store_, panel, chosen_[panel] ? plot_->run_ids[panel] : 0);
   }
   schedule_redraw();
 }

@@ -43,6 +43,7 @@
 #include "run_table.h"
 #include "settings_panel.h"
 #include "sweep_view.h"
+#include "text_view.h"
 
 namespace normlab::ui {
 
@@ -90,6 +91,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   views_->setDocumentMode(true);
   add_view(build_chart_tab(), tr("Loss &curves"));
   add_view(new InsideView(*store_), tr("&Inside the model"));
+  add_view(new TextView(*store_), tr("What it w&rites"));
   SweepView::Hooks sweep_hooks;
   sweep_hooks.next_run = [this] { return settings_->config(); };
   sweep_hooks.report = [this](const QString& title, const QString& text) { report(title, text); };
@@ -393,6 +395,7 @@ void MainWindow::update_actions() {
   const bool any = !store_->runs().empty();
   export_json_action_->setEnabled(any);
   export_csv_action_->setEnabled(any);
+  export_markdown_action_->setEnabled(any);
 }
 
 void MainWindow::update_progress() {
@@ -486,6 +489,7 @@ void MainWindow::show_run_menu(const QPoint& pos) {
   menu.addSeparator();
   menu.addAction(export_json_action_);
   menu.addAction(export_csv_action_);
+  menu.addAction(export_markdown_action_);
   menu.addSeparator();
   menu.addAction(remove_action_);
   menu.exec(run_table_->viewport()->mapToGlobal(pos));

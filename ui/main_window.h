@@ -68,6 +68,8 @@ class MainWindow : public QMainWindow {
   // One run to a .json file, or several to a folder (one file each).
   bool export_runs_json(const QList<int>& run_ids, const QString& target);
   bool export_runs_csv(const QList<int>& run_ids, const QString& path);
+  // The runs' text (prompts, then a section per evaluation), one after another.
+  bool export_text_markdown(const QList<int>& run_ids, const QString& path);
   void remove_runs(const QList<int>& run_ids);  // asks first
   // Each goes on from its checkpoint; those that cannot are reported with the reason.
   void resume_runs(const QList<int>& run_ids);
@@ -134,6 +136,7 @@ class MainWindow : public QMainWindow {
   void show_followed_sweep(const Sweep& sweep);
   void export_json_dialog();
   void export_csv_dialog();
+  void export_markdown_dialog();
   void export_image_dialog();
   // main_window_gpu.cpp
   void show_gpu_notice(const QString& text);
@@ -173,6 +176,7 @@ class MainWindow : public QMainWindow {
   QAction* follow_action_ = nullptr;
   QAction* export_json_action_ = nullptr;
   QAction* export_csv_action_ = nullptr;
+  QAction* export_markdown_action_ = nullptr;
   QAction* export_image_action_ = nullptr;
   QAction* remove_action_ = nullptr;
   QAction* resume_action_ = nullptr;

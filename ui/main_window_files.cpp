@@ -8,6 +8,8 @@
 #include <set>
 
 #include "core/runs/run_text.h"
+#include "core/system/atomic_file.h"
+#include "core/training/predictions.h"
 #include "lab/lab.h"
 #include "lab/qstring.h"
 
@@ -89,6 +91,23 @@ bool MainWindow::export_runs_csv(const QList<int>& run_ids, const QString& path)
   return true;
 }
 
+bool MainWindow::export_text_markdown(const QList<int>& run_ids, const QString& path) {
+  std::string markdown;
+  for (int id : run_ids) {
+    if (const lab::RunEntry* run = store_->find(id))
+      markdown += (markdown.empty() ? "" : "\n") + text_markdown(run->record);
+  }
+  try {
+    write_file_atomically(path.toStdString(), markdown);
+  } catch (const std::exception& error) {
+    report(tr("Export failed"), QString::fromStdString(error.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported the text of %n run(s) to %1", nullptr, int(run_ids.size())).arg(path),
+                           kStatusMessageMs);
+  return true;
+}
+
 namespace {
 QString last_folder(const char* key) {
   return QSettings().value(QStringLiteral("paths/") + key, QDir::homePath()).toString();
@@ -162,6 +181,20 @@ void MainWindow::export_csv_dialog() {
   if (path.isEmpty()) return;
   remember_folder("export", path);
   export_runs_csv(ids, path);
+}
+
+void MainWindow::export_markdown_dialog() {
+  const QList<int> ids = selected_or_all_runs();
+  if (ids.isEmpty()) return;
+  const QString name = ids.size() == 1
+                           ? lab::qstr(file_stem(store_->find(ids.front())->record.config.name)) + QStringLiteral(".md")
+                           : QStringLiteral("normlab-text.md");
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export the text of %n run(s) as Markdown", nullptr, int(ids.size())),
+                                   QDir(last_folder("export")).filePath(name), tr("Markdown (*.md)"));
+  if (path.isEmpty()) return;
+  remember_folder("export", path);
+  export_text_markdown(ids, path);
 }
 
 void MainWindow::export_image_dialog() {

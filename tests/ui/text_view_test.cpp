@@ -1,0 +1,74 @@
+// "What it writes" over a store holding two trained runs: their text side by side at an
+// evaluation, shaded by the probability each gave the held-out text, and a typed prompt
+// answered by both with their likeliest next tokens.
+#include "ui/text_view.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTest>
+#include <gtest/gtest.h>
+
+#include "lab/run_store.h"
+#include "tests/lab/corpus_fixture.h"
+
+#include "test_support.h"
+
+namespace normlab::ui {
+namespace {
+
+class TextViewTest : public lab::test::CorpusFixture {
+ protected:
+  void SetUp() override {
+    CorpusFixture::SetUp();
+    for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post}) {
+      TrainConfig config = lab::test::tiny_config(corpus_, 40);
+      config.model.norm = norm;
+      config.eval_interval = 20;
+      const QString file = QDir(folder_.path()).filePath(QString::fromStdString(to_string(norm)) + ".json");
+      ids_.push_back(store_.add(lab::test::train_keeping_weights(config, file), file));
+    }
+    view_ = std::make_unique<TextView>(store_);
+    view_->resize(1000, 640);
+    view_->show_runs(ids_[0], ids_[1]);
+    view_->show();
+    QApplication::processEvents();
+  }
+
+  lab::RunStore store_;
+  std::vector<int> ids_;
+  std::unique_ptr<TextView> view_;
+};
+
+TEST_F(TextViewTest, ShowsBothRunsTextAtTheChosenEvaluation) {
+  const RunRecord& pre = store_.find(ids_[0])->record;
+  ASSERT_EQ(pre.text.samples.size(), 3u);  // steps 0, 20 and 40
+  view_->show_step(20);
+  for (int panel = 0; panel < 2; ++panel) {
+    const RunRecord& run = store_.find(ids_[panel])->record;
+    const QString text = view_->text_of(panel);
+    EXPECT_TRUE(text.contains(QStringLiteral("Step 20"))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QString::fromStdString(run.text.samples.at(1).greedy.at(0)).trimmed()));
+    ASSERT_FALSE(run.text.references.empty());
+    EXPECT_TRUE(text.contains(QString::fromStdString(run.text.references.at(0).at(1)).trimmed()));
+  }
+  view_->show_step(39);  // between evaluations: the one before
+  EXPECT_TRUE(view_->text_of(0).contains(QStringLiteral("Step 20")));
+}
+
+TEST_F(TextViewTest, ATypedPromptIsAnsweredByBothRunsWithTheirLikeliestTokens) {
+  auto* prompt = view_->findChild<QLineEdit*>();
+  ASSERT_NE(prompt, nullptr);
+  QTest::keyClicks(prompt, QStringLiteral("the little dog"));
+  QTest::keyClick(prompt, Qt::Key_Return);
+  ASSERT_TRUE(lab::test::wait_until(
+      [&] { return view_->bar_tokens(0).size() == 10 && view_->bar_tokens(1).size() == 10; }, kTrainTimeoutMs));
+  for (int panel = 0; panel < 2; ++panel) {
+    EXPECT_TRUE(view_->answer_of(panel).contains(QStringLiteral("the little dog")));
+  }
+  EXPECT_NE(view_->bar_tokens(0), view_->bar_tokens(1));  // two models, two guesses
+}
+
+}  // namespace
+}  // namespace normlab::ui

@@ -1,0 +1,17 @@
+#pragma once
+// The run pickers of views that set two runs side by side (Inside the model, What it
+// writes): every run by name, and by default pre-norm on the left, post-norm on the right,
+// the latest that has trained.
+class QComboBox;
+
+namespace normlab::lab {
+class RunStore;
+}  // namespace normlab::lab
+
+namespace normlab::ui {
+
+// Refills `box` with the store's runs and picks `keep` when it is still there, else the
+// default of `panel` (0: left, 1: right). Returns the picked run's id, 0 for none.
+int fill_run_choice(QComboBox* box, const lab::RunStore& store, int panel, int keep);
+
+}  // namespace normlab::ui
