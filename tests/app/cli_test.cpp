@@ -12,6 +12,7 @@
 #include "core/runs/run_record.h"
 #include "core/training/checkpoint.h"
 #include "core/training/trainer.h"
+#include "core/training/weights.h"
 #include "tests/core/test_support.h"
 #include "tests/support/same_losses.h"
 
@@ -81,8 +82,10 @@ TEST_F(CliTest, TrainWritesRunFiles) {
   EXPECT_EQ(csv[1].rfind("\"tiny, run\",0,", 0), 0u) << csv[1];
   EXPECT_EQ(csv[13].rfind("\"tiny, run\",12,", 0), 0u) << csv[13];
 
-  // Only the run files: no temp files left next to them, and the checkpoint dropped as the run is done.
-  EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 2);
+  // Only the run files and the final weights: no temp files left next to them, and the
+  // checkpoint dropped as the run is done.
+  EXPECT_EQ(std::distance(fs::directory_iterator(temp_ / "runs"), fs::directory_iterator()), 3);
+  EXPECT_TRUE(fs::exists(weights_path(json_file)));
   // The tokenizer went to this test's cache.
   EXPECT_FALSE(fs::is_empty(cache_dir() / "tokenizers"));
 }
