@@ -10,29 +10,33 @@
 
 namespace normlab::lab {
 
-// Keeps the models most recently asked, as a user compares a few runs at a time.
+// Keeps the models most recently asked, as a user compares a few runs at a time. Lives on
+// the service's thread and hands each answer to the service's own (a queued call).
 class PromptWorker : public QObject {
-  Q_OBJECT
  public:
   static constexpr std::size_t kKeptModels = 4;  // each is about 40 MB with its corpus
+
+  explicit PromptWorker(PromptService* service) : service_(service) {}
 
   void answer(int run_id, const RunRecord& run, const QString& run_file, const SampleRequest& request) {
     try {
       const Sample sample = model_for(run_id, run, run_file).sample(request);
-      emit answered(run_id, sample);
+      tell([=](PromptService* s) { emit s->answered(run_id, sample); });
     } catch (const UserError& error) {
-      emit refused(run_id, QString::fromStdString(error.what()));
+      const QString why = QString::fromStdString(error.what());
+      tell([=](PromptService* s) { emit s->refused(run_id, why); });
     } catch (const std::exception& error) {
-      emit refused(run_id, QStringLiteral("unexpected error: ") + error.what());
+      const QString why = QStringLiteral("unexpected error: ") + error.what();
+      tell([=](PromptService* s) { emit s->refused(run_id, why); });
     }
   }
 
- signals:
-  void loading(int run_id, const QString& stage);
-  void answered(int run_id, const normlab::Sample& sample);
-  void refused(int run_id, const QString& message);
-
  private:
+  template <typename Emit>
+  void tell(Emit emit_on) {
+    QMetaObject::invokeMethod(service_, [service = service_, emit_on] { emit_on(service); });
+  }
+
   struct Loaded {
     QString file;
     QString written;  // when the files its weights may come from were written
@@ -54,23 +58,22 @@ class PromptWorker : public QObject {
       }
     }
     auto model = std::make_unique<TrainedModel>(run, run_file.toStdString(), [&](const std::string& stage) {
-      emit loading(run_id, QString::fromStdString(stage));
+      const QString what = QString::fromStdString(stage);
+      tell([=](PromptService* s) { emit s->loading(run_id, what); });
     });
     models_.push_front({run_file, stamp, std::move(model)});
     if (models_.size() > kKeptModels) models_.pop_back();
     return *models_.front().model;
   }
 
+  PromptService* const service_;
   std::list<Loaded> models_;  // most recently asked first
 };
 
-PromptService::PromptService(QObject* parent) : QObject(parent), worker_(new PromptWorker) {
+PromptService::PromptService(QObject* parent) : QObject(parent), worker_(new PromptWorker(this)) {
   thread_.setObjectName(QStringLiteral("prompts"));
   worker_->moveToThread(&thread_);
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
-  connect(worker_, &PromptWorker::loading, this, &PromptService::loading);
-  connect(worker_, &PromptWorker::answered, this, &PromptService::answered);
-  connect(worker_, &PromptWorker::refused, this, &PromptService::refused);
   thread_.start();
 }
 
@@ -85,5 +88,3 @@ void PromptService::ask(int run_id, const RunRecord& run, const QString& run_fil
 }
 
 }  // namespace normlab::lab
-
-#include "prompt_service.moc"
