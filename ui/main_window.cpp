@@ -91,7 +91,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   views_->setDocumentMode(true);
   add_view(build_chart_tab(), tr("Loss &curves"));
   add_view(new InsideView(*store_), tr("&Inside the model"));
-  add_view(new TextView(*store_), tr("What it w&rites"));
+  add_view(new TextView(*store_), tr("W&hat it writes"));
   SweepView::Hooks sweep_hooks;
   sweep_hooks.next_run = [this] { return settings_->config(); };
   sweep_hooks.report = [this](const QString& title, const QString& text) { report(title, text); };
