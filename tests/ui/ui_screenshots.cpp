@@ -155,7 +155,8 @@ int pictures(QApplication& app) {
     auto* text = window->findChild<TextView*>();
     window->show_view(text);
     text->ask(QStringLiteral("And the LORD said unto Moses,"));
-    ok &= test::wait_until([&] { return text->bar_tokens(0).size() == 10 && text->bar_tokens(1).size() == 10; }, 180000);
+    ok &=
+        test::wait_until([&] { return text->bar_tokens(0).size() == 10 && text->bar_tokens(1).size() == 10; }, 180000);
     ok &= save(*window, out.filePath(QStringLiteral("what-it-writes-6e-3.png")));
   }
 
