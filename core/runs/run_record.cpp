@@ -450,6 +450,23 @@ void write_json(const RunRecord& run, const fs::path& path) {
   write_file_atomically(path, [&run](std::ostream& out) { write_json_text(out, run); });
 }
 
+namespace {
+
+// A run's settings as the cells its rows end with, one per field of the settings table,
+// each led by a comma; text (a corpus path) quoted, as it may hold commas.
+std::string settings_cells(const TrainConfig& config) {
+  std::string cells;
+  for (const ConfigField& f : config_fields()) {
+    const bool text = visit_field(
+        f, config, [](const auto& value) { return std::is_same_v<std::decay_t<decltype(value)>, std::string>; });
+    const std::string value = field_text(f, config);
+    cells += ',' + (text ? csv_quoted(value) : value);
+  }
+  return cells;
+}
+
+}  // namespace
+
 void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
   // Wide, one row per step: the form the course's notebooks plot directly
   // (df.plot(x="step", y="val_loss")), and the columns earlier versions wrote.
@@ -466,6 +483,9 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     csv.precision(9);
     csv << "run,step,wall_s,lr,train_loss,val_loss";
     for (const auto& [name, layer] : extra) csv << ',' << (layer < 0 ? name : name + "[" + std::to_string(layer) + "]");
+    // Every row carries its run's settings, so the CSVs of several runs concatenated group
+    // by any of them (pandas: df.groupby(["config.norm", "config.peak_lr"])).
+    for (const ConfigField& f : config_fields()) csv << ",config." << f.key;
     csv << '\n';
     auto cell = [&](double value) {
       csv << ',';
@@ -473,6 +493,7 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     };
     for (const auto& run : runs) {
       const std::string name = csv_quoted(run.config.name);
+      const std::string settings = settings_cells(run.config);
       auto step = run.steps.begin();
       auto eval = run.evals.begin();
       std::map<std::string, std::size_t> next;  // per series: the first point not yet passed
@@ -495,7 +516,7 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
           const bool here = series && i < series->steps.size() && series->steps[i] == row;
           cell(here ? series->at(i, std::max(layer, 0)) : std::nan(""));
         }
-        csv << '\n';
+        csv << settings << '\n';
         if (trained) ++step;
         if (evaluated) ++eval;
       }

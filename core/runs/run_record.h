@@ -123,8 +123,9 @@ RunRecord from_json_text(const std::string& text);  // UserError on anything mal
 void write_json(const RunRecord& run, const std::filesystem::path& path);
 // One wide, tidy table, one row per run and step it trained or evaluated at (step 0: the
 // held-out loss before training): run, step, wall_s, lr, train_loss, val_loss, then a
-// column per further series ("name", or "name[layer]" per layer). Cells a run did not
-// record at that step are empty.
+// column per further series ("name", or "name[layer]" per layer), then the run's settings,
+// a column per field of the settings table ("config.peak_lr", "config.norm"). Cells a run
+// did not record at that step are empty.
 void write_csv(const std::vector<RunRecord>& runs, const std::filesystem::path& path);
 RunRecord read_json(const std::filesystem::path& path);  // UserError naming the file and the fault
 

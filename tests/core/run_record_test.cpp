@@ -12,6 +12,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/runs/config_fields.h"
 #include "core/system/atomic_file.h"
 
 #include "test_support.h"
@@ -224,6 +225,27 @@ TEST_F(RunRecordTest, ReadBadValues) {
   EXPECT_THAT(read_error([](json& j) { j["config"]["norm"] = "middle"; }), HasSubstr("middle"));
 }
 
+// A CSV line's cells, quotes undone.
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') cells.back() += line[++i];
+    else if (line[i] == '"') quoted = !quoted;
+    else if (line[i] == ',' && !quoted) cells.emplace_back();
+    else cells.back() += line[i];
+  }
+  return cells;
+}
+
+// The first `count` cells of the line, joined by commas: the columns before the settings.
+std::string leading_cells(const std::string& line, std::size_t count) {
+  const auto cells = csv_cells(line);
+  std::string text;
+  for (std::size_t i = 0; i < count && i < cells.size(); ++i) text += (i ? "," : "") + cells[i];
+  return text;
+}
+
 TEST_F(RunRecordTest, CsvRows) {
   RunRecord a = sample_run();
   RunRecord b = sample_run();
@@ -235,22 +257,54 @@ TEST_F(RunRecordTest, CsvRows) {
 
   const auto lines = read_lines(path);
   ASSERT_EQ(lines.size(), 1u + 6 + 3);
-  EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss");
+  EXPECT_EQ(leading_cells(lines[0], 6), "run,step,wall_s,lr,train_loss,val_loss");
   // Step 0: the held-out loss before the first update, with no training columns.
-  EXPECT_EQ(lines[1], "\"post-norm lr 6e-3 warmup 30\",0,0,,,6.9");
-  EXPECT_EQ(lines[2].rfind("\"post-norm lr 6e-3 warmup 30\",1,", 0), 0u) << lines[2];
-  EXPECT_EQ(lines[2].back(), ',');  // step 1: no evaluation
-  EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5"));
-  EXPECT_EQ(lines[4].back(), ',');
-  EXPECT_THAT(lines[5], ::testing::EndsWith(",6.12345679"));
-  EXPECT_THAT(lines[6], ::testing::EndsWith(",,"));  // NaN train loss, no evaluation
-  EXPECT_EQ(lines[7], "\"say \"\"hi\"\", twice\",0,0,,,6.9");
-  EXPECT_EQ(lines[8].rfind("\"say \"\"hi\"\", twice\",1,", 0), 0u) << lines[8];
-  EXPECT_THAT(lines[9], ::testing::EndsWith(",6.25"));
+  EXPECT_EQ(leading_cells(lines[1], 6), "post-norm lr 6e-3 warmup 30,0,0,,,6.9");
+  EXPECT_EQ(leading_cells(lines[2], 2), "post-norm lr 6e-3 warmup 30,1");
+  EXPECT_EQ(csv_cells(lines[2])[5], "");  // step 1: no evaluation
+  EXPECT_EQ(csv_cells(lines[3])[5], "6.5");
+  EXPECT_EQ(csv_cells(lines[4])[5], "");
+  EXPECT_EQ(csv_cells(lines[5])[5], "6.12345679");
+  EXPECT_EQ(csv_cells(lines[6])[4], "");  // NaN train loss
+  EXPECT_EQ(csv_cells(lines[6])[5], "");  // no evaluation
+  EXPECT_EQ(lines[7].rfind("\"say \"\"hi\"\", twice\",0,0,,,6.9,", 0), 0u) << lines[7];
+  EXPECT_EQ(leading_cells(lines[8], 2), "say \"hi\", twice,1");
+  EXPECT_EQ(csv_cells(lines[9])[5], "6.25");
+  for (const auto& line : lines) EXPECT_EQ(csv_cells(line).size(), csv_cells(lines[0]).size()) << line;
+}
+
+// Every row ends with its run's settings, a column per field of the settings table named
+// by its key, so the runs of one CSV, or of several, group by any of them.
+TEST_F(RunRecordTest, CsvRowsCarryTheSettings) {
+  RunRecord a = sample_run();
+  RunRecord b = sample_run();
+  b.config.name = "pre";
+  b.config.model.norm = NormPlacement::Pre;
+  b.config.peak_lr = 1e-3;
+  b.config.corpus_path = "/data/a, b.txt";
+  const fs::path path = temp_ / "runs.csv";
+  write_csv({a, b}, path);
+
+  const auto lines = read_lines(path);
+  const auto header = csv_cells(lines.at(0));
+  const auto column = [&](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    return at == header.end() ? std::size_t(-1) : std::size_t(at - header.begin());
+  };
+  for (const ConfigField& field : config_fields())
+    EXPECT_NE(column("config." + field.key), std::size_t(-1)) << field.key;
+  EXPECT_EQ(column("lr"), 3u);
+  EXPECT_EQ(column("step"), 1u);
+  ASSERT_EQ(lines.size(), 1u + 6 + 6);
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    // Six fields: the quoted name holds one comma in the second run.
-    const auto commas = std::count(lines[i].begin(), lines[i].end(), ',');
-    EXPECT_EQ(commas, i <= 6 ? 5 : 6) << lines[i];
+    const auto cells = csv_cells(lines[i]);
+    ASSERT_EQ(cells.size(), header.size()) << lines[i];
+    const bool first = i <= 6;
+    EXPECT_EQ(cells.at(column("config.norm")), first ? "post" : "pre");
+    EXPECT_EQ(cells.at(column("config.peak_lr")), first ? "0.006" : "0.001");
+    EXPECT_EQ(cells.at(column("config.norm_type")), "rmsnorm");
+    EXPECT_EQ(cells.at(column("config.seed")), "18000000000000000000");
+    EXPECT_EQ(cells.at(column("config.corpus")), first ? "/data/text with spaces.txt" : "/data/a, b.txt");
   }
 }
 
@@ -471,15 +525,18 @@ TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   write_csv({a, b}, path);
   const auto lines = read_lines(path);
   ASSERT_EQ(lines.size(), 1u + 6 + 4);  // the second run: steps 0 (evaluated), 1, 2 and 4 (evaluated)
-  EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1]");
-  EXPECT_THAT(lines[1], ::testing::EndsWith(",0,0,,,6.9,,,"));    // step 0: evaluation only
-  EXPECT_THAT(lines[2], ::testing::EndsWith(",0.5,,"));           // step 1: grad_norm only
-  EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5,,0.01,0.02"));  // step 2: evaluation and the grid
-  EXPECT_THAT(lines[4], ::testing::EndsWith(",,,,"));             // step 3: NaN grad_norm is empty
-  EXPECT_THAT(lines[5], ::testing::EndsWith(",0.03,0.04"));
-  EXPECT_THAT(lines[8], ::testing::EndsWith(",,,"));                              // a run without series: empty cells
-  EXPECT_THAT(lines[10], ::testing::StartsWith("\"plain\",4,0.4,,,6.12345679"));  // evaluated past its last step
-  for (const auto& line : lines) EXPECT_EQ(std::count(line.begin(), line.end(), ','), 8) << line;
+  // The series' columns come before the settings'.
+  EXPECT_EQ(leading_cells(lines[0], 10),
+            "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1],config.norm");
+  const auto through_series = [&](std::size_t line) { return leading_cells(lines[line], 9); };
+  EXPECT_THAT(through_series(1), ::testing::EndsWith(",0,0,,,6.9,,,"));    // step 0: evaluation only
+  EXPECT_THAT(through_series(2), ::testing::EndsWith(",0.5,,"));           // step 1: grad_norm only
+  EXPECT_THAT(through_series(3), ::testing::EndsWith(",6.5,,0.01,0.02"));  // step 2: evaluation and the grid
+  EXPECT_THAT(through_series(4), ::testing::EndsWith(",,,,"));             // step 3: NaN grad_norm is empty
+  EXPECT_THAT(through_series(5), ::testing::EndsWith(",0.03,0.04"));
+  EXPECT_THAT(through_series(8), ::testing::EndsWith(",,,"));  // a run without series: empty cells
+  EXPECT_THAT(through_series(10), ::testing::StartsWith("plain,4,0.4,,,6.12345679"));  // evaluated past its last step
+  for (const auto& line : lines) EXPECT_EQ(csv_cells(line).size(), csv_cells(lines[0]).size()) << line;
 }
 
 TEST_F(RunRecordTest, OnlyARunningRunIsMarkedInterrupted) {
