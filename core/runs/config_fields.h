@@ -60,6 +60,7 @@ struct ConfigField {
   // False for settings that change how fast a run goes or what it records, not what it
   // learns (threads, device, layer statistics): runs differing only there are one experiment.
   bool shapes_result = true;
+  bool in_design_name = false;  // said by design_name (config.h), so a run's title says it first
   FieldMember member;
 };
 

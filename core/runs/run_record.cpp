@@ -15,6 +15,7 @@
 
 #include "config_fields.h"
 #include "run_text.h"
+#include "run_title.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -375,6 +376,8 @@ void write_json_text(std::ostream& out, const RunRecord& run) {
   json j = {{"schema", kSchemaName},
             {"version", kRunSchemaVersion},
             {"name", run.config.name},
+            {"label", run.config.label},
+            {"note", run.config.note},
             {"status", to_string(run.status)},
             {"message", run.message},
             {"config", config_to_json(run.config)},
@@ -423,6 +426,12 @@ RunRecord from_json_text(const std::string& text) {
   const std::string name = field<std::string>(j, "name", "");
   if (name.empty()) throw UserError("field 'name' is empty");
   run.config = config_from_json(field<json>(j, "config", ""), name, version);
+  if (version >= 8) {
+    run.config.label = field<std::string>(j, "label", "");
+    run.config.note = field<std::string>(j, "note", "");
+  } else if (name.rfind(default_run_name(run.config), 0) != 0) {
+    run.config.label = name;  // a name the user gave (--name): what they call the run
+  }
   run.status = parse_status(field<std::string>(j, "status", ""));
   run.message = field<std::string>(j, "message", "");
   const json env = field<json>(j, "environment", "");
@@ -485,6 +494,7 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     for (const auto& [name, layer] : extra) csv << ',' << (layer < 0 ? name : name + "[" + std::to_string(layer) + "]");
     // Every row carries its run's settings, so the CSVs of several runs concatenated group
     // by any of them (pandas: df.groupby(["config.norm", "config.peak_lr"])).
+    csv << ",display_name,note";
     for (const ConfigField& f : config_fields()) csv << ",config." << f.key;
     csv << '\n';
     auto cell = [&](double value) {
@@ -493,7 +503,8 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     };
     for (const auto& run : runs) {
       const std::string name = csv_quoted(run.config.name);
-      const std::string settings = settings_cells(run.config);
+      const std::string settings =
+          ',' + csv_quoted(display_name(run.config)) + ',' + csv_quoted(run.config.note) + settings_cells(run.config);
       auto step = run.steps.begin();
       auto eval = run.evals.begin();
       std::map<std::string, std::size_t> next;  // per series: the first point not yet passed

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/runs/config_fields.h"
+#include "core/runs/run_title.h"
 #include "core/system/atomic_file.h"
 
 #include "test_support.h"
@@ -59,6 +60,8 @@ bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == 
 
 void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.config.name, b.config.name);
+  EXPECT_EQ(a.config.label, b.config.label);
+  EXPECT_EQ(a.config.note, b.config.note);
   EXPECT_EQ(a.config.model.layers, b.config.model.layers);
   EXPECT_EQ(a.config.model.d_model, b.config.model.d_model);
   EXPECT_EQ(a.config.model.heads, b.config.model.heads);
@@ -159,6 +162,42 @@ TEST_F(RunRecordTest, JsonRoundTrip) {
   expect_equal(from_json_text(to_json_text(run)), run);
   write_json(run, temp_ / "runs" / "a.json");  // creates the folder
   expect_equal(read_json(temp_ / "runs" / "a.json"), run);
+}
+
+// The user's label and note are the file's, apart from its name.
+TEST_F(RunRecordTest, LabelAndNoteRoundTrip) {
+  RunRecord run = sample_run();
+  run.config.label = "the \"stable\" one";
+  run.config.note = "warmup too short?\nrerun with 1000";
+  const json j = json::parse(to_json_text(run));
+  EXPECT_EQ(j["name"], "post-norm lr 6e-3 warmup 30");
+  EXPECT_EQ(j["label"], "the \"stable\" one");
+  EXPECT_EQ(j["note"], "warmup too short?\nrerun with 1000");
+  expect_equal(from_json_text(j.dump()), run);
+}
+
+// Files written before labels (version 7, today's until issue 30) keep their name, which
+// sweeps and seed groups go by; a name the settings gave becomes no label (the window
+// shows the title), a name of the user's own (--name) the label.
+TEST_F(RunRecordTest, VersionSevenFileKeepsItsNameAndTakesItsLabelFromIt) {
+  const auto as_version_seven = [](RunRecord run) {
+    json j = json::parse(to_json_text(run));
+    j["version"] = 7;
+    j.erase("label");
+    j.erase("note");
+    return from_json_text(j.dump());
+  };
+  RunRecord run = sample_run();
+  for (const std::string suffix : {"", " seed 1338", " (2)"}) {
+    run.config.name = default_run_name(run.config) + suffix;
+    const RunRecord back = as_version_seven(run);
+    EXPECT_EQ(back.config.name, run.config.name);
+    EXPECT_EQ(back.config.label, "") << suffix;
+    EXPECT_EQ(back.config.note, "");
+  }
+  run.config.name = "tiny, run";
+  EXPECT_EQ(as_version_seven(run).config.label, "tiny, run");
+  EXPECT_EQ(read_json(fs::path(NORMLAB_TEST_DATA) / "run-v1.json").config.label, "");
 }
 
 TEST_F(RunRecordTest, JsonLayout) {
@@ -282,6 +321,8 @@ TEST_F(RunRecordTest, CsvRowsCarryTheSettings) {
   b.config.model.norm = NormPlacement::Pre;
   b.config.peak_lr = 1e-3;
   b.config.corpus_path = "/data/a, b.txt";
+  b.config.label = "mine";
+  b.config.note = "said \"twice\", here";
   const fs::path path = temp_ / "runs.csv";
   write_csv({a, b}, path);
 
@@ -305,6 +346,8 @@ TEST_F(RunRecordTest, CsvRowsCarryTheSettings) {
     EXPECT_EQ(cells.at(column("config.norm_type")), "rmsnorm");
     EXPECT_EQ(cells.at(column("config.seed")), "18000000000000000000");
     EXPECT_EQ(cells.at(column("config.corpus")), first ? "/data/text with spaces.txt" : "/data/a, b.txt");
+    EXPECT_EQ(cells.at(column("display_name")), first ? run_title(a.config) : "mine");
+    EXPECT_EQ(cells.at(column("note")), first ? "" : "said \"twice\", here");
   }
 }
 
@@ -399,6 +442,14 @@ TEST_F(RunRecordTest, VersionOneFileStillLoads) {
   expect_equal(from_json_text(to_json_text(run)), run);
 }
 
+// run_with_series() as a file from before labels loads: its name is not the one its
+// settings give, so it was the user's, and is its label.
+RunRecord with_series_from_before_labels() {
+  RunRecord run = run_with_series();
+  run.config.label = run.config.name;
+  return run;
+}
+
 // Version 2 (named series, before the layer statistics' interval) still loads.
 TEST_F(RunRecordTest, VersionTwoFileStillLoads) {
   json j = json::parse(to_json_text(run_with_series()));
@@ -406,7 +457,7 @@ TEST_F(RunRecordTest, VersionTwoFileStillLoads) {
   j["config"].erase("layer_stats_every");
   const RunRecord run = from_json_text(j.dump());
   EXPECT_EQ(run.config.layer_stats_every, TrainConfig{}.layer_stats_every);
-  expect_equal(run, run_with_series());
+  expect_equal(run, with_series_from_before_labels());
   j["version"] = 3;
   EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("layer_stats_every"));
 }
@@ -423,7 +474,7 @@ TEST_F(RunRecordTest, VersionThreeFileStillLoads) {
   const RunRecord run = from_json_text(j.dump());
   EXPECT_EQ(run.config.checkpoint_interval, TrainConfig{}.checkpoint_interval);
   EXPECT_EQ(run.config.final_checkpoint, TrainConfig{}.final_checkpoint);
-  expect_equal(run, run_with_series());
+  expect_equal(run, with_series_from_before_labels());
   j["version"] = 4;
   EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("checkpoint_interval"));
 }
@@ -527,7 +578,7 @@ TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   ASSERT_EQ(lines.size(), 1u + 6 + 4);  // the second run: steps 0 (evaluated), 1, 2 and 4 (evaluated)
   // The series' columns come before the settings'.
   EXPECT_EQ(leading_cells(lines[0], 10),
-            "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1],config.norm");
+            "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1],display_name");
   const auto through_series = [&](std::size_t line) { return leading_cells(lines[line], 9); };
   EXPECT_THAT(through_series(1), ::testing::EndsWith(",0,0,,,6.9,,,"));    // step 0: evaluation only
   EXPECT_THAT(through_series(2), ::testing::EndsWith(",0.5,,"));           // step 1: grad_norm only
