@@ -29,6 +29,7 @@
 
 #include "core/runs/presets.h"
 #include "core/runs/run_text.h"
+#include "core/runs/run_title.h"
 #include "lab/gpu_installer.h"
 #include "lab/lab.h"
 #include "lab/qstring.h"
@@ -123,8 +124,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
           [this](const QString& text) { statusBar()->showMessage(text, kStatusMessageMs); });
   connect(lab_, &lab::Lab::run_failed, this, [this](int id, const QString& message, int dropped) {
     const lab::RunEntry* run = store_->find(id);
-    QString text =
-        tr("\u201c%1\u201d could not train:\n%2").arg(run ? lab::qstr(run->record.config.name) : QString(), message);
+    QString text = tr("\u201c%1\u201d could not train:\n%2")
+                       .arg(run ? lab::qstr(display_name(run->record.config)) : QString(), message);
     if (dropped > 0) text += tr("\n\nThe %n run(s) queued after it (was|were) removed.", nullptr, dropped);
     report(tr("Run failed"), text);
   });
@@ -413,7 +414,7 @@ void MainWindow::update_progress() {
   double done = p.ended;  // runs, each split by its own progress
   for (const lab::ActiveRun& run : p.running) {
     const lab::RunEntry* entry = store_->find(run.run_id);
-    names << tr("\u201c%1\u201d").arg(entry ? lab::qstr(entry->record.config.name) : QString());
+    names << tr("\u201c%1\u201d").arg(entry ? lab::qstr(display_name(entry->record.config)) : QString());
     step += run.step;
     steps += run.steps;
     seconds_left = run.seconds_left < 0 || seconds_left < 0 ? -1 : std::max(seconds_left, run.seconds_left);
@@ -495,7 +496,8 @@ void MainWindow::resume_runs(const QList<int>& run_ids) {
   QStringList refused;
   for (const int id : run_ids) {
     const QString why = lab_->resume_run(id);
-    if (!why.isEmpty()) refused << tr("\u201c%1\u201d: %2").arg(lab::qstr(store_->find(id)->record.config.name), why);
+    if (!why.isEmpty())
+      refused << tr("\u201c%1\u201d: %2").arg(lab::qstr(display_name(store_->find(id)->record.config)), why);
   }
   update_actions();
   if (!refused.isEmpty()) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/runs/run_text.h"
+#include "core/runs/run_title.h"
 #include "lab/qstring.h"
 #include "lab/run_archive.h"
 #include "lab/run_store.h"
@@ -38,10 +39,11 @@ QString block_text(const ModelConfig& model) {
 QString run_details_html(const lab::RunEntry& run) {
   const RunRecord& r = run.record;
   const TrainConfig& c = r.config;
-  QString html = QStringLiteral(
-                     "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
-                     " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
-                     .arg(run_colour(run).name(), lab::qstr(c.name).toHtmlEscaped(), lab::qstr(to_string(r.status)));
+  QString html =
+      QStringLiteral(
+          "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
+          " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
+          .arg(run_colour(run).name(), lab::qstr(display_name(c)).toHtmlEscaped(), lab::qstr(to_string(r.status)));
   if (!r.message.empty()) {
     html +=
         QStringLiteral("<p style='margin:0 0 6px 0; color:#8a1c1c'>%1</p>").arg(lab::qstr(r.message).toHtmlEscaped());

@@ -3,6 +3,7 @@
 #include <QFont>
 #include <cmath>
 
+#include "core/runs/run_title.h"
 #include "lab/qstring.h"
 #include "lab/run_store.h"
 
@@ -61,7 +62,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
   if (role == RunIdRole) return run.id;
   switch (index.column()) {
     case NameColumn:
-      if (role == Qt::DisplayRole || role == Qt::EditRole) return lab::qstr(r.config.name);
+      if (role == Qt::DisplayRole || role == Qt::EditRole) return lab::qstr(display_name(r.config));
       if (role == Qt::DecorationRole) return run_colour(run);
       if (role == Qt::CheckStateRole) return run.visible ? Qt::Checked : Qt::Unchecked;
       if (role == Qt::ToolTipRole) return tr("Tick to show this run on the chart");

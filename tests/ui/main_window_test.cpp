@@ -420,8 +420,9 @@ TEST_F(MainWindowTest, InsideTheModelStartsWithPreOnTheLeftAndPostOnTheRight) {
   ASSERT_EQ(window_->import_runs(files), 2);
   const auto boxes = window_->findChild<InsideView*>()->findChildren<QComboBox*>();
   ASSERT_EQ(boxes.size(), 3);
-  EXPECT_EQ(boxes[1]->currentText(), "pre-norm lr 6e-3 warmup 30");
-  EXPECT_EQ(boxes[2]->currentText(), "post-norm lr 6e-3 warmup 30");
+  EXPECT_TRUE(boxes[1]->currentText().startsWith("pre-norm lr 6e-3 warmup 30"))
+      << boxes[1]->currentText().toStdString();
+  EXPECT_TRUE(boxes[2]->currentText().startsWith("post-norm lr 6e-3 warmup 30"));
 }
 
 TEST_F(MainWindowTest, ImportAddsAGoodRunAndABrokenFileChangesNothing) {
