@@ -11,7 +11,10 @@
 
 #include "core/device/cuda_backend.h"
 #include "core/runs/config_fields.h"
+#include "core/runs/run_text.h"
+#include "core/runs/run_title.h"
 #include "core/runs/seeds.h"
+#include "core/system/atomic_file.h"
 #include "core/training/side_by_side.h"
 #include "core/training/trainer.h"
 #include "lab/qstring.h"
@@ -502,6 +505,41 @@ TEST_F(LabTest, ImportIsAllOrNothingAndKeepsACopy) {
   EXPECT_TRUE(QFile::exists(lab.store().runs()[1].file));
   lab.remove_runs({lab.store().runs()[1].id});
   EXPECT_EQ(QDir(runs()).entryList({QStringLiteral("*.json")}).size(), 1) << "removed with its file";
+}
+
+// A runs folder as today's version (run files of version 7) wrote it: every run comes
+// back under its name and file, shown by its title, and a sweep finds its points in it.
+TEST_F(LabTest, AFolderOfVersionSevenFilesRestoresAndAnswersItsSweep) {
+  QDir().mkpath(runs());
+  Sweep sweep;
+  sweep.name = "depth";
+  sweep.setting = "layers";
+  sweep.values = {"1", "2"};
+  sweep.placements = {NormPlacement::Pre};
+  sweep.base = tiny(5);
+  QStringList names;
+  for (const SweepRun& point : expand(sweep)) {
+    const RunRecord run = finished(point.config);
+    // Today's file less what version 8 added.
+    std::string text = to_json_text(run);
+    for (const std::string added : {" \"label\": \"\",\n", " \"note\": \"\",\n"})
+      text.erase(text.find(added), added.size());
+    text.replace(text.find("\"version\": 8"), 12, "\"version\": 7");
+    names << qstr(run.config.name);
+    write_file_atomically(QDir(runs()).filePath(qstr(file_stem(run.config.name)) + ".json").toStdString(), text);
+  }
+  Lab lab(runs());
+  lab.restore();
+  ASSERT_EQ(lab.store().runs().size(), 2u);
+  for (const RunEntry& run : lab.store().runs()) {
+    EXPECT_TRUE(names.contains(qstr(run.record.config.name)));
+    EXPECT_EQ(run.record.config.label, "");
+    EXPECT_EQ(display_name(run.record.config), run_title(run.record.config));
+  }
+  EXPECT_NE(display_name(lab.store().runs()[0].record.config), display_name(lab.store().runs()[1].record.config));
+  lab.start_sweep(sweep);
+  EXPECT_EQ(lab.store().runs().size(), 2u) << "both points answered: nothing trains again";
+  EXPECT_FALSE(lab.queue().busy());
 }
 
 }  // namespace
