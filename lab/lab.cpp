@@ -6,6 +6,7 @@
 #include "core/device/cuda_backend.h"
 #include "core/runs/config_fields.h"
 #include "core/runs/run_cost.h"
+#include "core/runs/run_title.h"
 #include "core/runs/seeds.h"
 #include "core/training/checkpoint.h"
 #include "core/training/side_by_side.h"
@@ -227,6 +228,19 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
   }
   if (!imported.problems.isEmpty()) return imported;
   for (RunRecord& record : records) {
+    const auto twin = std::find_if(store_->runs().begin(), store_->runs().end(), [&](const RunEntry& open) {
+      return same_experiment(open.record.config, record.config);
+    });
+    if (twin != store_->runs().end()) {
+      const auto open_copy = std::find_if(twin, store_->runs().end(), [&](const RunEntry& open) {
+        return same_experiment(open.record.config, record.config) && same_points(open.record, record);
+      });
+      if (open_copy != store_->runs().end()) {
+        imported.refused << tr("\u201c%1\u201d is already open").arg(qstr(display_name(open_copy->record.config)));
+        continue;
+      }
+      record.config.label = store_->copy_label(qstr(display_name(twin->record.config))).toStdString();
+    }
     record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
     mark_interrupted(record, "the file was saved while the run trained; it ends there");
     QString file;

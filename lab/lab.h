@@ -109,8 +109,11 @@ class Lab : public QObject {
     int added = 0;
     QStringList problems;  // nothing was added when any file had one
     QStringList unsaved;   // added, but no copy could be kept in the runs folder
+    QStringList refused;   // a run already open (same settings, seed and points): not added again
   };
-  // All or nothing: one bad file and none is added.
+  // All or nothing: one bad file and none is added. A file of a run already open is
+  // refused; one with the same settings and seed but other points is added as a copy
+  // ("… (copy 2)"), so two legend entries never read the same.
   Imported import_runs(const QStringList& files);
   bool removable(int id) const;             // known, and not training now
   void remove_runs(const QList<int>& ids);  // with their files in the runs folder

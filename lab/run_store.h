@@ -34,6 +34,8 @@ class RunStore : public QObject {
   int id_at(int row) const;  // 0 if none
   // `wanted`, or "wanted (2)", "wanted (3)"… so that names, and so file names, stay distinct.
   QString unique_name(const QString& wanted) const;
+  // "shown (copy 2)", "shown (copy 3)"…: the first that no run's display name is.
+  QString copy_label(const QString& shown) const;
   // The records, in the store's order, for the Qt-free sweep and seed code.
   std::vector<const RunRecord*> records() const;
 

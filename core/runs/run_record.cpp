@@ -294,6 +294,18 @@ RunStatus parse_status(const std::string& text) {
   throw UserError("unknown run status '" + text + "'");
 }
 
+bool same_points(const RunRecord& a, const RunRecord& b) {
+  const auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  const auto same_step = [&](const StepMetrics& x, const StepMetrics& y) {
+    return x.step == y.step && same(x.train_loss, y.train_loss) && same(x.lr, y.lr);
+  };
+  const auto same_eval = [&](const EvalMetrics& x, const EvalMetrics& y) {
+    return x.step == y.step && same(x.val_loss, y.val_loss);
+  };
+  return std::equal(a.steps.begin(), a.steps.end(), b.steps.begin(), b.steps.end(), same_step) &&
+         std::equal(a.evals.begin(), a.evals.end(), b.evals.begin(), b.evals.end(), same_eval);
+}
+
 double RunRecord::final_val_loss() const { return evals.empty() ? std::nan("") : evals.back().val_loss; }
 
 const Series* RunRecord::find_series(const std::string& name) const {

@@ -94,6 +94,9 @@ struct RunRecord {
   void add_point(const SeriesPoint& point);
 };
 
+// Whether the two trained the same steps and evaluations to the same losses: one run's
+// file read twice, not the same settings trained again.
+bool same_points(const RunRecord& a, const RunRecord& b);
 
 // Where a run stands for a sweep or a resume, best first: it ended with a result (done, diverged),
 // it is queued or training, or it was cut short or failed (and trains again).

@@ -200,6 +200,19 @@ TEST_F(RunRecordTest, VersionSevenFileKeepsItsNameAndTakesItsLabelFromIt) {
   EXPECT_EQ(read_json(fs::path(NORMLAB_TEST_DATA) / "run-v1.json").config.label, "");
 }
 
+TEST_F(RunRecordTest, SamePointsAreOneRunsFileTwice) {
+  const RunRecord a = sample_run();  // its last training loss is NaN: NaN matches NaN here
+  RunRecord b = a;
+  b.config.name = "another name";
+  b.environment.device_name = "elsewhere";
+  EXPECT_TRUE(same_points(a, b));
+  b.evals.back().val_loss += 1e-9;
+  EXPECT_FALSE(same_points(a, b));
+  b = a;
+  b.steps.pop_back();
+  EXPECT_FALSE(same_points(a, b));
+}
+
 TEST_F(RunRecordTest, JsonLayout) {
   const json j = json::parse(to_json_text(sample_run()));
   EXPECT_EQ(j["schema"], "normlab.run");

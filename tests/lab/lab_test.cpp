@@ -498,13 +498,46 @@ TEST_F(LabTest, ImportIsAllOrNothingAndKeepsACopy) {
   EXPECT_EQ(refused.added, 0);
   EXPECT_EQ(refused.problems.size(), 1);
   EXPECT_TRUE(lab.store().runs().empty());
-  const Lab::Imported imported = lab.import_runs({good, good});
+  RunRecord retrained = finished(tiny(5));  // the same settings and seed trained again: other points
+  retrained.evals.back().val_loss = 4.3;
+  const QString other = folder_.filePath(QStringLiteral("other.json"));
+  write_json(retrained, other.toStdString());
+  const Lab::Imported imported = lab.import_runs({good, other});
   EXPECT_EQ(imported.added, 2);
+  EXPECT_TRUE(imported.refused.isEmpty());
   ASSERT_EQ(lab.store().runs().size(), 2u);
   EXPECT_NE(lab.store().runs()[0].record.config.name, lab.store().runs()[1].record.config.name);
   EXPECT_TRUE(QFile::exists(lab.store().runs()[1].file));
   lab.remove_runs({lab.store().runs()[1].id});
   EXPECT_EQ(QDir(runs()).entryList({QStringLiteral("*.json")}).size(), 1) << "removed with its file";
+}
+
+// Issue 30: importing a run already open drew it twice, as "mean of 1 seed"; the file is
+// refused, naming the run, and the same settings and seed trained again come in as a copy.
+TEST_F(LabTest, ImportRefusesARunAlreadyOpenAndNamesASecondRunAsACopy) {
+  Lab lab(runs());
+  const QString good = folder_.filePath(QStringLiteral("good.json"));
+  write_json(finished(tiny(5)), good.toStdString());
+  ASSERT_EQ(lab.import_runs({good}).added, 1);
+  const std::string shown = display_name(lab.store().runs()[0].record.config);
+
+  const Lab::Imported again = lab.import_runs({good});
+  EXPECT_EQ(again.added, 0);
+  EXPECT_TRUE(again.problems.isEmpty());
+  ASSERT_EQ(again.refused.size(), 1);
+  EXPECT_EQ(again.refused[0].toStdString(), "\u201c" + shown + "\u201d is already open");
+  EXPECT_EQ(lab.store().runs().size(), 1u);
+
+  RunRecord retrained = finished(tiny(5));
+  retrained.steps.back().train_loss = 3.9;
+  for (const int copy : {2, 3}) {
+    const QString other = folder_.filePath(QStringLiteral("copy%1.json").arg(copy));
+    retrained.steps.front().train_loss += 0.1;  // each file other points again
+    write_json(retrained, other.toStdString());
+    ASSERT_EQ(lab.import_runs({other}).added, 1);
+    EXPECT_EQ(display_name(lab.store().runs().back().record.config), shown + " (copy " + std::to_string(copy) + ")");
+  }
+  EXPECT_EQ(read_json(lab.store().runs().back().file.toStdString()).config.label, shown + " (copy 3)");
 }
 
 // A runs folder as today's version (run files of version 7) wrote it: every run comes

@@ -703,7 +703,9 @@ TEST_F(MainWindowTest, RemovingARunDeletesItsSavedCopy) {
   EXPECT_TRUE(window_->store().runs().empty());
   EXPECT_FALSE(QFile::exists(kept));
   EXPECT_TRUE(QFile::exists(good));
-  ASSERT_EQ(window_->import_runs({good, good}), 2);
+  const QString retrained = folder_.filePath(QStringLiteral("retrained.json"));
+  write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 301, 50), retrained.toStdString());
+  ASSERT_EQ(window_->import_runs({good, retrained}), 2);
   window_->remove_runs({window_->store().runs()[0].id, window_->store().runs()[1].id});
   EXPECT_TRUE(questions_.back().startsWith(QStringLiteral("Remove 2 runs from NormLab? Their saved data")))
       << questions_.back().toStdString();
@@ -725,6 +727,20 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // steps 0 (evaluated) to 200
+}
+
+// Issue 30: the same file imported twice was drawn twice, as "mean of 1 seed"; the second
+// time it is refused with a dialog naming the run.
+TEST_F(MainWindowTest, ImportingARunAlreadyOpenIsRefusedNamingIt) {
+  const QString good = folder_.filePath(QStringLiteral("good.json"));
+  write_json(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 200, 50), good.toStdString());
+  ASSERT_EQ(window_->import_runs({good}), 1);
+  EXPECT_EQ(window_->import_runs({good}), 0);
+  EXPECT_EQ(window_->store().runs().size(), 1u);
+  ASSERT_EQ(errors_.size(), 1);
+  EXPECT_TRUE(errors_[0].startsWith(QStringLiteral("Already open: ")));
+  EXPECT_TRUE(errors_[0].contains(QStringLiteral("\u201cpre-norm lr 6e-3 warmup 30 \u00b7 steps 200")))
+      << errors_[0].toStdString();
 }
 
 // A folder a cluster's array tasks write: File > Follow folder shows its runs as they land,
