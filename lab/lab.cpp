@@ -261,6 +261,35 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
   return imported;
 }
 
+QString Lab::keep_words(int id, const std::function<void(TrainConfig&)>& change) {
+  const RunEntry* run = store_->find(id);
+  if (!run) return {};
+  const QString name = qstr(display_name(run->record.config));
+  if (queue_->is_running(id))
+    return tr("\u201c%1\u201d is training; it can be renamed or noted when it ends").arg(name);
+  if (run->followed) return tr("\u201c%1\u201d is another program's run, shown from its folder").arg(name);
+  if (read_only()) return tr("%1 owns the runs folder").arg(archive_->owner());
+  RunRecord record = run->record;
+  change(record.config);
+  if (!run->file.isEmpty()) {
+    try {
+      RunArchive::write(record, run->file);
+    } catch (const std::exception& error) {
+      return QString::fromStdString(error.what());  // the store keeps what the file says
+    }
+  }
+  store_->set_words(id, record.config.label, record.config.note);
+  return {};
+}
+
+QString Lab::rename_run(int id, const QString& label) {
+  return keep_words(id, [&](TrainConfig& config) { config.label = label.trimmed().toStdString(); });
+}
+
+QString Lab::set_note(int id, const QString& note) {
+  return keep_words(id, [&](TrainConfig& config) { config.note = note.toStdString(); });
+}
+
 bool Lab::removable(int id) const { return store_->find(id) && !queue_->is_running(id) && !read_only(); }
 
 void Lab::remove_run(int id) {

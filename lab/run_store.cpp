@@ -73,6 +73,14 @@ QString RunStore::copy_label(const QString& shown) const {
                               }));
 }
 
+void RunStore::set_words(int id, const std::string& label, const std::string& note) {
+  RunEntry* run = entry(id);
+  if (!run) return;
+  run->record.config.label = label;
+  run->record.config.note = note;
+  emit appearance_changed(id);
+}
+
 void RunStore::set_visible(int id, bool visible) {
   RunEntry* run = entry(id);
   if (!run || run->visible == visible) return;

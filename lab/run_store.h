@@ -40,6 +40,7 @@ class RunStore : public QObject {
   std::vector<const RunRecord*> records() const;
 
   void set_visible(int id, bool visible);
+  void set_words(int id, const std::string& label, const std::string& note);  // the user's (Lab::rename_run)
   // Updates from the trainer, in the order they happen.
   void mark_started(int id, const RunRecord& header);  // environment, counts and baseline
   void append_steps(int id, const std::vector<StepMetrics>& steps);
@@ -54,7 +55,7 @@ class RunStore : public QObject {
   void run_about_to_be_removed(int row);
   void run_removed(int id);
   void points_changed(int id);      // new steps or evaluations, or the record replaced
-  void appearance_changed(int id);  // shown or hidden
+  void appearance_changed(int id);  // shown or hidden, renamed or noted
   void status_changed(int id);
 
  private:

@@ -6,8 +6,10 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
@@ -131,6 +133,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
   connect(lab_, &lab::Lab::save_failed, this, [this](int, const QString& message) {
     report(tr("Run not saved"), tr("The run goes on, but its progress cannot be saved:\n%1").arg(message));
+  });
+  connect(run_model_, &RunTableModel::rename_requested, this, &MainWindow::rename_run);
+  connect(details_, &QTextBrowser::anchorClicked, this, &MainWindow::ask_in_details);
+  connect(store_, &lab::RunStore::appearance_changed, this, [this](int id) {
+    if (selected_runs().contains(id)) update_details();  // renamed or noted
   });
   connect(store_, &lab::RunStore::status_changed, this, [this](int id) {
     update_actions();
@@ -470,6 +477,36 @@ void MainWindow::update_details() {
     details_->setHtml(ids.isEmpty() ? tr("<p style='color:#5f6b7a'>Select a run to see its settings and results; "
                                          "the chart draws it bold.</p>")
                                     : tr("<p style='color:#5f6b7a'>%n runs selected.</p>", nullptr, int(ids.size())));
+  }
+}
+
+bool MainWindow::rename_run(int run_id, const QString& label) {
+  const QString why = lab_->rename_run(run_id, label);
+  if (!why.isEmpty()) report(tr("Not renamed"), why);
+  return why.isEmpty();
+}
+
+bool MainWindow::note_run(int run_id, const QString& note) {
+  const QString why = lab_->set_note(run_id, note);
+  if (!why.isEmpty()) report(tr("Note not kept"), why);
+  return why.isEmpty();
+}
+
+void MainWindow::ask_in_details(const QUrl& link) {
+  const QList<int> ids = selected_runs();
+  const lab::RunEntry* run = ids.size() == 1 ? store_->find(ids.front()) : nullptr;
+  if (!run) return;
+  const int id = run->id;
+  const TrainConfig& c = run->record.config;
+  bool ok = false;
+  if (link.toString() == QLatin1String("rename")) {
+    const QString label = QInputDialog::getText(this, tr("Rename run"), tr("Name (empty: what its settings say):"),
+                                                QLineEdit::Normal, lab::qstr(display_name(c)), &ok);
+    if (ok) rename_run(id, label);
+  } else if (link.toString() == QLatin1String("note")) {
+    const QString note = QInputDialog::getMultiLineText(
+        this, tr("Note"), tr("Note on \u201c%1\u201d:").arg(lab::qstr(display_name(c))), lab::qstr(c.note), &ok);
+    if (ok) note_run(id, note);
   }
 }
 

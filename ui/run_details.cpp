@@ -44,6 +44,10 @@ QString run_details_html(const lab::RunEntry& run) {
           "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
           " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
           .arg(run_colour(run).name(), lab::qstr(display_name(c)).toHtmlEscaped(), lab::qstr(to_string(r.status)));
+  if (!c.note.empty()) {
+    html += QStringLiteral("<p style='margin:0 0 6px 0; white-space:pre-wrap'>%1</p>")
+                .arg(lab::qstr(c.note).toHtmlEscaped());
+  }
   if (!r.message.empty()) {
     html +=
         QStringLiteral("<p style='margin:0 0 6px 0; color:#8a1c1c'>%1</p>").arg(lab::qstr(r.message).toHtmlEscaped());
@@ -108,7 +112,11 @@ QString run_details_html(const lab::RunEntry& run) {
                                                  .arg(QString::number(double(checkpoint.size()) / 1e6, 'f', 1)));
     }
   }
+  if (!c.label.empty()) html += row(QObject::tr("Settings say"), lab::qstr(run_title(c)).toHtmlEscaped());
   html += QStringLiteral("</table>");
+  html += QStringLiteral("<p style='margin:6px 0 0 0'><a href='rename'>%1</a> &nbsp; <a href='note'>%2</a></p>")
+              .arg(QObject::tr("Rename\u2026"),
+                   c.note.empty() ? QObject::tr("Add a note\u2026") : QObject::tr("Edit the note\u2026"));
   return html;
 }
 

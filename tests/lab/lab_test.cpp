@@ -540,6 +540,49 @@ TEST_F(LabTest, ImportRefusesARunAlreadyOpenAndNamesASecondRunAsACopy) {
   EXPECT_EQ(read_json(lab.store().runs().back().file.toStdString()).config.label, shown + " (copy 3)");
 }
 
+// Issue 30: a rename and a note are the run file's, and come back with the folder; the
+// run's name in files stays, so its file and its sweep point are the same.
+TEST_F(LabTest, ARenameAndANoteAreKeptInTheRunFile) {
+  QString file;
+  {
+    Lab lab(runs());
+    const QString good = folder_.filePath(QStringLiteral("good.json"));
+    write_json(finished(tiny(5)), good.toStdString());
+    ASSERT_EQ(lab.import_runs({good}).added, 1);
+    const RunEntry& run = lab.store().runs()[0];
+    file = run.file;
+    const std::string name = run.record.config.name;
+    EXPECT_EQ(lab.rename_run(run.id, QStringLiteral("  baseline ")), QString());
+    EXPECT_EQ(lab.set_note(run.id, QStringLiteral("the one to beat")), QString());
+    EXPECT_EQ(display_name(run.record.config), "baseline");
+    const RunRecord saved = read_json(file.toStdString());
+    EXPECT_EQ(saved.config.label, "baseline");
+    EXPECT_EQ(saved.config.note, "the one to beat");
+    EXPECT_EQ(saved.config.name, name);
+  }
+  Lab next(runs());
+  next.restore();
+  ASSERT_EQ(next.store().runs().size(), 1u);
+  const RunEntry& back = next.store().runs()[0];
+  EXPECT_EQ(back.file, file);
+  EXPECT_EQ(back.record.config.label, "baseline");
+  EXPECT_EQ(back.record.config.note, "the one to beat");
+  EXPECT_EQ(next.rename_run(back.id, QString()), QString());
+  EXPECT_EQ(display_name(back.record.config), run_title(back.record.config)) << "no label: the title again";
+}
+
+TEST_F(LabTest, ARunTrainingCannotBeRenamed) {
+  Lab lab(runs());
+  const int id = lab.queue_run(tiny(100000));
+  ASSERT_TRUE(test::wait_until([&] { return lab.queue().is_running(id); }, kTrainTimeoutMs));
+  EXPECT_TRUE(lab.rename_run(id, QStringLiteral("x")).contains(QStringLiteral("is training")));
+  EXPECT_EQ(lab.store().find(id)->record.config.label, "");
+  lab.stop_all();
+  ASSERT_TRUE(idle(lab));
+  EXPECT_EQ(lab.rename_run(id, QStringLiteral("x")), QString());
+  EXPECT_EQ(read_json(lab.store().find(id)->file.toStdString()).config.label, "x");
+}
+
 // A runs folder as today's version (run files of version 7) wrote it: every run comes
 // back under its name and file, shown by its title, and a sweep finds its points in it.
 TEST_F(LabTest, AFolderOfVersionSevenFilesRestoresAndAnswersItsSweep) {

@@ -20,6 +20,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QXmlStreamReader>
 #include <gtest/gtest.h>
 #include <random>
@@ -727,6 +728,52 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // steps 0 (evaluated) to 200
+}
+
+// Issue 30: two runs that differ in their steps read apart in the table and the legend; a
+// name given in the table (F2, a double click) and a note are the run's everywhere: the
+// table, the details, the legend, the CSV and the run file.
+TEST_F(MainWindowTest, RunsReadApartAndARenameAndANoteGoEverywhere) {
+  window_->store().add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 200, 50), {});
+  window_->store().add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 300, 50), {});
+  auto* table = window_->findChild<QTableView*>(QStringLiteral("runTable"));
+  ASSERT_TRUE(table);
+  EXPECT_TRUE(table->editTriggers() & QAbstractItemView::EditKeyPressed) << "F2 renames";
+  EXPECT_TRUE(table->editTriggers() & QAbstractItemView::DoubleClicked);
+  const QModelIndex first = table->model()->index(0, RunTableModel::NameColumn);
+  const QModelIndex second = table->model()->index(1, RunTableModel::NameColumn);
+  EXPECT_EQ(first.data().toString().toStdString(), "pre-norm lr 6e-3 warmup 30 \u00b7 steps 200, eval-interval 50");
+  EXPECT_EQ(second.data().toString().toStdString(), "pre-norm lr 6e-3 warmup 30 \u00b7 steps 300, eval-interval 50");
+  EXPECT_TRUE(first.flags() & Qt::ItemIsEditable);
+
+  ASSERT_TRUE(table->model()->setData(first, QStringLiteral("short run"), Qt::EditRole));  // the editor's commit
+  const int id = window_->store().runs()[0].id;
+  ASSERT_TRUE(window_->note_run(id, QStringLiteral("too few steps to tell")));
+  EXPECT_TRUE(errors_.isEmpty()) << errors_.join('\n').toStdString();
+  EXPECT_EQ(first.data().toString(), QStringLiteral("short run"));
+  EXPECT_TRUE(first.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("too few steps to tell")));
+  EXPECT_EQ(window_->store().runs()[0].record.config.name, "pre-norm lr 6e-3 warmup 30") << "its name in files stays";
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        const auto entries = window_->chart().legend_entries();
+        return std::any_of(entries.begin(), entries.end(), [](const LegendEntry& e) { return e.name == "short run"; });
+      },
+      30000));
+
+  table->selectRow(0);
+  auto* details = window_->findChild<QTextBrowser*>(QStringLiteral("runDetails"));
+  ASSERT_TRUE(details);
+  EXPECT_TRUE(details->toPlainText().startsWith(QStringLiteral("\u25a0 short run")))
+      << details->toPlainText().toStdString();
+  EXPECT_TRUE(details->toPlainText().contains(QStringLiteral("too few steps to tell")));
+  EXPECT_TRUE(details->toPlainText().contains(QStringLiteral("Settings say")));
+
+  const QString csv = folder_.filePath(QStringLiteral("runs.csv"));
+  ASSERT_TRUE(window_->export_runs_csv({id}, csv));
+  QFile file(csv);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  const QByteArray text = file.readAll();
+  EXPECT_TRUE(text.contains(",\"short run\",\"too few steps to tell\",pre,0.006,")) << text.left(400).toStdString();
 }
 
 // Issue 30: the same file imported twice was drawn twice, as "mean of 1 seed"; the second
