@@ -446,6 +446,24 @@ TEST_F(CliTest, WorkshopOverSeedsPrintsMeanAndRange) {
   EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 1 + 5) << summary;
 }
 
+// Issue 30: --name is what the run is called and --note a note on it; both are the run
+// file's, and every CSV row carries them.
+TEST_F(CliTest, NameAndNoteAreKeptWithTheRun) {
+  corpus_file(synthetic_corpus());
+  ASSERT_EQ(run("train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 --context 8 "
+                "--batch 2 --vocab 256 --steps 2 --eval-interval 2 --eval-batches 1 --out runs --name 'tiny, run' "
+                "--note 'first \"try\"'"),
+            0)
+      << out_ << err_;
+  const auto j = nlohmann::json::parse(read_file(temp_ / "runs" / "tiny__run.json"));
+  EXPECT_EQ(j["name"], "tiny, run");
+  EXPECT_EQ(j["label"], "tiny, run");
+  EXPECT_EQ(j["note"], "first \"try\"");
+  const auto csv = read_lines(temp_ / "runs" / "tiny__run.csv");
+  ASSERT_GE(csv.size(), 2u);
+  EXPECT_NE(csv[1].find(",\"tiny, run\",\"first \"\"try\"\"\",pre,"), std::string::npos) << csv[1];
+}
+
 // Issue 30: the course's five CSVs read back together group by their settings, as a user's
 // pandas.concat(...).groupby(["config.norm", "config.peak_lr"]) would; here Python's csv module.
 TEST_F(CliTest, CourseCsvsGroupByTheirSettings) {
