@@ -473,6 +473,10 @@ void MainWindow::update_details() {
   const lab::RunEntry* run = ids.size() == 1 ? store_->find(ids.front()) : nullptr;
   if (run) {
     details_->setHtml(run_details_html(*run));
+  } else if (ids.size() > 1) {
+    std::vector<const lab::RunEntry*> runs;
+    for (const int id : ids) runs.push_back(store_->find(id));
+    details_->setHtml(runs_difference_html(runs));
   } else {
     details_->setHtml(ids.isEmpty() ? tr("<p style='color:#5f6b7a'>Select a run to see its settings and results; "
                                          "the chart draws it bold.</p>")

@@ -1,5 +1,6 @@
 #include "config_fields.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -343,5 +344,14 @@ const ConfigField* first_difference(const TrainConfig& a, const TrainConfig& b) 
 }
 
 bool same_experiment(const TrainConfig& a, const TrainConfig& b) { return first_difference(a, b) == nullptr; }
+
+std::vector<const ConfigField*> differing_fields(const std::vector<const TrainConfig*>& configs) {
+  std::vector<const ConfigField*> fields;
+  for (const ConfigField& field : config_fields()) {
+    const auto differs = [&](const TrainConfig* c) { return field_text(field, *c) != field_text(field, *configs[0]); };
+    if (!configs.empty() && std::any_of(configs.begin() + 1, configs.end(), differs)) fields.push_back(&field);
+  }
+  return fields;
+}
 
 }  // namespace normlab

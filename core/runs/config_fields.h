@@ -87,6 +87,10 @@ bool same_experiment(const TrainConfig& a, const TrainConfig& b);
 // when they are the same experiment.
 const ConfigField* first_difference(const TrainConfig& a, const TrainConfig& b);
 
+// The fields whose value reads differently in any two of `configs`, in the table's order:
+// what tells the runs apart.
+std::vector<const ConfigField*> differing_fields(const std::vector<const TrainConfig*>& configs);
+
 // Calls visit(value) with a reference to the field's member in `config`.
 template <typename Config, typename Visit>
 decltype(auto) visit_field(const ConfigField& field, Config& config, Visit&& visit) {

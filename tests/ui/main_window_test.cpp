@@ -36,6 +36,7 @@
 #include "tests/support/stand_in_index.h"
 #include "tests/support/stopped_run.h"
 #include "ui/chart_legend.h"
+#include "ui/format.h"
 #include "ui/inside_view.h"
 #include "ui/loss_chart.h"
 #include "ui/loss_chart_view.h"
@@ -774,6 +775,31 @@ TEST_F(MainWindowTest, RunsReadApartAndARenameAndANoteGoEverywhere) {
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   const QByteArray text = file.readAll();
   EXPECT_TRUE(text.contains(",\"short run\",\"too few steps to tell\",pre,0.006,")) << text.left(400).toStdString();
+}
+
+// Issue 30: two runs selected, the details hold only the settings they differ in and their
+// last held-out losses; three or more, the same as a table with a column per run.
+TEST_F(MainWindowTest, SelectedRunsShowOnlyTheSettingsTheyDifferIn) {
+  window_->store().add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 200, 50), {});
+  window_->store().add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 300, 50), {});
+  window_->store().add(test::synthetic_run(NormPlacement::Post, 1e-3, 30, 300, 50), {});
+  auto* table = window_->findChild<QTableView*>(QStringLiteral("runTable"));
+  auto* details = window_->findChild<QTextBrowser*>(QStringLiteral("runDetails"));
+  ASSERT_TRUE(table && details);
+  table->selectRow(0);
+  table->selectionModel()->select(table->model()->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+  QString text = details->toPlainText();
+  EXPECT_TRUE(text.contains(QStringLiteral("Norm placement")) && text.contains(QStringLiteral("Steps")))
+      << text.toStdString();
+  EXPECT_FALSE(text.contains(QStringLiteral("Peak learning rate"))) << "the same in both";
+  EXPECT_FALSE(text.contains(QStringLiteral("Layers")));
+  EXPECT_TRUE(text.contains(QStringLiteral("Held-out, last")));
+  EXPECT_TRUE(text.contains(loss_text(window_->store().runs()[1].record.final_val_loss())));
+
+  table->selectionModel()->select(table->model()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+  text = details->toPlainText();
+  EXPECT_TRUE(text.contains(QStringLiteral("Peak learning rate"))) << "the third run's differs";
+  EXPECT_TRUE(text.contains(QStringLiteral("0.001")) && text.contains(QStringLiteral("0.006")));
 }
 
 // Issue 30: the same file imported twice was drawn twice, as "mean of 1 seed"; the second
