@@ -69,7 +69,10 @@ void add_config_options(CLI::App& command, Options& options) {
         ->type_name(field_type_name(field))
         ->check(CLI::Validator(check, ""));
   }
-  command.add_option("--name", options.name, "run name (default from norm, lr and warmup)");
+  command.add_option("--name", options.name,
+                     "run name, in its file's name and as it is shown (default: the file's from norm, lr and "
+                     "warmup, shown as what differs from the scale's defaults)");
+  command.add_option("--note", options.note, "a note kept in the run file, shown with the run and in its CSV");
   command
       .add_option("--scale", options.scale,
                   "full: 3000 steps of 32 x 128 tokens (GPU minutes); cpu: 600 steps of 8 x 64 tokens "
@@ -101,6 +104,8 @@ TrainConfig build_config(const Options& options) {
   if (!options.scale.empty()) c = scaled(c, parse_scale(options.scale));
   c = with_given_settings(c, options);
   c.name = options.name;
+  c.label = options.name;  // the user's name is what they call the run
+  c.note = options.note;
   validate(c);
   return c;
 }

@@ -25,7 +25,7 @@ extern std::atomic<bool> g_cancel;
 struct Options {
   std::string command;
   std::map<std::string, std::string> settings;
-  std::string name, scale, preset, out = "normlab-runs";
+  std::string name, note, scale, preset, out = "normlab-runs";
   std::string resume;                           // train: the run file of the run to go on with
   std::string vary;                             // sweep: the varied setting's flag
   std::vector<std::string> values, placements;  // sweep
@@ -47,7 +47,7 @@ struct Options {
 };
 
 // One option per config field (its flag, help, default and range, checked as the engine
-// checks it), and --name and --scale.
+// checks it), and --name, --note and --scale.
 void add_config_options(CLI::App& command, Options& options);
 void add_side_by_side_option(CLI::App& command, Options& options);
 // Defaults, then the scale, then every setting given explicitly.

@@ -301,8 +301,12 @@ int print_sweep_status(const Sweep& sweep, const std::vector<SweepRun>& runs, co
               "run");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     ++counts[states[i]];
-    std::printf("%-6zu %-10s %-9s %-8s  %s\n", i, runs[i].value.c_str(), to_string(runs[i].placement).c_str(),
-                name_of(states[i]), runs[i].config.name.c_str());
+    // The run's name in files, then what the user called it and noted, if anything.
+    std::string words;
+    if (records[i] && !records[i]->config.label.empty()) words += " \u201c" + records[i]->config.label + "\u201d";
+    if (records[i] && !records[i]->config.note.empty()) words += " (" + records[i]->config.note + ")";
+    std::printf("%-6zu %-10s %-9s %-8s  %s%s\n", i, runs[i].value.c_str(), to_string(runs[i].placement).c_str(),
+                name_of(states[i]), runs[i].config.name.c_str(), words.c_str());
   }
   std::string tally;
   for (const PointStateInfo& state : kPointStates) {

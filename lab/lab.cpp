@@ -6,6 +6,7 @@
 #include "core/device/cuda_backend.h"
 #include "core/runs/config_fields.h"
 #include "core/runs/run_cost.h"
+#include "core/runs/run_title.h"
 #include "core/runs/seeds.h"
 #include "core/training/checkpoint.h"
 #include "core/training/side_by_side.h"
@@ -228,6 +229,19 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
   if (!imported.problems.isEmpty()) return imported;
   for (std::size_t i = 0; i < records.size(); ++i) {
     RunRecord& record = records[i];
+    const auto twin = std::find_if(store_->runs().begin(), store_->runs().end(), [&](const RunEntry& open) {
+      return same_experiment(open.record.config, record.config);
+    });
+    if (twin != store_->runs().end()) {
+      const auto open_copy = std::find_if(twin, store_->runs().end(), [&](const RunEntry& open) {
+        return same_experiment(open.record.config, record.config) && same_points(open.record, record);
+      });
+      if (open_copy != store_->runs().end()) {
+        imported.refused << tr("\u201c%1\u201d is already open").arg(qstr(display_name(open_copy->record.config)));
+        continue;
+      }
+      record.config.label = store_->copy_label(qstr(display_name(twin->record.config))).toStdString();
+    }
     record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
     mark_interrupted(record, "the file was saved while the run trained; it ends there");
     QString file;
@@ -249,6 +263,35 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
     ++imported.added;
   }
   return imported;
+}
+
+QString Lab::keep_words(int id, const std::function<void(TrainConfig&)>& change) {
+  const RunEntry* run = store_->find(id);
+  if (!run) return {};
+  const QString name = qstr(display_name(run->record.config));
+  if (queue_->is_running(id))
+    return tr("\u201c%1\u201d is training; it can be renamed or noted when it ends").arg(name);
+  if (run->followed) return tr("\u201c%1\u201d is another program's run, shown from its folder").arg(name);
+  if (read_only()) return tr("%1 owns the runs folder").arg(archive_->owner());
+  RunRecord record = run->record;
+  change(record.config);
+  if (!run->file.isEmpty()) {
+    try {
+      RunArchive::write(record, run->file);
+    } catch (const std::exception& error) {
+      return QString::fromStdString(error.what());  // the store keeps what the file says
+    }
+  }
+  store_->set_words(id, record.config.label, record.config.note);
+  return {};
+}
+
+QString Lab::rename_run(int id, const QString& label) {
+  return keep_words(id, [&](TrainConfig& config) { config.label = label.trimmed().toStdString(); });
+}
+
+QString Lab::set_note(int id, const QString& note) {
+  return keep_words(id, [&](TrainConfig& config) { config.note = note.toStdString(); });
 }
 
 bool Lab::removable(int id) const { return store_->find(id) && !queue_->is_running(id) && !read_only(); }

@@ -8,6 +8,7 @@
 #include <QSet>
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -109,9 +110,17 @@ class Lab : public QObject {
     int added = 0;
     QStringList problems;  // nothing was added when any file had one
     QStringList unsaved;   // added, but no copy could be kept in the runs folder
+    QStringList refused;   // a run already open (same settings, seed and points): not added again
   };
-  // All or nothing: one bad file and none is added.
+  // All or nothing: one bad file and none is added. A file of a run already open is
+  // refused; one with the same settings and seed but other points is added as a copy
+  // ("… (copy 2)"), so two legend entries never read the same.
   Imported import_runs(const QStringList& files);
+  // What the user calls the run (empty: its title again) and their note on it, kept in its
+  // file. Empty, or why not now: a run training saves its own file, a followed one is
+  // another program's.
+  QString rename_run(int id, const QString& label);
+  QString set_note(int id, const QString& note);
   bool removable(int id) const;             // known, and not training now
   void remove_runs(const QList<int>& ids);  // with their files in the runs folder
 
@@ -152,6 +161,8 @@ class Lab : public QObject {
   bool left_queued(const RunEntry& run) const;
   void on_device(const Environment& found);
   void remove_run(int id);
+  // Sets what `change` changes of the run's label and note, and saves its file.
+  QString keep_words(int id, const std::function<void(TrainConfig&)>& change);
   void on_measured(const TrainConfig& config, double seconds_per_step);
   double seconds_per_flop(Estimate& basis) const;
 

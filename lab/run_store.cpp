@@ -5,6 +5,7 @@
 
 #include "core/runs/palette.h"
 #include "core/runs/run_text.h"
+#include "core/runs/run_title.h"
 
 #include "qstring.h"
 
@@ -60,6 +61,24 @@ std::vector<const RunRecord*> RunStore::records() const {
   std::vector<const RunRecord*> records;
   for (const RunEntry& run : runs_) records.push_back(&run.record);
   return records;
+}
+
+QString RunStore::copy_label(const QString& shown) const {
+  const std::string base = shown.toStdString();
+  return qstr(first_free_name([&](int n) { return n == 1 ? base : base + " (copy " + std::to_string(n) + ")"; },
+                              [this](const std::string& label) {
+                                return std::any_of(runs_.begin(), runs_.end(), [&](const RunEntry& r) {
+                                  return display_name(r.record.config) == label;
+                                });
+                              }));
+}
+
+void RunStore::set_words(int id, const std::string& label, const std::string& note) {
+  RunEntry* run = entry(id);
+  if (!run) return;
+  run->record.config.label = label;
+  run->record.config.note = note;
+  emit appearance_changed(id);
 }
 
 void RunStore::set_visible(int id, bool visible) {

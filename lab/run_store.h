@@ -34,10 +34,13 @@ class RunStore : public QObject {
   int id_at(int row) const;  // 0 if none
   // `wanted`, or "wanted (2)", "wanted (3)"… so that names, and so file names, stay distinct.
   QString unique_name(const QString& wanted) const;
+  // "shown (copy 2)", "shown (copy 3)"…: the first that no run's display name is.
+  QString copy_label(const QString& shown) const;
   // The records, in the store's order, for the Qt-free sweep and seed code.
   std::vector<const RunRecord*> records() const;
 
   void set_visible(int id, bool visible);
+  void set_words(int id, const std::string& label, const std::string& note);  // the user's (Lab::rename_run)
   // Updates from the trainer, in the order they happen.
   void mark_started(int id, const RunRecord& header);  // environment, counts and baseline
   void append_steps(int id, const std::vector<StepMetrics>& steps);
@@ -53,7 +56,7 @@ class RunStore : public QObject {
   void run_about_to_be_removed(int row);
   void run_removed(int id);
   void points_changed(int id);      // new steps or evaluations, or the record replaced
-  void appearance_changed(int id);  // shown or hidden
+  void appearance_changed(int id);  // shown or hidden, renamed or noted
   void status_changed(int id);
   void text_changed(int id);  // its text: prompts and references as it starts, then each evaluation's
 

@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 
+#include "core/runs/run_title.h"
 #include "core/training/layer_stats.h"
 #include "lab/qstring.h"
 #include "lab/run_store.h"
@@ -143,7 +144,7 @@ class InsidePlot : public QWidget {
       const lab::RunEntry* run = store_.find(run_ids[panel]);
       const StatisticInfo* info = find_statistic(statistic);
       return QObject::tr("%1: step %2%3: %4 %5")
-          .arg(lab::qstr(run->record.config.name))
+          .arg(lab::qstr(display_name(run->record.config)))
           .arg(hover_step)
           .arg(s->layers ? QObject::tr(", layer %1").arg(layer + 1) : QString())
           .arg(value_text(s->at(i, layer)), lab::qstr(info->unit));
@@ -174,7 +175,7 @@ class InsidePlot : public QWidget {
     const Series* s = series_of(panel);
     p.setPen(run ? run_colour(*run) : Qt::black);
     p.drawText(QRect(r.left(), 4, r.width(), 22), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine,
-               run ? lab::qstr(run->record.config.name) : QObject::tr("(no run)"));
+               run ? lab::qstr(display_name(run->record.config)) : QObject::tr("(no run)"));
     p.setPen(QColor(0xb0, 0xb7, 0xc0));
     p.drawRect(r.adjusted(0, 0, -1, -1));
     if (!s || s->steps.empty()) {
@@ -280,7 +281,7 @@ class InsidePlot : public QWidget {
       p.setBrush(Qt::NoBrush);
       p.drawPath(line);
       const QString step_text = QObject::tr("\u25cf %1, step %2").arg(QString()).arg(s->steps[*i]);
-      const QString name = p.fontMetrics().elidedText(lab::qstr(run->record.config.name), Qt::ElideMiddle,
+      const QString name = p.fontMetrics().elidedText(lab::qstr(display_name(run->record.config)), Qt::ElideMiddle,
                                                       entry_room - p.fontMetrics().horizontalAdvance(step_text));
       const QString entry = QObject::tr("\u25cf %1, step %2").arg(name).arg(s->steps[*i]);
       const int entry_width = p.fontMetrics().horizontalAdvance(entry);

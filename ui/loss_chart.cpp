@@ -15,6 +15,8 @@
 #include <limits>
 #include <set>
 
+#include "core/runs/run_title.h"
+#include "core/runs/seeds.h"
 #include "lab/qstring.h"
 #include "lab/run_store.h"
 
@@ -178,7 +180,7 @@ void LossChart::add_curves(int run_id) {
   curves->train = take_series();
   curves->heldout = take_series();
   curves->restart(smoothing_);
-  curves->heldout->setName(lab::qstr(run->record.config.name));
+  curves->heldout->setName(lab::qstr(display_name(run->record.config)));
   curves->heldout->setPointsVisible(true);
   curves_[run_id] = std::move(curves);
   dirty_.insert(run_id);
@@ -435,9 +437,9 @@ const RunRecord& LossChart::drawn_record(const lab::RunEntry& run) const {
 
 std::pair<QString, QString> LossChart::name_and_seeds(const lab::RunEntry& run) const {
   const auto group = groups_.find(run.id);
-  if (group == groups_.end()) return {lab::qstr(run.record.config.name), {}};
+  if (group == groups_.end()) return {lab::qstr(display_name(run.record.config)), {}};
   const int seeds = group->second->spread.runs;
-  return {lab::qstr(seed_group_name(run.record.config)),
+  return {lab::qstr(seed_group_title(run.record.config)),
           seeds > 0 ? tr("mean of %n seed(s)", nullptr, seeds) : tr("no seed trained yet")};
 }
 

@@ -6,8 +6,10 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
@@ -29,6 +31,7 @@
 
 #include "core/runs/presets.h"
 #include "core/runs/run_text.h"
+#include "core/runs/run_title.h"
 #include "lab/gpu_installer.h"
 #include "lab/lab.h"
 #include "lab/qstring.h"
@@ -125,13 +128,18 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
           [this](const QString& text) { statusBar()->showMessage(text, kStatusMessageMs); });
   connect(lab_, &lab::Lab::run_failed, this, [this](int id, const QString& message, int dropped) {
     const lab::RunEntry* run = store_->find(id);
-    QString text =
-        tr("\u201c%1\u201d could not train:\n%2").arg(run ? lab::qstr(run->record.config.name) : QString(), message);
+    QString text = tr("\u201c%1\u201d could not train:\n%2")
+                       .arg(run ? lab::qstr(display_name(run->record.config)) : QString(), message);
     if (dropped > 0) text += tr("\n\nThe %n run(s) queued after it (was|were) removed.", nullptr, dropped);
     report(tr("Run failed"), text);
   });
   connect(lab_, &lab::Lab::save_failed, this, [this](int, const QString& message) {
     report(tr("Run not saved"), tr("The run goes on, but its progress cannot be saved:\n%1").arg(message));
+  });
+  connect(run_model_, &RunTableModel::rename_requested, this, &MainWindow::rename_run);
+  connect(details_, &QTextBrowser::anchorClicked, this, &MainWindow::ask_in_details);
+  connect(store_, &lab::RunStore::appearance_changed, this, [this](int id) {
+    if (selected_runs().contains(id)) update_details();  // renamed or noted
   });
   connect(store_, &lab::RunStore::status_changed, this, [this](int id) {
     update_actions();
@@ -416,7 +424,7 @@ void MainWindow::update_progress() {
   double done = p.ended;  // runs, each split by its own progress
   for (const lab::ActiveRun& run : p.running) {
     const lab::RunEntry* entry = store_->find(run.run_id);
-    names << tr("\u201c%1\u201d").arg(entry ? lab::qstr(entry->record.config.name) : QString());
+    names << tr("\u201c%1\u201d").arg(entry ? lab::qstr(display_name(entry->record.config)) : QString());
     step += run.step;
     steps += run.steps;
     seconds_left = run.seconds_left < 0 || seconds_left < 0 ? -1 : std::max(seconds_left, run.seconds_left);
@@ -468,10 +476,44 @@ void MainWindow::update_details() {
   const lab::RunEntry* run = ids.size() == 1 ? store_->find(ids.front()) : nullptr;
   if (run) {
     details_->setHtml(run_details_html(*run));
+  } else if (ids.size() > 1) {
+    std::vector<const lab::RunEntry*> runs;
+    for (const int id : ids) runs.push_back(store_->find(id));
+    details_->setHtml(runs_difference_html(runs));
   } else {
     details_->setHtml(ids.isEmpty() ? tr("<p style='color:#5f6b7a'>Select a run to see its settings and results; "
                                          "the chart draws it bold.</p>")
                                     : tr("<p style='color:#5f6b7a'>%n runs selected.</p>", nullptr, int(ids.size())));
+  }
+}
+
+bool MainWindow::rename_run(int run_id, const QString& label) {
+  const QString why = lab_->rename_run(run_id, label);
+  if (!why.isEmpty()) report(tr("Not renamed"), why);
+  return why.isEmpty();
+}
+
+bool MainWindow::note_run(int run_id, const QString& note) {
+  const QString why = lab_->set_note(run_id, note);
+  if (!why.isEmpty()) report(tr("Note not kept"), why);
+  return why.isEmpty();
+}
+
+void MainWindow::ask_in_details(const QUrl& link) {
+  const QList<int> ids = selected_runs();
+  const lab::RunEntry* run = ids.size() == 1 ? store_->find(ids.front()) : nullptr;
+  if (!run) return;
+  const int id = run->id;
+  const TrainConfig& c = run->record.config;
+  bool ok = false;
+  if (link.toString() == QLatin1String("rename")) {
+    const QString label = QInputDialog::getText(this, tr("Rename run"), tr("Name (empty: what its settings say):"),
+                                                QLineEdit::Normal, lab::qstr(display_name(c)), &ok);
+    if (ok) rename_run(id, label);
+  } else if (link.toString() == QLatin1String("note")) {
+    const QString note = QInputDialog::getMultiLineText(
+        this, tr("Note"), tr("Note on \u201c%1\u201d:").arg(lab::qstr(display_name(c))), lab::qstr(c.note), &ok);
+    if (ok) note_run(id, note);
   }
 }
 
@@ -499,7 +541,8 @@ void MainWindow::resume_runs(const QList<int>& run_ids) {
   QStringList refused;
   for (const int id : run_ids) {
     const QString why = lab_->resume_run(id);
-    if (!why.isEmpty()) refused << tr("\u201c%1\u201d: %2").arg(lab::qstr(store_->find(id)->record.config.name), why);
+    if (!why.isEmpty())
+      refused << tr("\u201c%1\u201d: %2").arg(lab::qstr(display_name(store_->find(id)->record.config)), why);
   }
   update_actions();
   if (!refused.isEmpty()) {

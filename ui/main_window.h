@@ -2,6 +2,7 @@
 // The NormLab window: settings on the left, views in tabs (loss curves first; more views
 // can join them), the run table below, progress in the status bar.
 #include <QMainWindow>
+#include <QUrl>
 #include <functional>
 #include <memory>
 
@@ -71,6 +72,10 @@ class MainWindow : public QMainWindow {
   // The runs' text (prompts, then a section per evaluation), one after another.
   bool export_text_markdown(const QList<int>& run_ids, const QString& path);
   void remove_runs(const QList<int>& run_ids);  // asks first
+  // What the user calls the run (empty: its title) and their note on it, kept in its file;
+  // a dialog says why not when the lab refuses (the run is training).
+  bool rename_run(int run_id, const QString& label);
+  bool note_run(int run_id, const QString& note);
   // Each goes on from its checkpoint; those that cannot are reported with the reason.
   void resume_runs(const QList<int>& run_ids);
   // Help > Install GPU support…: asks, then fetches the CUDA libraries with a progress
@@ -124,6 +129,7 @@ class MainWindow : public QMainWindow {
   void update_side_by_side_menu();
   void update_course_action();
   void update_details();
+  void ask_in_details(const QUrl& link);  // the details' "rename" and "note" links
   QList<int> selected_runs() const;
   QList<int> selected_or_all_runs() const;
   void show_run_menu(const QPoint& pos);

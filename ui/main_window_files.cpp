@@ -29,6 +29,9 @@ int MainWindow::import_runs(const QStringList& files) {
     report(tr("Import failed"), tr("Nothing was imported.\n\n%1").arg(imported.problems.join(QStringLiteral("\n\n"))));
     return 0;
   }
+  if (!imported.refused.isEmpty()) {
+    report(tr("Already open"), tr("Not imported again: %1.").arg(imported.refused.join(QStringLiteral("; "))));
+  }
   statusBar()->showMessage(imported.unsaved.isEmpty()
                                ? tr("Imported %n run(s)", nullptr, imported.added)
                                : tr("Imported %n run(s), but could not keep a copy: %1", nullptr, imported.added)

@@ -379,6 +379,7 @@ void MainWindow::build_run_dock() {
     update_actions();
   });
 
+  details_->setObjectName(QStringLiteral("runDetails"));
   details_->setFrameShape(QFrame::NoFrame);
   details_->setOpenLinks(false);
   details_->setMinimumWidth(260);

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QSignalBlocker>
 
+#include "core/runs/run_title.h"
 #include "lab/qstring.h"
 #include "lab/run_store.h"
 
@@ -15,7 +16,7 @@ int fill_run_choice(QComboBox* box, const lab::RunStore& store, int panel, int k
   int fallback = 0, trained = 0;
   const NormPlacement wanted = panel == 0 ? NormPlacement::Pre : NormPlacement::Post;
   for (const lab::RunEntry& run : store.runs()) {
-    box->addItem(lab::qstr(run.record.config.name), run.id);
+    box->addItem(lab::qstr(display_name(run.record.config)), run.id);
     if (run.record.config.model.norm != wanted) continue;
     fallback = run.id;
     if (!run.record.steps.empty()) trained = run.id;

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/runs/config_fields.h"
 #include "core/runs/run_text.h"
+#include "core/runs/run_title.h"
 #include "lab/qstring.h"
 #include "lab/run_archive.h"
 #include "lab/run_store.h"
@@ -38,10 +40,15 @@ QString block_text(const ModelConfig& model) {
 QString run_details_html(const lab::RunEntry& run) {
   const RunRecord& r = run.record;
   const TrainConfig& c = r.config;
-  QString html = QStringLiteral(
-                     "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
-                     " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
-                     .arg(run_colour(run).name(), lab::qstr(c.name).toHtmlEscaped(), lab::qstr(to_string(r.status)));
+  QString html =
+      QStringLiteral(
+          "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
+          " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
+          .arg(run_colour(run).name(), lab::qstr(display_name(c)).toHtmlEscaped(), lab::qstr(to_string(r.status)));
+  if (!c.note.empty()) {
+    html += QStringLiteral("<p style='margin:0 0 6px 0; white-space:pre-wrap'>%1</p>")
+                .arg(lab::qstr(c.note).toHtmlEscaped());
+  }
   if (!r.message.empty()) {
     html +=
         QStringLiteral("<p style='margin:0 0 6px 0; color:#8a1c1c'>%1</p>").arg(lab::qstr(r.message).toHtmlEscaped());
@@ -106,7 +113,43 @@ QString run_details_html(const lab::RunEntry& run) {
                                                  .arg(QString::number(double(checkpoint.size()) / 1e6, 'f', 1)));
     }
   }
+  if (!c.label.empty()) html += row(QObject::tr("Settings say"), lab::qstr(run_title(c)).toHtmlEscaped());
   html += QStringLiteral("</table>");
+  html += QStringLiteral("<p style='margin:6px 0 0 0'><a href='rename'>%1</a> &nbsp; <a href='note'>%2</a></p>")
+              .arg(QObject::tr("Rename\u2026"),
+                   c.note.empty() ? QObject::tr("Add a note\u2026") : QObject::tr("Edit the note\u2026"));
+  return html;
+}
+
+QString runs_difference_html(const std::vector<const lab::RunEntry*>& runs) {
+  std::vector<const TrainConfig*> configs;
+  for (const lab::RunEntry* run : runs) configs.push_back(&run->record.config);
+  const auto cell = [](const QString& text) {
+    return QStringLiteral("<td style='padding-right:10px'>%1</td>").arg(text);
+  };
+  QString html = QStringLiteral("<table cellspacing='0' cellpadding='1'><tr><td></td>");
+  for (const lab::RunEntry* run : runs) {
+    html += cell(QStringLiteral("<span style='color:%1'>\u25a0</span> <b>%2</b>")
+                     .arg(run_colour(*run).name(), lab::qstr(display_name(run->record.config)).toHtmlEscaped()));
+  }
+  html += QStringLiteral("</tr>");
+  const auto line = [&](const QString& label, const auto& value_of) {
+    html += QStringLiteral("<tr><td style='color:#5f6b7a; padding-right:10px'>%1</td>").arg(label);
+    for (const lab::RunEntry* run : runs) html += cell(value_of(run->record));
+    html += QStringLiteral("</tr>");
+  };
+  const std::vector<const ConfigField*> fields = differing_fields(configs);
+  for (const ConfigField* field : fields) {
+    line(lab::qstr(field->label).toHtmlEscaped(), [&](const RunRecord& r) {
+      const std::string text = field_text(*field, r.config);
+      return text.empty() ? QStringLiteral("\u2014") : lab::qstr(text).toHtmlEscaped();  // an empty corpus: the default
+    });
+  }
+  line(QObject::tr("Held-out, last"), [](const RunRecord& r) { return loss_text(r.final_val_loss()); });
+  html += QStringLiteral("</table>");
+  if (fields.empty()) {
+    html += QStringLiteral("<p style='color:#5f6b7a'>%1</p>").arg(QObject::tr("The same settings, seed included."));
+  }
   return html;
 }
 

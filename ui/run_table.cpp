@@ -3,6 +3,7 @@
 #include <QFont>
 #include <cmath>
 
+#include "core/runs/run_title.h"
 #include "lab/qstring.h"
 #include "lab/run_store.h"
 
@@ -61,10 +62,13 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
   if (role == RunIdRole) return run.id;
   switch (index.column()) {
     case NameColumn:
-      if (role == Qt::DisplayRole || role == Qt::EditRole) return lab::qstr(r.config.name);
+      if (role == Qt::DisplayRole || role == Qt::EditRole) return lab::qstr(display_name(r.config));
       if (role == Qt::DecorationRole) return run_colour(run);
       if (role == Qt::CheckStateRole) return run.visible ? Qt::Checked : Qt::Unchecked;
-      if (role == Qt::ToolTipRole) return tr("Tick to show this run on the chart");
+      if (role == Qt::ToolTipRole) {
+        const QString tip = tr("Tick to show this run on the chart; F2 or a double click renames it");
+        return r.config.note.empty() ? tip : lab::qstr(r.config.note) + QStringLiteral("\n\n") + tip;
+      }
       break;
     case SetupColumn:
       if (role == Qt::DisplayRole) return setup_text(r.config);
@@ -118,13 +122,19 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
 
 Qt::ItemFlags RunTableModel::flags(const QModelIndex& index) const {
   Qt::ItemFlags f = QAbstractTableModel::flags(index);
-  if (index.column() == NameColumn) f |= Qt::ItemIsUserCheckable;
+  if (index.column() == NameColumn) f |= Qt::ItemIsUserCheckable | Qt::ItemIsEditable;
   return f;
 }
 
 bool RunTableModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-  if (!index.isValid() || index.column() != NameColumn || role != Qt::CheckStateRole) return false;
-  store_.set_visible(store_.id_at(index.row()), value.toInt() == Qt::Checked);
+  if (!index.isValid() || index.column() != NameColumn) return false;
+  const int id = store_.id_at(index.row());
+  if (role == Qt::EditRole) {
+    emit rename_requested(id, value.toString());  // the lab keeps it in the run's file, or says why not
+    return true;
+  }
+  if (role != Qt::CheckStateRole) return false;
+  store_.set_visible(id, value.toInt() == Qt::Checked);
   return true;
 }
 

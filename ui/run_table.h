@@ -1,5 +1,6 @@
 #pragma once
-// The run table: the lab's run store as rows, with a tick to show a run on the chart.
+// The run table: the lab's run store as rows, with a tick to show a run on the chart and
+// its name to edit.
 #include <QAbstractTableModel>
 
 namespace normlab::lab {
@@ -22,6 +23,10 @@ class RunTableModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
   Qt::ItemFlags flags(const QModelIndex& index) const override;
   bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+
+ signals:
+  // The name cell edited (F2, a double click): what the user calls the run now.
+  void rename_requested(int run_id, const QString& label);
 
  private:
   void row_changed(int id);

@@ -473,7 +473,10 @@ void SettingsPanel::copy_device_and_data(TrainConfig& target) const {
 
 TrainConfig SettingsPanel::config() const {
   TrainConfig c = base_;
+  // Settings taken from a run are the next run's, not its name, label or note.
   c.name.clear();
+  c.label.clear();
+  c.note.clear();
   const auto& fields = config_fields();
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (controls_[i] || fields[i].widget == Widget::File) read_control(fields[i], controls_[i], c);

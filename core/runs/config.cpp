@@ -44,7 +44,7 @@ std::string format_lr(double lr) {
   return s;
 }
 
-std::string default_run_name(const TrainConfig& c) {
+std::string design_name(const TrainConfig& c) {
   std::string name = info(c.model.norm).label;  // "Pre-norm" -> "pre-norm"
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
   // LayerNorm, the default and every earlier run's norm, goes unsaid.
@@ -57,7 +57,11 @@ std::string default_run_name(const TrainConfig& c) {
   }
   if (c.model.qk_norm == Switch::On) name += " QK-norm";
   if (c.model.scaled_residual_init == Switch::On) name += " scaled init";
-  name += " lr " + format_lr(c.peak_lr) + " warmup " + std::to_string(c.warmup_steps);
+  return name + " lr " + format_lr(c.peak_lr) + " warmup " + std::to_string(c.warmup_steps);
+}
+
+std::string default_run_name(const TrainConfig& c) {
+  std::string name = design_name(c);
   // The course's depth goes unsaid too; any other is part of what sets a run apart.
   if (c.model.layers != ModelConfig{}.layers) name += " layers " + std::to_string(c.model.layers);
   return name;

@@ -115,7 +115,11 @@ struct ModelConfig {
 
 // Defaults live here; ranges, names and help texts in config_fields().
 struct TrainConfig {
-  std::string name;  // empty: derived from the settings (see default_run_name)
+  // The run's name in files, sweeps and seed groups; empty: derived from the settings
+  // (see default_run_name). What the window shows is its display name (run_title.h).
+  std::string name;
+  std::string label;  // what the user calls it (--name, a rename); empty: what its settings say (run_title)
+  std::string note;   // the user's own words about it
   ModelConfig model;
   double peak_lr = 1e-3;
   int warmup_steps = 30;
@@ -142,9 +146,12 @@ struct TrainConfig {
 // Throws UserError naming the first invalid field and why.
 void validate(const TrainConfig& config);
 
-// "post-norm lr 6e-3 warmup 30", short enough for a legend; the norm type, DyT's α₀, the
-// switches and the depth when they are not the defaults:
-// "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16", "pre-norm DyT alpha0 2 QK-norm lr 1e-3 warmup 30".
+// "post-norm lr 6e-3 warmup 30": the placement, the norm type, DyT's α₀ and the switches
+// when they are not the defaults, the learning rate and the warmup (the fields marked
+// in_design_name): "pre-norm DyT alpha0 2 QK-norm lr 1e-3 warmup 30".
+std::string design_name(const TrainConfig& config);
+// The run's name in files when it is given none: its design name, and the depth when it is
+// not the default, "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16".
 std::string default_run_name(const TrainConfig& config);
 
 // "6e-3", "1e-3", "2.5e-4": how the app writes learning rates.

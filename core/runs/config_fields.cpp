@@ -1,5 +1,6 @@
 #include "config_fields.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -52,12 +53,14 @@ std::vector<ConfigField> make_fields() {
   auto& norm = add(
       {"norm", "norm", "Norm placement", "norm placement", "where each block normalises", S::Placement, W::Buttons});
   norm.choices = choices_of(kPlacements);
+  norm.in_design_name = true;
   norm.member = Member<NormPlacement>([](TrainConfig& c) -> NormPlacement& { return c.model.norm; });
 
   auto& lr = add({"peak_lr", "lr", "Peak learning rate", "peak learning rate",
                   "peak learning rate after warmup: the course compares 1e-3 and 6e-3", S::Schedule, W::Rate, 0, 1});
   lr.above_min = true;
   lr.suggestions = {"1e-3", "6e-3"};
+  lr.in_design_name = true;
   lr.member = Member<double>([](TrainConfig& c) -> double& { return c.peak_lr; });
 
   auto whole = [&](const char* key, const char* flag, const char* label, const char* noun, const char* help,
@@ -66,9 +69,10 @@ std::vector<ConfigField> make_fields() {
     field.member = member;
     return field;
   };
-  whole("warmup_steps", "warmup", "Warmup", "warmup", "linear warmup steps", S::Schedule, 1, kMaxSteps,
-        [](TrainConfig& c) -> int& { return c.warmup_steps; })
-      .unit = " step(s)";
+  auto& warmup = whole("warmup_steps", "warmup", "Warmup", "warmup", "linear warmup steps", S::Schedule, 1, kMaxSteps,
+                       [](TrainConfig& c) -> int& { return c.warmup_steps; });
+  warmup.unit = " step(s)";
+  warmup.in_design_name = true;
   whole("steps", "steps", "Steps", "steps", "optimiser updates", S::Schedule, 1, kMaxSteps,
         [](TrainConfig& c) -> int& { return c.steps; });
   whole("layers", "layers", "Layers", "layers", "blocks", S::Model, 1, 64,
@@ -81,6 +85,7 @@ std::vector<ConfigField> make_fields() {
       add({"norm_type", "norm-type", "Norm type", "norm type", "how each norm rescales its input", S::Model, W::Menu});
   norm_type.choices = choices_of(kNormTypes);
   norm_type.since_version = 2;  // earlier run files all used LayerNorm, the default
+  norm_type.in_design_name = true;
   norm_type.member = Member<NormType>([](TrainConfig& c) -> NormType& { return c.model.norm_type; });
 
   auto& dyt_alpha0 = add({"dyt_alpha0", "dyt-alpha0", "DyT \u03b1\u2080", "DyT alpha0",
@@ -90,6 +95,7 @@ std::vector<ConfigField> make_fields() {
   dyt_alpha0.above_min = true;
   dyt_alpha0.step = 0.25;
   dyt_alpha0.since_version = 5;  // earlier runs had no DyT
+  dyt_alpha0.in_design_name = true;
   dyt_alpha0.member = Member<double>([](TrainConfig& c) -> double& { return c.model.dyt_alpha0; });
 
   // A switch is off or on; the "on" choice carries the formula the panel and --help show.
@@ -100,6 +106,7 @@ std::vector<ConfigField> make_fields() {
     on.label = "On";
     field.choices = {{"off", "Off"}, std::move(on)};
     field.since_version = 5;  // earlier runs had neither switch: off
+    field.in_design_name = true;
     field.member = member;
   };
   model_switch("qk_norm", "qk-norm", "QK-norm",
@@ -347,5 +354,14 @@ const ConfigField* first_difference(const TrainConfig& a, const TrainConfig& b) 
 }
 
 bool same_experiment(const TrainConfig& a, const TrainConfig& b) { return first_difference(a, b) == nullptr; }
+
+std::vector<const ConfigField*> differing_fields(const std::vector<const TrainConfig*>& configs) {
+  std::vector<const ConfigField*> fields;
+  for (const ConfigField& field : config_fields()) {
+    const auto differs = [&](const TrainConfig* c) { return field_text(field, *c) != field_text(field, *configs[0]); };
+    if (!configs.empty() && std::any_of(configs.begin() + 1, configs.end(), differs)) fields.push_back(&field);
+  }
+  return fields;
+}
 
 }  // namespace normlab

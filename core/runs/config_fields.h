@@ -60,6 +60,7 @@ struct ConfigField {
   // False for settings that change how fast a run goes or what it records, not what it
   // learns (threads, device, layer statistics): runs differing only there are one experiment.
   bool shapes_result = true;
+  bool in_design_name = false;  // said by design_name (config.h), so a run's title says it first
   FieldMember member;
 };
 
@@ -85,6 +86,10 @@ bool same_experiment(const TrainConfig& a, const TrainConfig& b);
 // The first field that shapes the result and reads differently in the two; nullptr
 // when they are the same experiment.
 const ConfigField* first_difference(const TrainConfig& a, const TrainConfig& b);
+
+// The fields whose value reads differently in any two of `configs`, in the table's order:
+// what tells the runs apart.
+std::vector<const ConfigField*> differing_fields(const std::vector<const TrainConfig*>& configs);
 
 // Calls visit(value) with a reference to the field's member in `config`.
 template <typename Config, typename Visit>

@@ -15,6 +15,7 @@
 
 #include "config_fields.h"
 #include "run_text.h"
+#include "run_title.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -293,6 +294,18 @@ RunStatus parse_status(const std::string& text) {
   throw UserError("unknown run status '" + text + "'");
 }
 
+bool same_points(const RunRecord& a, const RunRecord& b) {
+  const auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+  const auto same_step = [&](const StepMetrics& x, const StepMetrics& y) {
+    return x.step == y.step && same(x.train_loss, y.train_loss) && same(x.lr, y.lr);
+  };
+  const auto same_eval = [&](const EvalMetrics& x, const EvalMetrics& y) {
+    return x.step == y.step && same(x.val_loss, y.val_loss);
+  };
+  return std::equal(a.steps.begin(), a.steps.end(), b.steps.begin(), b.steps.end(), same_step) &&
+         std::equal(a.evals.begin(), a.evals.end(), b.evals.begin(), b.evals.end(), same_eval);
+}
+
 double RunRecord::final_val_loss() const { return evals.empty() ? std::nan("") : evals.back().val_loss; }
 
 const Series* RunRecord::find_series(const std::string& name) const {
@@ -407,6 +420,8 @@ void write_json_text(std::ostream& out, const RunRecord& run) {
   json j = {{"schema", kSchemaName},
             {"version", kRunSchemaVersion},
             {"name", run.config.name},
+            {"label", run.config.label},
+            {"note", run.config.note},
             {"status", to_string(run.status)},
             {"message", run.message},
             {"config", config_to_json(run.config)},
@@ -455,6 +470,12 @@ RunRecord from_json_text(const std::string& text) {
   const std::string name = field<std::string>(j, "name", "");
   if (name.empty()) throw UserError("field 'name' is empty");
   run.config = config_from_json(field<json>(j, "config", ""), name, version);
+  if (version >= 8) {
+    run.config.label = field<std::string>(j, "label", "");
+    run.config.note = field<std::string>(j, "note", "");
+  } else if (name.rfind(default_run_name(run.config), 0) != 0) {
+    run.config.label = name;  // a name the user gave (--name): what they call the run
+  }
   run.status = parse_status(field<std::string>(j, "status", ""));
   run.message = field<std::string>(j, "message", "");
   const json env = field<json>(j, "environment", "");
@@ -482,6 +503,23 @@ void write_json(const RunRecord& run, const fs::path& path) {
   write_file_atomically(path, [&run](std::ostream& out) { write_json_text(out, run); });
 }
 
+namespace {
+
+// A run's settings as the cells its rows end with, one per field of the settings table,
+// each led by a comma; text (a corpus path) quoted, as it may hold commas.
+std::string settings_cells(const TrainConfig& config) {
+  std::string cells;
+  for (const ConfigField& f : config_fields()) {
+    const bool text = visit_field(
+        f, config, [](const auto& value) { return std::is_same_v<std::decay_t<decltype(value)>, std::string>; });
+    const std::string value = field_text(f, config);
+    cells += ',' + (text ? csv_quoted(value) : value);
+  }
+  return cells;
+}
+
+}  // namespace
+
 void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
   // Wide, one row per step: the form the course's notebooks plot directly
   // (df.plot(x="step", y="val_loss")), and the columns earlier versions wrote.
@@ -498,6 +536,10 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     csv.precision(9);
     csv << "run,step,wall_s,lr,train_loss,val_loss";
     for (const auto& [name, layer] : extra) csv << ',' << (layer < 0 ? name : name + "[" + std::to_string(layer) + "]");
+    // Every row carries its run's settings, so the CSVs of several runs concatenated group
+    // by any of them (pandas: df.groupby(["config.norm", "config.peak_lr"])).
+    csv << ",display_name,note";
+    for (const ConfigField& f : config_fields()) csv << ",config." << f.key;
     csv << '\n';
     auto cell = [&](double value) {
       csv << ',';
@@ -505,6 +547,8 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     };
     for (const auto& run : runs) {
       const std::string name = csv_quoted(run.config.name);
+      const std::string settings =
+          ',' + csv_quoted(display_name(run.config)) + ',' + csv_quoted(run.config.note) + settings_cells(run.config);
       auto step = run.steps.begin();
       auto eval = run.evals.begin();
       std::map<std::string, std::size_t> next;  // per series: the first point not yet passed
@@ -527,7 +571,7 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
           const bool here = series && i < series->steps.size() && series->steps[i] == row;
           cell(here ? series->at(i, std::max(layer, 0)) : std::nan(""));
         }
-        csv << '\n';
+        csv << settings << '\n';
         if (trained) ++step;
         if (evaluated) ++eval;
       }

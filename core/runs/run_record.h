@@ -100,6 +100,10 @@ struct RunRecord {
   void add_point(const SeriesPoint& point);
 };
 
+// Whether the two trained the same steps and evaluations to the same losses: one run's
+// file read twice, not the same settings trained again.
+bool same_points(const RunRecord& a, const RunRecord& b);
+
 // Where a run stands for a sweep or a resume, best first: it ended with a result (done, diverged),
 // it is queued or training, or it was cut short or failed (and trains again).
 enum class RunProgress { Result, Pending, CutShort };
@@ -116,9 +120,10 @@ inline constexpr double kLostAfterSeconds = 60;
 // Version 2 added named series and the fields marked since_version 2, version 3 the
 // layer statistics' interval, version 4 the checkpoint settings, version 5 DyT's α₀ and the
 // QK-norm and scaled-init switches, version 6 the CPU matmul kernel, version 7 the text a
-// run writes (text, config.text_every), version 8 config.final_weights and the text's references; older files still
-// load, with those fields at their defaults (the switches off, no text) or, for the kernel, at what they ran with
-// (LibTorch's).
+// run writes (text, config.text_every), version 8 config.final_weights, the text's
+// references and the user's label and note; older files still load, with those fields at
+// their defaults (the switches off, no text, no weights, no note) or, for the kernel, at
+// what they ran with (LibTorch's), and a name of the user's own as the label.
 inline constexpr int kRunSchemaVersion = 8;
 
 // The run file's text, streamed: the numbers are written as they are formatted.
@@ -130,8 +135,9 @@ RunRecord from_json_text(const std::string& text);  // UserError on anything mal
 void write_json(const RunRecord& run, const std::filesystem::path& path);
 // One wide, tidy table, one row per run and step it trained or evaluated at (step 0: the
 // held-out loss before training): run, step, wall_s, lr, train_loss, val_loss, then a
-// column per further series ("name", or "name[layer]" per layer). Cells a run did not
-// record at that step are empty.
+// column per further series ("name", or "name[layer]" per layer), then its display name
+// and note, and its settings, a column per field of the settings table ("config.peak_lr",
+// "config.norm"). Cells a run did not record at that step are empty.
 void write_csv(const std::vector<RunRecord>& runs, const std::filesystem::path& path);
 RunRecord read_json(const std::filesystem::path& path);  // UserError naming the file and the fault
 

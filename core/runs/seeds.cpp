@@ -6,26 +6,32 @@
 #include <string>
 
 #include "config_fields.h"
+#include "run_title.h"
 
 namespace normlab {
 
 namespace {
 std::string seed_suffix(std::uint64_t seed) { return " seed " + std::to_string(seed); }
+std::string without_seed(const std::string& name, std::uint64_t seed) {
+  const std::string suffix = seed_suffix(seed);
+  const bool suffixed =
+      name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return suffixed ? name.substr(0, name.size() - suffix.size()) : name;
+}
 }  // namespace
 
 TrainConfig with_seed(TrainConfig config, int i, int seeds) {
   config.seed += std::uint64_t(i);
   if (config.name.empty()) config.name = default_run_name(config);
   if (seeds > 1) config.name += seed_suffix(config.seed);
+  if (seeds > 1 && !config.label.empty()) config.label += seed_suffix(config.seed);
   return config;
 }
 
-std::string seed_group_name(const TrainConfig& config) {
-  const std::string suffix = seed_suffix(config.seed);
-  const std::string& name = config.name;
-  const bool suffixed =
-      name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return suffixed ? name.substr(0, name.size() - suffix.size()) : name;
+std::string seed_group_name(const TrainConfig& config) { return without_seed(config.name, config.seed); }
+
+std::string seed_group_title(const TrainConfig& config) {
+  return config.label.empty() ? run_title(config, SeedInTitle::Unsaid) : without_seed(config.label, config.seed);
 }
 
 std::vector<TrainConfig> repeat_over_seeds(const std::vector<TrainConfig>& configs, int seeds) {

@@ -13,7 +13,8 @@
 namespace normlab {
 
 // `config` as the i-th of `seeds` runs: seed config.seed + i, and " seed N" after the
-// name when there is more than one, so every run has its own name and files.
+// name (and the label, if any) when there is more than one, so every run has its own name
+// and files.
 TrainConfig with_seed(TrainConfig config, int i, int seeds);
 // Each config `seeds` times, seed-major: every config once with the first seed, then
 // every config again with the next, so the whole experiment shows early. UserError
@@ -21,6 +22,9 @@ TrainConfig with_seed(TrainConfig config, int i, int seeds);
 std::vector<TrainConfig> repeat_over_seeds(const std::vector<TrainConfig>& configs, int seeds);
 // What a group of seeds is called: the run's name without the " seed N" with_seed added.
 std::string seed_group_name(const TrainConfig& config);
+// What the window shows for the group: its runs' label without the seed, else their title
+// without it (run_title.h).
+std::string seed_group_title(const TrainConfig& config);
 
 // Whether the two runs are one experiment but for their seed (see same_experiment).
 bool differ_only_in_seed(const TrainConfig& a, const TrainConfig& b);

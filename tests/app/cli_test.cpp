@@ -288,8 +288,9 @@ TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
       << out_ << err_;
   EXPECT_THAT(out_, ::testing::Not(HasSubstr("layer statistics")));
   // The evaluations' own statistics stay (predictions.h).
-  EXPECT_EQ(read_lines(temp_ / "runs" / "off.csv").at(0),
-            "run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,unigram_loss");
+  const std::string header = read_lines(temp_ / "runs" / "off.csv").at(0);
+  EXPECT_EQ(header.substr(0, header.find(",config.")),
+            "run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,unigram_loss,display_name,note");
 }
 
 // A sweep trains each point, writes its files, the summary CSV, JSON and chart, and a
@@ -446,6 +447,48 @@ TEST_F(CliTest, WorkshopOverSeedsPrintsMeanAndRange) {
               ::testing::ContainsRegex("\npre-norm lr 1e-3 warmup 30 layers 1 +2 +[0-9.]+ +[0-9.]+ +[0-9.]+\n"));
   EXPECT_THAT(summary, ::testing::ContainsRegex("\npost-norm lr 1e-3 warmup 2 layers 1 +2 "));
   EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 1 + 5) << summary;
+}
+
+// Issue 30: --name is what the run is called and --note a note on it; both are the run
+// file's, and every CSV row carries them.
+TEST_F(CliTest, NameAndNoteAreKeptWithTheRun) {
+  corpus_file(synthetic_corpus());
+  ASSERT_EQ(run("train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 --context 8 "
+                "--batch 2 --vocab 256 --steps 2 --eval-interval 2 --eval-batches 1 --out runs --name 'tiny, run' "
+                "--note 'first \"try\"'"),
+            0)
+      << out_ << err_;
+  const auto j = nlohmann::json::parse(read_file(temp_ / "runs" / "tiny__run.json"));
+  EXPECT_EQ(j["name"], "tiny, run");
+  EXPECT_EQ(j["label"], "tiny, run");
+  EXPECT_EQ(j["note"], "first \"try\"");
+  const auto csv = read_lines(temp_ / "runs" / "tiny__run.csv");
+  ASSERT_GE(csv.size(), 2u);
+  EXPECT_NE(csv[1].find(",\"tiny, run\",\"first \"\"try\"\"\",pre,"), std::string::npos) << csv[1];
+}
+
+// Issue 30: the course's five CSVs read back together group by their settings, as a user's
+// pandas.concat(...).groupby(["config.norm", "config.peak_lr"]) would; here Python's csv module.
+TEST_F(CliTest, CourseCsvsGroupByTheirSettings) {
+  corpus_file(synthetic_corpus());
+  ASSERT_EQ(run("train --preset workshop --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 "
+                "--heads 1 --context 8 --batch 2 --vocab 256 --steps 4 --eval-interval 2 --eval-batches 1 --out runs"),
+            0)
+      << out_ << err_;
+  write_file(temp_ / "group.py",
+             "import collections, csv, glob\n"
+             "runs = collections.defaultdict(set)\n"
+             "for path in glob.glob('runs/*.csv'):\n"
+             "    if path.endswith('workshop.csv'):\n"
+             "        continue  # the five together; each run's own file is read\n"
+             "    with open(path, newline='') as f:\n"
+             "        for row in csv.DictReader(f):\n"
+             "            runs[(row['config.norm'], float(row['config.peak_lr']))].add(row['run'])\n"
+             "for (norm, lr), names in sorted(runs.items()):\n"
+             "    print(norm, lr, len(names))\n");
+  const std::string command = "cd '" + temp_.path().string() + "' && python3 group.py > groups.txt";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_EQ(read_file(temp_ / "groups.txt"), "post 0.001 2\npost 0.006 1\npre 0.001 1\npre 0.006 1\n");
 }
 
 // Issue 16: the course's five runs side by side give, run for run, the numbers they give

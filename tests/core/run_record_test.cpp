@@ -12,6 +12,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/runs/config_fields.h"
+#include "core/runs/run_title.h"
 #include "core/system/atomic_file.h"
 
 #include "test_support.h"
@@ -58,6 +60,8 @@ bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == 
 
 void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.config.name, b.config.name);
+  EXPECT_EQ(a.config.label, b.config.label);
+  EXPECT_EQ(a.config.note, b.config.note);
   EXPECT_EQ(a.config.model.layers, b.config.model.layers);
   EXPECT_EQ(a.config.model.d_model, b.config.model.d_model);
   EXPECT_EQ(a.config.model.heads, b.config.model.heads);
@@ -160,6 +164,55 @@ TEST_F(RunRecordTest, JsonRoundTrip) {
   expect_equal(read_json(temp_ / "runs" / "a.json"), run);
 }
 
+// The user's label and note are the file's, apart from its name.
+TEST_F(RunRecordTest, LabelAndNoteRoundTrip) {
+  RunRecord run = sample_run();
+  run.config.label = "the \"stable\" one";
+  run.config.note = "warmup too short?\nrerun with 1000";
+  const json j = json::parse(to_json_text(run));
+  EXPECT_EQ(j["name"], "post-norm lr 6e-3 warmup 30");
+  EXPECT_EQ(j["label"], "the \"stable\" one");
+  EXPECT_EQ(j["note"], "warmup too short?\nrerun with 1000");
+  expect_equal(from_json_text(j.dump()), run);
+}
+
+// Files written before labels (version 7, today's until issue 30) keep their name, which
+// sweeps and seed groups go by; a name the settings gave becomes no label (the window
+// shows the title), a name of the user's own (--name) the label.
+TEST_F(RunRecordTest, VersionSevenFileKeepsItsNameAndTakesItsLabelFromIt) {
+  const auto as_version_seven = [](RunRecord run) {
+    json j = json::parse(to_json_text(run));
+    j["version"] = 7;
+    j.erase("label");
+    j.erase("note");
+    return from_json_text(j.dump());
+  };
+  RunRecord run = sample_run();
+  for (const std::string suffix : {"", " seed 1338", " (2)"}) {
+    run.config.name = default_run_name(run.config) + suffix;
+    const RunRecord back = as_version_seven(run);
+    EXPECT_EQ(back.config.name, run.config.name);
+    EXPECT_EQ(back.config.label, "") << suffix;
+    EXPECT_EQ(back.config.note, "");
+  }
+  run.config.name = "tiny, run";
+  EXPECT_EQ(as_version_seven(run).config.label, "tiny, run");
+  EXPECT_EQ(read_json(fs::path(NORMLAB_TEST_DATA) / "run-v1.json").config.label, "");
+}
+
+TEST_F(RunRecordTest, SamePointsAreOneRunsFileTwice) {
+  const RunRecord a = sample_run();  // its last training loss is NaN: NaN matches NaN here
+  RunRecord b = a;
+  b.config.name = "another name";
+  b.environment.device_name = "elsewhere";
+  EXPECT_TRUE(same_points(a, b));
+  b.evals.back().val_loss += 1e-9;
+  EXPECT_FALSE(same_points(a, b));
+  b = a;
+  b.steps.pop_back();
+  EXPECT_FALSE(same_points(a, b));
+}
+
 TEST_F(RunRecordTest, JsonLayout) {
   const json j = json::parse(to_json_text(sample_run()));
   EXPECT_EQ(j["schema"], "normlab.run");
@@ -224,6 +277,27 @@ TEST_F(RunRecordTest, ReadBadValues) {
   EXPECT_THAT(read_error([](json& j) { j["config"]["norm"] = "middle"; }), HasSubstr("middle"));
 }
 
+// A CSV line's cells, quotes undone.
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') cells.back() += line[++i];
+    else if (line[i] == '"') quoted = !quoted;
+    else if (line[i] == ',' && !quoted) cells.emplace_back();
+    else cells.back() += line[i];
+  }
+  return cells;
+}
+
+// The first `count` cells of the line, joined by commas: the columns before the settings.
+std::string leading_cells(const std::string& line, std::size_t count) {
+  const auto cells = csv_cells(line);
+  std::string text;
+  for (std::size_t i = 0; i < count && i < cells.size(); ++i) text += (i ? "," : "") + cells[i];
+  return text;
+}
+
 TEST_F(RunRecordTest, CsvRows) {
   RunRecord a = sample_run();
   RunRecord b = sample_run();
@@ -235,22 +309,58 @@ TEST_F(RunRecordTest, CsvRows) {
 
   const auto lines = read_lines(path);
   ASSERT_EQ(lines.size(), 1u + 6 + 3);
-  EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss");
+  EXPECT_EQ(leading_cells(lines[0], 6), "run,step,wall_s,lr,train_loss,val_loss");
   // Step 0: the held-out loss before the first update, with no training columns.
-  EXPECT_EQ(lines[1], "\"post-norm lr 6e-3 warmup 30\",0,0,,,6.9");
-  EXPECT_EQ(lines[2].rfind("\"post-norm lr 6e-3 warmup 30\",1,", 0), 0u) << lines[2];
-  EXPECT_EQ(lines[2].back(), ',');  // step 1: no evaluation
-  EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5"));
-  EXPECT_EQ(lines[4].back(), ',');
-  EXPECT_THAT(lines[5], ::testing::EndsWith(",6.12345679"));
-  EXPECT_THAT(lines[6], ::testing::EndsWith(",,"));  // NaN train loss, no evaluation
-  EXPECT_EQ(lines[7], "\"say \"\"hi\"\", twice\",0,0,,,6.9");
-  EXPECT_EQ(lines[8].rfind("\"say \"\"hi\"\", twice\",1,", 0), 0u) << lines[8];
-  EXPECT_THAT(lines[9], ::testing::EndsWith(",6.25"));
+  EXPECT_EQ(leading_cells(lines[1], 6), "post-norm lr 6e-3 warmup 30,0,0,,,6.9");
+  EXPECT_EQ(leading_cells(lines[2], 2), "post-norm lr 6e-3 warmup 30,1");
+  EXPECT_EQ(csv_cells(lines[2])[5], "");  // step 1: no evaluation
+  EXPECT_EQ(csv_cells(lines[3])[5], "6.5");
+  EXPECT_EQ(csv_cells(lines[4])[5], "");
+  EXPECT_EQ(csv_cells(lines[5])[5], "6.12345679");
+  EXPECT_EQ(csv_cells(lines[6])[4], "");  // NaN train loss
+  EXPECT_EQ(csv_cells(lines[6])[5], "");  // no evaluation
+  EXPECT_EQ(lines[7].rfind("\"say \"\"hi\"\", twice\",0,0,,,6.9,", 0), 0u) << lines[7];
+  EXPECT_EQ(leading_cells(lines[8], 2), "say \"hi\", twice,1");
+  EXPECT_EQ(csv_cells(lines[9])[5], "6.25");
+  for (const auto& line : lines) EXPECT_EQ(csv_cells(line).size(), csv_cells(lines[0]).size()) << line;
+}
+
+// Every row ends with its run's settings, a column per field of the settings table named
+// by its key, so the runs of one CSV, or of several, group by any of them.
+TEST_F(RunRecordTest, CsvRowsCarryTheSettings) {
+  RunRecord a = sample_run();
+  RunRecord b = sample_run();
+  b.config.name = "pre";
+  b.config.model.norm = NormPlacement::Pre;
+  b.config.peak_lr = 1e-3;
+  b.config.corpus_path = "/data/a, b.txt";
+  b.config.label = "mine";
+  b.config.note = "said \"twice\", here";
+  const fs::path path = temp_ / "runs.csv";
+  write_csv({a, b}, path);
+
+  const auto lines = read_lines(path);
+  const auto header = csv_cells(lines.at(0));
+  const auto column = [&](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    return at == header.end() ? std::size_t(-1) : std::size_t(at - header.begin());
+  };
+  for (const ConfigField& field : config_fields())
+    EXPECT_NE(column("config." + field.key), std::size_t(-1)) << field.key;
+  EXPECT_EQ(column("lr"), 3u);
+  EXPECT_EQ(column("step"), 1u);
+  ASSERT_EQ(lines.size(), 1u + 6 + 6);
   for (std::size_t i = 1; i < lines.size(); ++i) {
-    // Six fields: the quoted name holds one comma in the second run.
-    const auto commas = std::count(lines[i].begin(), lines[i].end(), ',');
-    EXPECT_EQ(commas, i <= 6 ? 5 : 6) << lines[i];
+    const auto cells = csv_cells(lines[i]);
+    ASSERT_EQ(cells.size(), header.size()) << lines[i];
+    const bool first = i <= 6;
+    EXPECT_EQ(cells.at(column("config.norm")), first ? "post" : "pre");
+    EXPECT_EQ(cells.at(column("config.peak_lr")), first ? "0.006" : "0.001");
+    EXPECT_EQ(cells.at(column("config.norm_type")), "rmsnorm");
+    EXPECT_EQ(cells.at(column("config.seed")), "18000000000000000000");
+    EXPECT_EQ(cells.at(column("config.corpus")), first ? "/data/text with spaces.txt" : "/data/a, b.txt");
+    EXPECT_EQ(cells.at(column("display_name")), first ? run_title(a.config) : "mine");
+    EXPECT_EQ(cells.at(column("note")), first ? "" : "said \"twice\", here");
   }
 }
 
@@ -345,6 +455,14 @@ TEST_F(RunRecordTest, VersionOneFileStillLoads) {
   expect_equal(from_json_text(to_json_text(run)), run);
 }
 
+// run_with_series() as a file from before labels loads: its name is not the one its
+// settings give, so it was the user's, and is its label.
+RunRecord with_series_from_before_labels() {
+  RunRecord run = run_with_series();
+  run.config.label = run.config.name;
+  return run;
+}
+
 // Version 2 (named series, before the layer statistics' interval) still loads.
 TEST_F(RunRecordTest, VersionTwoFileStillLoads) {
   json j = json::parse(to_json_text(run_with_series()));
@@ -352,7 +470,7 @@ TEST_F(RunRecordTest, VersionTwoFileStillLoads) {
   j["config"].erase("layer_stats_every");
   const RunRecord run = from_json_text(j.dump());
   EXPECT_EQ(run.config.layer_stats_every, TrainConfig{}.layer_stats_every);
-  expect_equal(run, run_with_series());
+  expect_equal(run, with_series_from_before_labels());
   j["version"] = 3;
   EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("layer_stats_every"));
 }
@@ -369,7 +487,7 @@ TEST_F(RunRecordTest, VersionThreeFileStillLoads) {
   const RunRecord run = from_json_text(j.dump());
   EXPECT_EQ(run.config.checkpoint_interval, TrainConfig{}.checkpoint_interval);
   EXPECT_EQ(run.config.final_checkpoint, TrainConfig{}.final_checkpoint);
-  expect_equal(run, run_with_series());
+  expect_equal(run, with_series_from_before_labels());
   j["version"] = 4;
   EXPECT_THAT(user_error([&] { from_json_text(j.dump()); }), HasSubstr("checkpoint_interval"));
 }
@@ -496,15 +614,18 @@ TEST_F(RunRecordTest, CsvHasAColumnPerSeriesAndLayer) {
   write_csv({a, b}, path);
   const auto lines = read_lines(path);
   ASSERT_EQ(lines.size(), 1u + 6 + 4);  // the second run: steps 0 (evaluated), 1, 2 and 4 (evaluated)
-  EXPECT_EQ(lines[0], "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1]");
-  EXPECT_THAT(lines[1], ::testing::EndsWith(",0,0,,,6.9,,,"));    // step 0: evaluation only
-  EXPECT_THAT(lines[2], ::testing::EndsWith(",0.5,,"));           // step 1: grad_norm only
-  EXPECT_THAT(lines[3], ::testing::EndsWith(",6.5,,0.01,0.02"));  // step 2: evaluation and the grid
-  EXPECT_THAT(lines[4], ::testing::EndsWith(",,,,"));             // step 3: NaN grad_norm is empty
-  EXPECT_THAT(lines[5], ::testing::EndsWith(",0.03,0.04"));
-  EXPECT_THAT(lines[8], ::testing::EndsWith(",,,"));                              // a run without series: empty cells
-  EXPECT_THAT(lines[10], ::testing::StartsWith("\"plain\",4,0.4,,,6.12345679"));  // evaluated past its last step
-  for (const auto& line : lines) EXPECT_EQ(std::count(line.begin(), line.end(), ','), 8) << line;
+  // The series' columns come before the settings'.
+  EXPECT_EQ(leading_cells(lines[0], 10),
+            "run,step,wall_s,lr,train_loss,val_loss,grad_norm,update_ratio[0],update_ratio[1],display_name");
+  const auto through_series = [&](std::size_t line) { return leading_cells(lines[line], 9); };
+  EXPECT_THAT(through_series(1), ::testing::EndsWith(",0,0,,,6.9,,,"));    // step 0: evaluation only
+  EXPECT_THAT(through_series(2), ::testing::EndsWith(",0.5,,"));           // step 1: grad_norm only
+  EXPECT_THAT(through_series(3), ::testing::EndsWith(",6.5,,0.01,0.02"));  // step 2: evaluation and the grid
+  EXPECT_THAT(through_series(4), ::testing::EndsWith(",,,,"));             // step 3: NaN grad_norm is empty
+  EXPECT_THAT(through_series(5), ::testing::EndsWith(",0.03,0.04"));
+  EXPECT_THAT(through_series(8), ::testing::EndsWith(",,,"));  // a run without series: empty cells
+  EXPECT_THAT(through_series(10), ::testing::StartsWith("plain,4,0.4,,,6.12345679"));  // evaluated past its last step
+  for (const auto& line : lines) EXPECT_EQ(csv_cells(line).size(), csv_cells(lines[0]).size()) << line;
 }
 
 TEST_F(RunRecordTest, OnlyARunningRunIsMarkedInterrupted) {

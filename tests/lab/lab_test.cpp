@@ -11,7 +11,10 @@
 
 #include "core/device/cuda_backend.h"
 #include "core/runs/config_fields.h"
+#include "core/runs/run_text.h"
+#include "core/runs/run_title.h"
 #include "core/runs/seeds.h"
+#include "core/system/atomic_file.h"
 #include "core/training/side_by_side.h"
 #include "core/training/trainer.h"
 #include "lab/qstring.h"
@@ -495,13 +498,124 @@ TEST_F(LabTest, ImportIsAllOrNothingAndKeepsACopy) {
   EXPECT_EQ(refused.added, 0);
   EXPECT_EQ(refused.problems.size(), 1);
   EXPECT_TRUE(lab.store().runs().empty());
-  const Lab::Imported imported = lab.import_runs({good, good});
+  RunRecord retrained = finished(tiny(5));  // the same settings and seed trained again: other points
+  retrained.evals.back().val_loss = 4.3;
+  const QString other = folder_.filePath(QStringLiteral("other.json"));
+  write_json(retrained, other.toStdString());
+  const Lab::Imported imported = lab.import_runs({good, other});
   EXPECT_EQ(imported.added, 2);
+  EXPECT_TRUE(imported.refused.isEmpty());
   ASSERT_EQ(lab.store().runs().size(), 2u);
   EXPECT_NE(lab.store().runs()[0].record.config.name, lab.store().runs()[1].record.config.name);
   EXPECT_TRUE(QFile::exists(lab.store().runs()[1].file));
   lab.remove_runs({lab.store().runs()[1].id});
   EXPECT_EQ(QDir(runs()).entryList({QStringLiteral("*.json")}).size(), 1) << "removed with its file";
+}
+
+// Issue 30: importing a run already open drew it twice, as "mean of 1 seed"; the file is
+// refused, naming the run, and the same settings and seed trained again come in as a copy.
+TEST_F(LabTest, ImportRefusesARunAlreadyOpenAndNamesASecondRunAsACopy) {
+  Lab lab(runs());
+  const QString good = folder_.filePath(QStringLiteral("good.json"));
+  write_json(finished(tiny(5)), good.toStdString());
+  ASSERT_EQ(lab.import_runs({good}).added, 1);
+  const std::string shown = display_name(lab.store().runs()[0].record.config);
+
+  const Lab::Imported again = lab.import_runs({good});
+  EXPECT_EQ(again.added, 0);
+  EXPECT_TRUE(again.problems.isEmpty());
+  ASSERT_EQ(again.refused.size(), 1);
+  EXPECT_EQ(again.refused[0].toStdString(), "\u201c" + shown + "\u201d is already open");
+  EXPECT_EQ(lab.store().runs().size(), 1u);
+
+  RunRecord retrained = finished(tiny(5));
+  retrained.steps.back().train_loss = 3.9;
+  for (const int copy : {2, 3}) {
+    const QString other = folder_.filePath(QStringLiteral("copy%1.json").arg(copy));
+    retrained.steps.front().train_loss += 0.1;  // each file other points again
+    write_json(retrained, other.toStdString());
+    ASSERT_EQ(lab.import_runs({other}).added, 1);
+    EXPECT_EQ(display_name(lab.store().runs().back().record.config), shown + " (copy " + std::to_string(copy) + ")");
+  }
+  EXPECT_EQ(read_json(lab.store().runs().back().file.toStdString()).config.label, shown + " (copy 3)");
+}
+
+// Issue 30: a rename and a note are the run file's, and come back with the folder; the
+// run's name in files stays, so its file and its sweep point are the same.
+TEST_F(LabTest, ARenameAndANoteAreKeptInTheRunFile) {
+  QString file;
+  {
+    Lab lab(runs());
+    const QString good = folder_.filePath(QStringLiteral("good.json"));
+    write_json(finished(tiny(5)), good.toStdString());
+    ASSERT_EQ(lab.import_runs({good}).added, 1);
+    const RunEntry& run = lab.store().runs()[0];
+    file = run.file;
+    const std::string name = run.record.config.name;
+    EXPECT_EQ(lab.rename_run(run.id, QStringLiteral("  baseline ")), QString());
+    EXPECT_EQ(lab.set_note(run.id, QStringLiteral("the one to beat")), QString());
+    EXPECT_EQ(display_name(run.record.config), "baseline");
+    const RunRecord saved = read_json(file.toStdString());
+    EXPECT_EQ(saved.config.label, "baseline");
+    EXPECT_EQ(saved.config.note, "the one to beat");
+    EXPECT_EQ(saved.config.name, name);
+  }
+  Lab next(runs());
+  next.restore();
+  ASSERT_EQ(next.store().runs().size(), 1u);
+  const RunEntry& back = next.store().runs()[0];
+  EXPECT_EQ(back.file, file);
+  EXPECT_EQ(back.record.config.label, "baseline");
+  EXPECT_EQ(back.record.config.note, "the one to beat");
+  EXPECT_EQ(next.rename_run(back.id, QString()), QString());
+  EXPECT_EQ(display_name(back.record.config), run_title(back.record.config)) << "no label: the title again";
+}
+
+TEST_F(LabTest, ARunTrainingCannotBeRenamed) {
+  Lab lab(runs());
+  const int id = lab.queue_run(tiny(100000));
+  ASSERT_TRUE(test::wait_until([&] { return lab.queue().is_running(id); }, kTrainTimeoutMs));
+  EXPECT_TRUE(lab.rename_run(id, QStringLiteral("x")).contains(QStringLiteral("is training")));
+  EXPECT_EQ(lab.store().find(id)->record.config.label, "");
+  lab.stop_all();
+  ASSERT_TRUE(idle(lab));
+  EXPECT_EQ(lab.rename_run(id, QStringLiteral("x")), QString());
+  EXPECT_EQ(read_json(lab.store().find(id)->file.toStdString()).config.label, "x");
+}
+
+// A runs folder as today's version (run files of version 7) wrote it: every run comes
+// back under its name and file, shown by its title, and a sweep finds its points in it.
+TEST_F(LabTest, AFolderOfVersionSevenFilesRestoresAndAnswersItsSweep) {
+  QDir().mkpath(runs());
+  Sweep sweep;
+  sweep.name = "depth";
+  sweep.setting = "layers";
+  sweep.values = {"1", "2"};
+  sweep.placements = {NormPlacement::Pre};
+  sweep.base = tiny(5);
+  QStringList names;
+  for (const SweepRun& point : expand(sweep)) {
+    const RunRecord run = finished(point.config);
+    // Today's file less what version 8 added.
+    std::string text = to_json_text(run);
+    for (const std::string added : {" \"label\": \"\",\n", " \"note\": \"\",\n"})
+      text.erase(text.find(added), added.size());
+    text.replace(text.find("\"version\": 8"), 12, "\"version\": 7");
+    names << qstr(run.config.name);
+    write_file_atomically(QDir(runs()).filePath(qstr(file_stem(run.config.name)) + ".json").toStdString(), text);
+  }
+  Lab lab(runs());
+  lab.restore();
+  ASSERT_EQ(lab.store().runs().size(), 2u);
+  for (const RunEntry& run : lab.store().runs()) {
+    EXPECT_TRUE(names.contains(qstr(run.record.config.name)));
+    EXPECT_EQ(run.record.config.label, "");
+    EXPECT_EQ(display_name(run.record.config), run_title(run.record.config));
+  }
+  EXPECT_NE(display_name(lab.store().runs()[0].record.config), display_name(lab.store().runs()[1].record.config));
+  lab.start_sweep(sweep);
+  EXPECT_EQ(lab.store().runs().size(), 2u) << "both points answered: nothing trains again";
+  EXPECT_FALSE(lab.queue().busy());
 }
 
 }  // namespace

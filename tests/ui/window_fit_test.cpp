@@ -69,7 +69,7 @@ std::vector<RunRecord> restored_folder() {
   }
   for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::LayerNormScaling}) {
     RunRecord run = run_of(norm, 3e-3, 100, 12);
-    run.config.name += " with a long name a user typed to tell this run from the others";
+    run.config.label = run.config.name + " with a long name a user typed to tell this run from the others";
     runs.push_back(run);
   }
   for (const int seed : {0, 1}) {

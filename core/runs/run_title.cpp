@@ -1,0 +1,38 @@
+#include "run_title.h"
+
+#include <filesystem>
+
+#include "config_fields.h"
+#include "presets.h"
+
+namespace normlab {
+
+namespace {
+
+// The defaults the run's settings are measured against: a run at the CPU scale would
+// otherwise say its batch, context, steps and evaluations every time.
+TrainConfig scale_defaults(const TrainConfig& config) {
+  const TrainConfig cpu = scaled(TrainConfig{}, Scale::Cpu);
+  const bool at_cpu_scale = config.batch_size == cpu.batch_size && config.model.context == cpu.model.context;
+  return at_cpu_scale ? cpu : scaled(TrainConfig{}, Scale::Full);
+}
+
+}  // namespace
+
+std::string run_title(const TrainConfig& config, SeedInTitle seed) {
+  const TrainConfig defaults = scale_defaults(config);
+  std::string rest;
+  for (const ConfigField& field : config_fields()) {
+    if (!field.shapes_result || field.in_design_name) continue;
+    if (seed == SeedInTitle::Unsaid && field.key == "seed") continue;
+    std::string value = field_text(field, config);
+    if (value == field_text(field, defaults)) continue;
+    if (field.widget == Widget::File) value = std::filesystem::path(value).filename().string();  // the folder is noise
+    rest += (rest.empty() ? " \u00b7 " : ", ") + field.flag + " " + value;
+  }
+  return design_name(config) + rest;
+}
+
+std::string display_name(const TrainConfig& config) { return config.label.empty() ? run_title(config) : config.label; }
+
+}  // namespace normlab
