@@ -341,6 +341,26 @@ count or CPU, {verdict}."""
     return Block("matmul-kernels", ["README.md"], [table], render)
 
 
+def course_pictures():
+    runs = [(norm, lr, warmup) for _, norm, lr, warmup in COURSE] + [("post", "1e-3", 200)]
+    course = [train(f"--norm {norm}", lr=lr, warmup=warmup).seeded(seed) for norm, lr, warmup in runs for seed in SEEDS]
+    fast = [train(f"--norm {norm}", lr="6e-3") for norm in ("pre", "post")]
+    pictures = [Chart(name, fast, name) for name in ("window-launch.png", "pre-vs-post-6e-3.png",
+                                                     "inside-the-model-6e-3.png", "about-this-experiment.png")]
+    pictures.append(Chart("course-experiment.png", course, "course-experiment.png"))
+
+    def render(results, docs):
+        return """- [launch](window-launch.png), [pre- vs post-norm at 6e-3](pre-vs-post-6e-3.png) (pointer
+  at step 480), [inside the model, pre vs post at 6e-3](inside-the-model-6e-3.png) (pointer
+  at step 21) and [about](about-this-experiment.png): the two seed-1337 runs at 6e-3 of
+  `normlab-cli train --preset workshop --scale cpu --seeds 3 --threads 1 --device cpu`;
+- [course experiment](course-experiment.png): all 15 runs of that command, drawn as five
+  means with their seed bands (made as `normlab-cli train --scale cpu --device cpu --threads 1
+  --norm P --lr LR --warmup W --seed S`, the same runs);"""
+
+    return Block("course-pictures", ["docs/desktop-app.md"], [], render, charts=pictures)
+
+
 def course_full():
     course = Run.of("--preset workshop --scale full --device cpu --threads 1 --final-checkpoint keep")
     runs = COURSE + [("post-norm, lr 1e-3, warmup 1000", "post", "1e-3", 1000)]
@@ -396,7 +416,8 @@ trains each point as the same run, `normlab-cli train --scale cpu --device cpu -
 ![Final held-out loss against {what}, one line per placement, stalled points hollow, the unigram baseline dashed]({docs}sweep-{preset}.png)"""
 
     return Block(f"sweep-{preset}", ["README.md", "docs/designs.md"], [table], render,
-                 charts=[Chart(f"sweep-{preset}.png", runs, f"sweep-{preset}.png", sweep=preset)],
+                 charts=[Chart(f"sweep-{preset}{kind}.png", runs, f"sweep-{preset}{kind}.png", sweep=preset)
+                         for kind in ("", "-window")[:2 if preset == "learning-rate" else 1]],  # only this window is in the docs
                  summaries=[Summary(arguments, f"sweep-{preset}.csv", runs)])
 
 
@@ -511,7 +532,7 @@ normlab-cli train --scale cpu --device cpu --threads 1 --steps 200 --warmup 30 -
     return Block("dyt-probe", ["docs/designs.md"], [table], render)
 
 
-BLOCKS = [placements_table(), what_it_learned(), course_cpu(), matmul_kernels(),
+BLOCKS = [placements_table(), what_it_learned(), course_cpu(), matmul_kernels(), course_pictures(),
           sweep_block("depth", "layers", DEPTHS, ["pre", "post"], "depth"),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
