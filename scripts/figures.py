@@ -680,7 +680,21 @@ def shown_rows(root, block, table_index):
     return tables[table_index]
 
 
+def unknown_blocks(root):
+    """Blocks in the Markdown files that no entry of BLOCKS makes."""
+    known = {block.name for block in BLOCKS}
+    found = set()
+    for path in [os.path.join(root, "README.md")] + glob.glob(os.path.join(root, "docs", "*.md")):
+        if os.path.exists(path):
+            with open(path) as f:
+                found |= set(re.findall(r"<!-- /([a-z0-9-]+) -->", f.read()))
+    return sorted(found - known)
+
+
 def check(root, blocks, runner):
+    unknown = unknown_blocks(root)
+    if unknown:
+        raise Failure(f"the docs hold a block figures.py does not know: {unknown[0]}")
     cells = []
     for block in blocks:
         for index, table in enumerate(block.tables):
