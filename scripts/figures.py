@@ -648,11 +648,14 @@ def draw(root, block, runner, tools):
             raise Failure("the charts need xvfb-run and ImageMagick's convert")
         with tempfile.TemporaryDirectory(prefix="figures-chart-") as out:
             sweep = ["--sweep", chart.sweep] if chart.sweep else []
-            subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", tools, out, *sweep,
-                            *runner.files(chart.runs)], check=True, capture_output=True)
+            drawn = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", tools, out, *sweep,
+                                    *runner.files(chart.runs)], capture_output=True, text=True)
+            picture = os.path.join(out, chart.made_as)
+            if drawn.returncode != 0 or not os.path.exists(picture):
+                raise Failure(f"{tools} did not draw {chart.made_as}: {drawn.stderr.strip().splitlines()[-1:]}")
             target = os.path.join(root, "docs", chart.file)
-            subprocess.run(["convert", os.path.join(out, chart.made_as), "-colors", "256", "PNG8:" + target],
-                           check=True)
+            if subprocess.run(["convert", picture, "-colors", "256", "PNG8:" + target]).returncode != 0:
+                raise Failure(f"convert could not reduce {picture} to 256 colours")
         print(f"drew docs/{chart.file}")
     for summary in block.summaries:
         with tempfile.TemporaryDirectory(prefix="figures-sweep-") as out:
