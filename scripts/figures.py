@@ -239,7 +239,7 @@ another CPU, or `--cpu-matmul libtorch` (LibTorch's own matmuls, which gave the 
 table showed before 2026-12-02) moves them by up to about 0.1 nats, as far as another seed
 does (the seed ranges: the course below and the designs' table).
 
-![Every placement at 1e-3, warmup 30, CPU scale: pre-norm (blue) and peri-norm (teal) learn, mix (purple) sits on the baseline for 300 steps then learns, post-norm (red) and DeepNorm (amber) stay on it]({docs}placements-1e-3.png)"""
+![Every placement at 1e-3, warmup 30, CPU scale, training and held-out loss per step: pre-norm (blue), post-norm (red), peri-norm (teal), DeepNorm (amber) and mix (purple), their final held-out losses as in the table]({docs}placements-1e-3.png)"""
 
     chart = Chart("placements-1e-3.png", [row[2].run for row in rows[:5]], "course-experiment.png")
     return Block("placements-table", ["README.md", "docs/designs.md"], [table], render, charts=[chart])
