@@ -296,6 +296,11 @@ def course_cpu():
         first = [pick(results[row[1].run]) for row in rows]
         wall = sum(r["steps"]["wall_s"][-1] for r in first)
         steps = sum(r["steps"]["step"][-1] + 1 for r in first)
+        cost = wrap(f"""Cost: the five seed-1337 runs took {wall / 60:.1f} min one after another at one
+thread ({1000 * wall / steps:.0f} ms a step), on this machine shared with other work. Same seed, device,
+CPU, thread count and CPU matmul kernel give the same losses to the last digit; another sums in
+another order, which the chaotic runs (post-norm on the baseline, pre-norm at 6e-3) amplify to about
+0.1 nats.""")
         return f"""At `--scale cpu`, one thread, final held-out loss: the chaotic runs over seeds 1337–1339,
 mean (lowest–highest), the others seed 1337 (`normlab-cli train --preset workshop --scale cpu
 --device cpu --threads 1 --seeds 3`, whose runs are `normlab-cli train --scale cpu --device cpu
@@ -304,10 +309,7 @@ mean (lowest–highest), the others seed 1337 (`normlab-cli train --preset works
 {table.markdown(results)}
 | unigram baseline | {baseline(results, rows[0][1].run)} |
 
-Cost: the five seed-1337 runs took {wall / 60:.1f} min one after another at one thread
-({1000 * wall / steps:.0f} ms a step). Same seed, device, CPU, thread count and CPU matmul kernel
-give the same losses to the last digit; another sums in another order, which the chaotic
-runs (post-norm on the baseline, pre-norm at 6e-3) amplify to about 0.1 nats."""
+{cost}"""
 
     return Block("course-cpu", ["README.md"], [table], render)
 
