@@ -326,9 +326,10 @@ def matmul_kernels():
 
     def render(results, docs):
         same = all(row[2].text(results) == row[3] for row in rows)
-        verdict = ("so on this machine `--cpu-matmul libtorch` gives the earlier numbers" if same else
-                   "so `--cpu-matmul libtorch` gives the earlier numbers only where it sums as it did there "
-                   "(MKL picks its kernels by CPU); on this machine not all of them")
+        verdict = ("On this machine `--cpu-matmul libtorch` gives the earlier numbers." if same else
+                   "So `--cpu-matmul libtorch` is the setting the earlier numbers were measured with, but it "
+                   "gives them back only on a CPU where MKL sums as it did there (MKL picks its kernels by "
+                   "CPU): on this machine not all of them.")
         return f"""The kernels sum in another order, and a chaotic run amplifies that: at `--scale cpu`, one
 thread, seed 1337, final held-out loss (`normlab-cli train --scale cpu --device cpu --threads 1
 --norm P --lr LR --warmup 30 [--cpu-matmul libtorch]`; the last column as measured with
@@ -336,9 +337,9 @@ LibTorch's matmuls on the earlier machine, a 2-core AMD EPYC):
 
 {table.markdown(results)}
 
-A run that learns steadily (pre-norm at 1e-3) agrees to a few thousandths; post-norm on
-the baseline and pre-norm at 6e-3 move by up to about 0.1 nats, as with another thread
-count or CPU, {verdict}."""
+{wrap("A run that learns steadily (pre-norm at 1e-3) agrees to the digits shown; post-norm on the "
+      "baseline and pre-norm at 6e-3 move by up to about 0.1 nats, as with another thread count or "
+      "CPU. " + verdict)}"""
 
     return Block("matmul-kernels", ["README.md"], [table], render)
 
