@@ -25,6 +25,7 @@ import dataclasses
 import datetime
 import glob
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -710,7 +711,8 @@ def check(root, blocks, runner):
         for index, table in enumerate(block.tables):
             shown = shown_rows(root, block, index)
             for row, column in table.checks:
-                label = " / ".join(c for c in table.rows[row] if isinstance(c, str) and c)
+                labels = itertools.takewhile(lambda c: isinstance(c, str), table.rows[row])
+                label = " / ".join(c for c in labels if c)
                 cells.append((f"{block.name}: {label}, column {column + 1}", shown[row][column],
                               table.rows[row][column]))
     runs = list(dict.fromkeys(run for *_, cell in cells for run in cell.runs()))
