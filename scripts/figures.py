@@ -409,11 +409,12 @@ def sweep_block(preset, option, values, placements, what):
     runs = [cell.run for row in rows for cell in row[1:]]
 
     def render(results, docs):
-        return f"""The {what} sweep at the CPU scale, `normlab-cli sweep {arguments} --out runs`, final held-out
-loss in nats, seed 1337 ("stalls": within 0.1 nats of the baseline or above it; the script
-trains each point as the same run, `normlab-cli train --scale cpu --device cpu --threads 1
---norm P --lr LR --warmup 30 [--layers N]`, and reads the sweep's summary back with
-`--status`). Summary: [sweep-{preset}.csv]({docs}sweep-{preset}.csv).
+        intro = wrap(f"""The {what} sweep at the CPU scale, `normlab-cli sweep {arguments} --out runs`, final
+held-out loss in nats, seed 1337 ("stalls": within 0.1 nats of the baseline or above it; the script
+trains each point as the same run, `normlab-cli train --scale cpu --device cpu --threads 1 --norm P
+--lr LR --warmup 30 [--layers N]`, and reads the sweep's summary back with `--status`). Summary:
+[sweep-{preset}.csv]({docs}sweep-{preset}.csv).""")
+        return f"""{intro}
 
 {table.markdown(results)}
 
