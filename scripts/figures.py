@@ -530,7 +530,10 @@ def dyt_probe():
     table = Table(["design", "α₀", "lr 1e-3", "lr 6e-3"], rows, checks=[(0, 2)])
 
     def render(results, docs):
-        return f"""```sh
+        return f"""First, a short probe (200 steps, one seed, one thread; DyT as built now, with the embedding
+scale, which the probe first ran without):
+
+```sh
 normlab-cli train --scale cpu --device cpu --threads 1 --steps 200 --warmup 30 --norm pre --norm-type dyt --dyt-alpha0 A0 --lr LR --out runs
 ```
 
