@@ -89,7 +89,7 @@ QChartView* new_bar_chart() {
   chart->setBackgroundRoundness(0);
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumHeight(200);
+  view->setMinimumHeight(340);  // ten categories, each a readable line
   return view;
 }
 
@@ -122,6 +122,9 @@ void draw_bars(QChartView* view, const Sample& sample, const QColor& colour) {
   chart->addSeries(series);
   auto* categories = new QBarCategoryAxis;
   categories->append(tokens);
+  QFont small = categories->labelsFont();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  categories->setLabelsFont(small);
   auto* probability = new QValueAxis;
   probability->setRange(0, std::max(0.05, top * 1.1));
   probability->setLabelFormat(QStringLiteral("%.2f"));
@@ -239,6 +242,8 @@ void TextView::show_step(int step) {
 }
 
 void TextView::ask(const QString& prompt) {
+  if (prompt_->text() != prompt) prompt_->setText(prompt);
+  asked_ = prompt;
   SampleRequest request;
   request.prompt = prompt.toStdString();
   request.top = kTopTokens;
@@ -323,7 +328,7 @@ void TextView::show_answer(int p, const Sample& sample) {
   Panel& panel = panels_[p];
   const lab::RunEntry* run = store_.find(panel.run_id);
   panel.answer->setText(
-      tr("<i>%1</i><b>%2</b>").arg(prompt_->text().toHtmlEscaped(), lab::qstr(sample.continuation).toHtmlEscaped()));
+      tr("<i>%1</i><b>%2</b>").arg(asked_.toHtmlEscaped(), lab::qstr(sample.continuation).toHtmlEscaped()));
   panel.tokens.clear();
   for (const NextToken& t : sample.top) panel.tokens << lab::qstr(t.text);
   draw_bars(panel.bars, sample, run ? run_colour(*run) : QColor(Qt::black));

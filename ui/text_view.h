@@ -71,6 +71,7 @@ class TextView : public QWidget {
   QLabel* step_label_;
   QLineEdit* prompt_;
   QPushButton* ask_;
+  QString asked_;  // the prompt the answers shown are to
   Panel panels_[2];
   QTimer redraw_;
   bool following_ = true;  // the slider keeps to the latest evaluation until moved
