@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/runs/run_title.h"
+
 #include "prediction_tally.h"
 
 namespace normlab {
@@ -96,7 +98,7 @@ std::string evaluation_text(const RunRecord& run, int step) {
 std::string text_markdown(const RunRecord& run) {
   // Fenced blocks keep the text as the model wrote it, line breaks and any Markdown signs.
   auto block = [](const std::string& text) { return "```text\n" + text + "\n```\n"; };
-  std::string md = "# " + run.config.name + "\n\n## Prompts\n\n";
+  std::string md = "# " + display_name(run.config) + "\n\n## Prompts\n\n";
   for (std::size_t i = 0; i < run.text.prompts.size(); ++i) {
     md += "Prompt " + std::to_string(i + 1) + ":\n\n" + block(run.text.prompts[i]) + "\n";
   }

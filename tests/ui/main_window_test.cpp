@@ -731,6 +731,23 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // steps 0 (evaluated) to 200
 }
 
+// Issue 28: the selected runs' text, one section per evaluation, in one Markdown file.
+TEST_F(MainWindowTest, ExportsTheRunsTextAsMarkdown) {
+  RunRecord run = test::synthetic_run(NormPlacement::Post, 6e-3, 30, 200, 100);
+  run.text.prompts = {"In the beginning"};
+  run.text.samples = {{100, {",,,,"}, {"the and of"}, {}}, {200, {", , ,"}, {"of the LORD"}, {}}};
+  const int id = window_->store().add(run, {});
+  const QString path = folder_.filePath(QStringLiteral("text.md"));
+  ASSERT_TRUE(window_->export_text_markdown({id}, path));
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+  const QString markdown = QString::fromUtf8(file.readAll());
+  EXPECT_TRUE(markdown.startsWith(QStringLiteral("# post-norm lr 6e-3 warmup 30"))) << markdown.toStdString();
+  EXPECT_EQ(markdown.count(QStringLiteral("\n## Step ")), 2);
+  EXPECT_TRUE(markdown.contains(QStringLiteral("of the LORD")));
+  EXPECT_FALSE(window_->export_text_markdown({id}, folder_.path())) << "a folder is not a file to write";
+}
+
 // Issue 30: two runs that differ in their steps read apart in the table and the legend; a
 // name given in the table (F2, a double click) and a note are the run's everywhere: the
 // table, the details, the legend, the CSV and the run file.
