@@ -317,9 +317,14 @@ void TrainingRun::evaluate(int step, bool with_checkpoint) {
 // probability the run gives them, and prompt and reference together as one batch of ids.
 void TrainingRun::prepare_references() {
   const auto references = fixed_references(data_.heldout_ids(), config_.model.context);
+  // A split too short to give every prompt as long a reference: none, rather than some.
+  const auto reference_length = references.front().size();
+  if (reference_length == 0 ||
+      std::any_of(references.begin(), references.end(), [&](const auto& r) { return r.size() != reference_length; })) {
+    return;
+  }
   std::vector<std::int64_t> rows;
   for (std::size_t i = 0; i < prompts_.size(); ++i) {
-    if (references[i].size() != references[0].size() || references[0].empty()) return;  // a split too short
     record_.text.references.emplace_back();
     for (const int id : references[i]) record_.text.references[i].push_back(tokenizer_.piece(id));
     rows.insert(rows.end(), prompts_[i].begin(), prompts_[i].end());
