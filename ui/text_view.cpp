@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/training/predictions.h"
 #include "lab/prompt_service.h"
 #include "lab/qstring.h"
 #include "lab/run_store.h"
@@ -49,15 +50,6 @@ const TextSample* sample_at(const RunRecord& run, int step) {
     if (s.step <= step) found = &s;
   }
   return found;
-}
-
-// The series `name`'s value at `step` or the last before it, NaN when it has none.
-double value_at(const RunRecord& run, const char* name, int step) {
-  const Series* series = run.find_series(name);
-  double value = std::nan("");
-  if (!series) return value;
-  for (std::size_t i = 0; i < series->steps.size() && series->steps[i] <= step; ++i) value = series->values[i];
-  return value;
 }
 
 QString html_for(const RunRecord& run, const TextSample& sample, int prompt) {
@@ -305,15 +297,12 @@ void TextView::redraw() {
       panel.text->setHtml(tr("<p>No run to show.</p>"));
       continue;
     }
-    const double use = value_at(run->record, "context_use", step);
-    const double mismatch = value_at(run->record, "frequency_mismatch", step);
-    panel.context_use->setText(
-        std::isfinite(use)
-            ? tr("<span style='color:%1'>\u25a0</span> context use <b>%2</b> nats, frequency mismatch %3 nats")
-                  .arg(run_colour(*run).name())
-                  .arg(use, 0, 'f', 3)
-                  .arg(mismatch, 0, 'f', 3)
-            : tr("No context use recorded yet."));
+    // The statistics at the evaluation whose text is shown, as the terminal and Markdown say them.
+    const std::string statistics = statistics_line(run->record, sample ? sample->step : step);
+    panel.context_use->setText(statistics.empty()
+                                   ? tr("No context use recorded yet.")
+                                   : tr("<span style='color:%1'>\u25a0</span> %2")
+                                         .arg(run_colour(*run).name(), lab::qstr(statistics).toHtmlEscaped()));
     if (!sample || prompt >= int(sample->greedy.size())) {
       panel.text->setHtml(run->record.config.text_every == 0
                               ? tr("<p>This run recorded no text (text every 0 evaluations).</p>")

@@ -64,7 +64,8 @@ std::string one_line(std::string text) {
   return out;
 }
 
-// "context use 0.842 nats · frequency mismatch 0.021 nats · …", the recorded ones.
+}  // namespace
+
 std::string statistics_line(const RunRecord& run, int step) {
   std::string line;
   for (const StatisticInfo& s : prediction_statistics()) {
@@ -78,8 +79,6 @@ std::string statistics_line(const RunRecord& run, int step) {
   }
   return line;
 }
-
-}  // namespace
 
 std::string evaluation_text(const RunRecord& run, int step) {
   std::string text;

@@ -32,6 +32,10 @@ const std::vector<StatisticInfo>& prediction_statistics();
 // The points an evaluation at `step` adds to its run's record, in prediction_statistics() order.
 std::vector<SeriesPoint> prediction_points(const PredictionStats& stats, int step);
 
+// "context use 0.842 nats · frequency mismatch 0.021 nats · …": those of the three
+// statistics `run` recorded at `step`; empty when none.
+std::string statistics_line(const RunRecord& run, int step);
+
 // What the evaluation at `step` of `run` found, for a terminal: one line of the three
 // statistics, then each prompt with its greedy and sampled continuation when the run wrote
 // text there; line breaks in the text shown as "↵". Empty when nothing was recorded there.
