@@ -1,5 +1,6 @@
 #include "loss_chart_view.h"
 
+#include <QApplication>
 #include <QGraphicsLineItem>
 #include <QLabel>
 #include <QMouseEvent>
@@ -115,7 +116,12 @@ void LossChartView::mouseReleaseEvent(QMouseEvent* event) {
   if (drag_ == Drag::Zoom) {
     rubber_band_->hide();
     const QRect band = QRect(drag_origin_, event->pos()).normalized();
-    chart_->zoom_to(QRectF(chart_pos(band.topLeft()), chart_pos(band.bottomRight())));
+    // A press and release in one place is a click, not a box to zoom into.
+    if ((event->pos() - drag_origin_).manhattanLength() < QApplication::startDragDistance()) {
+      if (const int step = step_under(event->pos()); step >= 0) emit step_picked(step);
+    } else {
+      chart_->zoom_to(QRectF(chart_pos(band.topLeft()), chart_pos(band.bottomRight())));
+    }
   }
   if (drag_ == Drag::None) {
     QChartView::mouseReleaseEvent(event);
@@ -173,26 +179,34 @@ void LossChartView::hide_readout() {
   crosshair_->hide();
 }
 
-void LossChartView::show_readout(QPoint viewport_pos) {
+// The step under the pointer as recorded: the nearest any run has. A run that ended
+// before it shows its last step, "at 300", rather than giving the header its own.
+int LossChartView::step_under(QPoint viewport_pos) const {
   const QPointF at = chart_pos(viewport_pos);
+  if (!chart_->plotArea().contains(at)) return -1;
+  const double step = chart_->value_at(at).x();
+  const std::vector<Readout> values = chart_->readout(step);
+  if (values.empty()) return -1;
+  return std::min_element(
+             values.begin(), values.end(),
+             [step](const Readout& a, const Readout& b) { return std::abs(a.step - step) < std::abs(b.step - step); })
+      ->step;
+}
+
+void LossChartView::show_readout(QPoint viewport_pos) {
   const QRectF plot = chart_->plotArea();
-  if (!plot.contains(at)) {
+  if (!plot.contains(chart_pos(viewport_pos))) {
     hide_readout();
     viewport()->unsetCursor();
     return;
   }
   viewport()->setCursor(Qt::CrossCursor);
-  const double step = chart_->value_at(at).x();
-  const std::vector<Readout> values = chart_->readout(step);
-  if (values.empty()) {
+  const int shown_step = step_under(viewport_pos);
+  if (shown_step < 0) {
     hide_readout();
     return;
   }
-  // The step under the pointer as recorded: the nearest any run has. A run that ended
-  // before it shows its last step, "at 300", rather than giving the header its own.
-  const int shown_step = std::min_element(values.begin(), values.end(), [step](const Readout& a, const Readout& b) {
-                           return std::abs(a.step - step) < std::abs(b.step - step);
-                         })->step;
+  const std::vector<Readout> values = chart_->readout(chart_->value_at(chart_pos(viewport_pos)).x());
   const double x = chart_->position_of({double(shown_step), 1}).x();
   crosshair_->setLine(x, plot.top(), x, plot.bottom());
   crosshair_->setVisible(plot.left() <= x && x <= plot.right());
@@ -215,6 +229,7 @@ void LossChartView::show_readout(QPoint viewport_pos) {
                 .arg(r.colour.name(), r.name.toHtmlEscaped(), train, heldout);
   }
   html += QStringLiteral("</table>");
+  html += tr("<span style='color:#777'>Click to read the runs' text at this step (What it writes)</span>");
   readout_->setText(html);
   readout_->adjustSize();
 

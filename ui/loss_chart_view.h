@@ -1,7 +1,8 @@
 #pragma once
 // Shows a LossChart and lets the user explore it: drag to zoom, right- or middle-drag to
 // pan, wheel to zoom around the pointer, double-click to fit again; arrow keys, +, - and
-// Home do the same. Hovering shows every visible run's values at the nearest step.
+// Home do the same. Hovering shows every visible run's values at the nearest step; a click
+// picks that step, for the views that show a run at one step (What it writes).
 #include <QChartView>
 
 class QGraphicsLineItem;
@@ -20,6 +21,9 @@ class LossChartView : public QChartView {
   // What the empty chart says: with no run at all, and with runs none of which is drawn.
   void set_empty_texts(const QString& no_runs, const QString& none_drawn);
 
+ signals:
+  void step_picked(int step);
+
  protected:
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
@@ -33,6 +37,8 @@ class LossChartView : public QChartView {
  private:
   enum class Drag { None, Zoom, Pan };
   QPointF chart_pos(QPoint viewport_pos) const;
+  // The recorded step nearest the pointer that any drawn run has, or -1 off the plot.
+  int step_under(QPoint viewport_pos) const;
   void show_readout(QPoint viewport_pos);
   void hide_readout();
   void update_empty_hint();

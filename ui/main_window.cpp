@@ -94,7 +94,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   views_->setDocumentMode(true);
   add_view(build_chart_tab(), tr("Loss &curves"));
   add_view(new InsideView(*store_), tr("&Inside the model"));
-  add_view(new TextView(*store_), tr("W&hat it writes"));
+  text_view_ = new TextView(*store_);
+  add_view(text_view_, tr("W&hat it writes"));
   SweepView::Hooks sweep_hooks;
   sweep_hooks.next_run = [this] { return settings_->config(); };
   sweep_hooks.report = [this](const QString& title, const QString& text) { report(title, text); };
@@ -120,6 +121,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
   connect(settings_, &SettingsPanel::course_seeds_changed, this, &MainWindow::update_course_action);
   connect(sweeps_, &SweepView::runs_shown, this, &MainWindow::select_runs);
+  // A click on the loss curves picks the step What it writes shows, as its slider does.
+  connect(chart_view_, &LossChartView::step_picked, this, [this](int step) {
+    text_view_->show_step(step);
+    statusBar()->showMessage(tr("What it writes shows step %1 (Ctrl+Tab to get there)").arg(step), kStatusMessageMs);
+  });
   connect(lab_, &lab::Lab::progress_changed, this, &MainWindow::update_progress);
   connect(lab_, &lab::Lab::busy_changed, this, &MainWindow::update_actions);
   connect(lab_, &lab::Lab::device_found, this, &MainWindow::on_device_found);

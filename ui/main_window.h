@@ -34,6 +34,7 @@ class LossChartView;
 class RunTableModel;
 class SettingsPanel;
 class SweepView;
+class TextView;
 
 struct MainWindowOptions {
   QString data_folder;  // where runs are kept between sessions; empty: the app's data folder
@@ -89,6 +90,7 @@ class MainWindow : public QMainWindow {
   ChartLegend& legend() { return *legend_; }
   SettingsPanel& settings_panel() { return *settings_; }
   SweepView& sweep_view() { return *sweeps_; }
+  TextView& text_view() { return *text_view_; }
   QTabWidget& views() { return *views_; }
   // The view a tab shows (each tab holds it in a scroll area), the one shown, and showing one.
   QWidget* view_at(int tab) const;
@@ -158,6 +160,7 @@ class MainWindow : public QMainWindow {
   SettingsPanel* settings_;
   QTabWidget* views_;
   SweepView* sweeps_;
+  TextView* text_view_;
   QWidget* about_;
   QTableView* run_table_;
   QTextBrowser* details_;

@@ -43,6 +43,7 @@
 #include "ui/run_table.h"
 #include "ui/settings_panel.h"
 #include "ui/sweep_view.h"
+#include "ui/text_view.h"
 
 #include "test_support.h"
 
@@ -746,6 +747,36 @@ TEST_F(MainWindowTest, ExportsTheRunsTextAsMarkdown) {
   EXPECT_EQ(markdown.count(QStringLiteral("\n## Step ")), 2);
   EXPECT_TRUE(markdown.contains(QStringLiteral("of the LORD")));
   EXPECT_FALSE(window_->export_text_markdown({id}, folder_.path())) << "a folder is not a file to write";
+}
+
+// Issue 28: a click on the loss curves picks the step What it writes shows (the evaluation
+// at or before it), as its slider does; a drag still zooms and picks nothing.
+TEST_F(MainWindowTest, AClickOnTheCurvesPicksTheStepWhatItWritesShows) {
+  RunRecord run = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 200, 100);
+  run.text.prompts = {"In the beginning"};
+  run.text.samples = {{100, {"was the word"}, {"the and of"}, {}}, {200, {"God created"}, {"of the LORD"}, {}}};
+  window_->store().add(run, {});
+  window_->chart().refresh();
+  window_->chart().set_view({0, 200, 4, 10});
+  QCoreApplication::processEvents();
+  TextView& text = window_->text_view();
+  ASSERT_TRUE(test::wait_until([&] { return text.text_of(0).contains(QStringLiteral("Step 200")); }, 30'000))
+      << "it follows the latest evaluation";
+
+  LossChartView& view = window_->chart_view();
+  auto point_at = [&](double step) {
+    return view.mapFromScene(window_->chart().mapToScene(window_->chart().position_of({step, 7})));
+  };
+  QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, point_at(150));
+  EXPECT_TRUE(text.text_of(0).contains(QStringLiteral("Step 100"))) << text.text_of(0).toStdString();
+  EXPECT_TRUE(window_->statusBar()->currentMessage().contains(QStringLiteral("step 150")))
+      << window_->statusBar()->currentMessage().toStdString();
+
+  QTest::mousePress(view.viewport(), Qt::LeftButton, {}, point_at(20));
+  QTest::mouseMove(view.viewport(), point_at(190));
+  QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, point_at(190) + QPoint(0, 40));
+  EXPECT_FALSE(window_->chart().follows_data()) << "a drag zooms";
+  EXPECT_TRUE(text.text_of(0).contains(QStringLiteral("Step 100"))) << "and picks no step";
 }
 
 // Issue 30: two runs that differ in their steps read apart in the table and the legend; a
