@@ -23,6 +23,7 @@
 #include "lab/qstring.h"
 #include "lab/run_store.h"
 
+#include "context_use_chart.h"
 #include "run_choice.h"
 #include "run_colors.h"
 
@@ -136,6 +137,7 @@ TextView::TextView(lab::RunStore& store, QWidget* parent)
       prompt_choice_(new QComboBox),
       step_(new QSlider(Qt::Horizontal)),
       step_label_(new QLabel),
+      context_use_(new ContextUseChart(store)),
       prompt_(new QLineEdit),
       ask_(new QPushButton(tr("C&ontinue"))) {
   for (int i = 1; i <= 3; ++i) prompt_choice_->addItem(tr("Held-out prompt %1").arg(i), i - 1);
@@ -187,6 +189,7 @@ TextView::TextView(lab::RunStore& store, QWidget* parent)
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
+  layout->addWidget(context_use_);
   layout->addLayout(grid, 1);
 
   redraw_.setSingleShot(true);
@@ -197,6 +200,7 @@ TextView::TextView(lab::RunStore& store, QWidget* parent)
     following_ = step_->value() == step_->maximum();
     redraw_.start();
   });
+  connect(context_use_, &ContextUseChart::step_picked, this, &TextView::show_step);
   connect(prompt_, &QLineEdit::returnPressed, ask_, &QPushButton::click);
   connect(ask_, &QPushButton::clicked, this, [this] { ask(prompt_->text()); });
   connect(prompts_, &lab::PromptService::loading, this, [this](int run_id, const QString& stage) {
@@ -272,6 +276,7 @@ void TextView::refresh_runs() {
 
 // The slider spans the evaluations of both runs' text, by step.
 void TextView::refresh_steps() {
+  context_use_->show_runs({panels_[0].run_id, panels_[1].run_id});
   int last = 0;
   for (const Panel& panel : panels_) {
     const lab::RunEntry* run = store_.find(panel.run_id);
@@ -288,6 +293,7 @@ void TextView::refresh_steps() {
 void TextView::redraw() {
   const int step = step_->value();
   step_label_->setText(tr("step %1 of %2").arg(step).arg(step_->maximum()));
+  context_use_->mark_step(step);
   const int prompt = prompt_choice_->currentData().toInt();
   for (Panel& panel : panels_) {
     const lab::RunEntry* run = store_.find(panel.run_id);

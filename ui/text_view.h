@@ -2,9 +2,9 @@
 // "What it writes": two runs side by side at one evaluation. For a held-out prompt, each
 // run's greedy and sampled continuations, and the true text after the prompt shaded by the
 // probability the run gave each of its tokens, so where a run is blind to context it
-// shows; beside them the run's context use at that step. Below, a prompt box: any text,
-// continued by each run with its weights (off the window's thread, lab/prompt_service.h),
-// with its ten likeliest next tokens in bars beside the unigram's.
+// shows; above them both runs' context use against the step, and at that step in numbers. Below, a prompt box: any
+// text, continued by each run with its weights (off the window's thread, lab/prompt_service.h), with its ten likeliest
+// next tokens in bars beside the unigram's.
 #include <QString>
 #include <QTimer>
 #include <QWidget>
@@ -29,6 +29,8 @@ class RunStore;
 
 namespace normlab::ui {
 
+class ContextUseChart;
+
 class TextView : public QWidget {
   Q_OBJECT
  public:
@@ -45,6 +47,7 @@ class TextView : public QWidget {
   QString answer_of(int panel) const;
   QStringList bar_tokens(int panel) const;
   lab::PromptService& prompts() { return *prompts_; }
+  ContextUseChart& context_use_chart() { return *context_use_; }
 
  private:
   struct Panel {
@@ -69,6 +72,7 @@ class TextView : public QWidget {
   QComboBox* prompt_choice_;
   QSlider* step_;
   QLabel* step_label_;
+  ContextUseChart* context_use_;
   QLineEdit* prompt_;
   QPushButton* ask_;
   QString asked_;  // the prompt the answers shown are to

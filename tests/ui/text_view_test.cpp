@@ -12,6 +12,7 @@
 
 #include "lab/run_store.h"
 #include "tests/lab/corpus_fixture.h"
+#include "ui/context_use_chart.h"
 
 #include "test_support.h"
 
@@ -55,6 +56,25 @@ TEST_F(TextViewTest, ShowsBothRunsTextAtTheChosenEvaluation) {
   }
   view_->show_step(39);  // between evaluations: the one before
   EXPECT_TRUE(view_->text_of(0).contains(QStringLiteral("Step 20")));
+}
+
+// Both runs' context use drawn against the step, every evaluation; a click on it shows the
+// text of the evaluation under the pointer.
+TEST_F(TextViewTest, DrawsBothRunsContextUseAndAClickPicksItsStep) {
+  ContextUseChart& chart = view_->context_use_chart();
+  const auto curves = chart.curves();
+  ASSERT_EQ(curves.size(), 2u);
+  for (int panel = 0; panel < 2; ++panel) {
+    const Series* series = store_.find(ids_[panel])->record.find_series("context_use");
+    ASSERT_NE(series, nullptr);
+    ASSERT_EQ(curves[panel].size(), qsizetype(series->steps.size()));
+    EXPECT_EQ(curves[panel].back(), QPointF(series->steps.back(), series->values.back()));
+  }
+  ASSERT_TRUE(lab::test::wait_until([&] { return view_->text_of(0).contains(QStringLiteral("Step 40")); }, 30'000));
+  const QRectF plot = chart.chart()->plotArea();  // steps 0 to 40
+  const QPointF middle(plot.left() + plot.width() / 2 + 1, plot.center().y());
+  QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, chart.mapFromScene(chart.chart()->mapToScene(middle)));
+  EXPECT_TRUE(view_->text_of(0).contains(QStringLiteral("Step 20"))) << view_->text_of(0).toStdString();
 }
 
 TEST_F(TextViewTest, ATypedPromptIsAnsweredByBothRunsWithTheirLikeliestTokens) {
