@@ -13,7 +13,7 @@
 // neither GOMP_SPINCOUNT nor OMP_WAIT_POLICY is set (the user's choice wins), the program
 // starts itself again with the variable added. Nothing else has been initialised yet, so
 // this costs only the loader's work once more: about 10 ms of CPU (`normlab-cli --version`
-// took 1.05x the CPU time of one started with the variable set, farm-bench, 20 pairs).
+// took 1.05x the CPU time of one started with the variable set, whole processes timed in 20 alternating pairs).
 #include <cstring>
 #include <unistd.h>
 #include <vector>
