@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # The GPU check, prepared to run once on a machine with an NVIDIA GPU (the device tool's
 # H200, which has CUDA's torch, CMake and a compiler but no network and no Debian -dev
-# packages). In about 10 minutes it builds the headless parts against the torch its python3
-# holds, runs the engine's tests (the CUDA ones included), the benchmarks, the comparison
-# with eager and compiled PyTorch, and the full-scale course experiment, and writes figures
-# and run files to $OUT (default ./gpu-check-out).
+# packages). It builds the headless parts against the torch its python3 holds, then runs
+# stages, each under a time limit and each writing its results to $OUT (default
+# ./gpu-check-out) as it ends, so a check cut short still brings back what finished:
+#
+#   tests         the engine's tests, the CUDA ones required (NORMLAB_REQUIRE_CUDA=1)
+#   one-run       one full-scale run (3000 x 32 x 128), its training wall time (target <= 3 s)
+#   course        the five-run course side by side, full scale (target <= 10 s)
+#   course-cpu    the course at --scale cpu on the GPU, to set beside the CPU's figures
+#   text-cost     what recording text costs, with and without, at full scale
+#   bench         steps a second under TF32 and bf16 settings
+#   compare       NormLab against eager and torch.compile(max-autotune) PyTorch: the slowest, last
 #
 #   scripts/gpu-check.sh --prepare   here, once: Debian packages and the KJV cache into .dev/
 #   scripts/gpu-check.sh             there, with .dev carried: device run, carry [".dev"]
-#   scripts/gpu-check.sh --cpu-only  here: the same steps that need no GPU, as a dry run
+#   scripts/gpu-check.sh --cpu-only  here: the same stages, shortened, on the CPU: the dry run
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,9 +40,29 @@ out=${OUT:-$root/gpu-check-out}
 mkdir -p "$out"
 exec > >(tee "$out/gpu-check.log") 2>&1
 
+# stage NAME SECONDS COMMAND...: runs COMMAND (a program, or a function of this script:
+# they and the settings they read are exported) under a time limit, its output also in
+# $OUT/NAME.txt, and its end (ok, failed with a status, or cut at the limit) in $OUT/stages.txt.
+stage() {
+  local name=$1 limit=$2 status=0 start=$SECONDS
+  shift 2
+  say "$name (at most $limit s)"
+  timeout --signal=INT --kill-after=10 "$limit" bash -c 'set -euo pipefail; "$@"' "$name" "$@" 2>&1 |
+    tee "$out/$name.txt" || status=${PIPESTATUS[0]}
+  case $status in
+    0) echo "$name: ok in $((SECONDS - start)) s" >>"$out/stages.txt" ;;
+    124 | 137) echo "$name: cut at its limit of $limit s" >>"$out/stages.txt" ;;
+    *) echo "$name: failed with status $status after $((SECONDS - start)) s" >>"$out/stages.txt" ;;
+  esac
+}
+rm -f "$out/stages.txt"
+export out
+export -f say
+
 say "machine"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || $cpu_only
-python3 -c 'import torch; print("python torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available())'
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/machine.txt" || $cpu_only
+python3 -c 'import torch; print("python torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available())' |
+  tee -a "$out/machine.txt"
 
 say "dependencies from .dev/debs, unpacked beside the build (not into /)"
 deps=$root/build/gpu-deps
@@ -50,38 +77,88 @@ case $(python3 -c 'import torch; print(torch.__version__)') in
   *) echo "warning: python3's torch is not the pinned $(cat cmake/torch.version); figures are for that torch" ;;
 esac
 
-say "build (headless: engine, command line, tests)"
-generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
-# No gpu install there: its libcurl/libarchive -dev packages are not on that machine, and
-# nothing can be fetched from it anyway. No style check: no clang-format 14 there either.
-cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNORMLAB_GUI=OFF -DNORMLAB_GPU_INSTALL=OFF -DNORMLAB_STYLE_CHECK=OFF \
-  -DNORMLAB_TORCH_DIR="$torch_dir" -DCMAKE_PREFIX_PATH="$deps/usr" \
-  -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include" >/dev/null
-cmake --build build/gpu -j"$(nproc)" --target normlab-cli normlab_core_tests
-cli=build/gpu/app/normlab-cli
+build() {
+  local generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  # No gpu install there: its libcurl/libarchive -dev packages are not on that machine, and
+  # nothing can be fetched from it anyway. No style check: no clang-format 14 there either.
+  cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNORMLAB_GUI=OFF -DNORMLAB_GPU_INSTALL=OFF \
+    -DNORMLAB_STYLE_CHECK=OFF -DNORMLAB_TORCH_DIR="$torch_dir" -DCMAKE_PREFIX_PATH="$deps/usr" \
+    -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include" >/dev/null
+  cmake --build build/gpu -j"$(nproc)" --target normlab-cli normlab_core_tests
+}
+export torch_dir deps
+export -f build
+stage build 300 build
+export cli=build/gpu/app/normlab-cli runs=build/gpu-runs
+[ -x "$cli" ] || { echo "no normlab-cli: the build failed, nothing to check"; exit 1; }
 export NORMLAB_CACHE_DIR=$root/.dev/cache
 
-say "engine tests, CUDA ones included"
-(cd build/gpu && ctest -j8 --output-on-failure -R 'Cuda|Trainer|Dataset|Learner|Model|AdamW|Bench' 2>&1 | tail -25)
-build/gpu/tests/core/normlab_core_tests --gtest_filter='Cuda*' 2>&1 | tail -12
+export device=cuda full="--scale full"
+if $cpu_only; then  # the dry run: every stage, a few steps each
+  device=cpu
+  full="--scale full --steps 20 --eval-interval 10"
+else
+  export NORMLAB_REQUIRE_CUDA=1  # a CUDA test that skips there is a failure
+fi
 
-device=cuda; $cpu_only && device=cpu
-say "bench, full scale (32 x 128), $device"
-for setting in "--tf32 off" "--tf32 auto" "--tf32 auto --autocast bf16"; do
-  echo "-- $setting"
+tests() {
+  (cd build/gpu && ctest -j8 --output-on-failure -R 'Cuda|Trainer|Dataset|Learner|Model|AdamW|Bench|TextSamples|Predictions')
+  build/gpu/tests/core/normlab_core_tests --gtest_filter='Cuda*'
+}
+export -f tests
+stage tests 120 tests
+
+# A run's training wall time is the wall_s its file gives its last step: from the first
+# step, process and tokenizer start left out.
+train_seconds() {  # $1 = folder: every run file's name and training wall time
+  python3 - "$1" <<'PY'
+import json, pathlib, sys
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
+    run = json.loads(path.read_text())
+    if "steps" not in run:
+        continue
+    print(f"{path.stem:<40} {run['steps']['wall_s'][-1]:8.2f} s  held-out {run['evals']['val_loss'][-1]:.4f}")
+PY
+}
+one_run() {
   # shellcheck disable=SC2086
-  $cli bench --device "$device" --bench-steps 50 --bench-warmup 10 $setting --json | tee -a "$out/bench.jsonl"
-done
+  rm -rf "$runs/one" && "$cli" train $full --device "$device" --norm pre --lr 1e-3 --warmup 30 --out "$runs/one"
+  train_seconds "$runs/one"
+}
+export -f train_seconds one_run
+stage one-run 90 one_run
+course() {
+  local start=$EPOCHREALTIME
+  # shellcheck disable=SC2086
+  rm -rf "$runs/course" && "$cli" train --preset workshop $full --device "$device" --out "$runs/course" |
+    grep -E 'done|diverged|stopped|failed'
+  echo "course side by side, whole process: $(awk "BEGIN { print $EPOCHREALTIME - $start }") s"
+  train_seconds "$runs/course"
+  tar -czf "$out/course-runs.tar.gz" -C "$runs/course" .  # the device tool brings back a few files only
+}
+export -f course
+stage course 150 course
+course_cpu() {
+  rm -rf "$runs/course-cpu" && "$cli" train --preset workshop --scale cpu --device "$device" --out "$runs/course-cpu" |
+    grep -E 'done|diverged|stopped|failed'
+  train_seconds "$runs/course-cpu"
+}
+export -f course_cpu
+stage course-cpu 90 course_cpu
+text_steps=1000
+$cpu_only && text_steps=200
+stage text-cost 90 bench/text-cost.sh full "$text_steps" 1 "$device" build/gpu
 
-say "NormLab against eager and compiled PyTorch on the same GPU"
-python3 bench/compare_pytorch.py --device "$device" --rounds 3 --steps 50 --compile \
-  --cli "$cli" 2>&1 | tee "$out/compare.txt" || echo "comparison failed"
-
-say "the course experiment at full scale, $device"
-steps=(); $cpu_only && steps=(--steps 20)
-start=$(date +%s.%N)
-runs=build/gpu-runs && rm -rf "$runs"
-$cli train --preset workshop --device "$device" "${steps[@]}" --out "$runs" | grep -E 'done|diverged|stopped|failed' | tee "$out/course.txt"
-echo "course experiment wall time: $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s" | tee -a "$out/course.txt"
-tar -czf "$out/course-runs.tar.gz" -C "$runs" .  # the device tool brings back 8 files at most
+bench() {
+  for setting in "--tf32 off" "--tf32 auto" "--tf32 auto --autocast bf16"; do
+    echo "-- $setting"
+    # shellcheck disable=SC2086
+    "$cli" bench --device "$device" --bench-steps 50 --bench-warmup 10 $setting --json | tee -a "$out/bench.jsonl"
+  done
+}
+export -f bench
+stage bench 60 bench
+stage compare 240 python3 bench/compare_pytorch.py --device "$device" --rounds 3 --steps 50 --compile --cli "$cli"
 say "done: figures and runs in $out"
+cat "$out/stages.txt"
