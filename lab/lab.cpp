@@ -46,7 +46,18 @@ void Lab::shutdown() {
 
 RunArchive::Restored Lab::restore() {
   RunArchive::Restored restored = archive_->restore();
-  for (const auto& [record, file] : restored.runs) store_->add(record, file);
+  for (const auto& [record, file] : restored.runs) {
+    const int id = store_->add(record, file);
+    // A file from before shades were kept keeps the one it gets now, so that removing a
+    // run never changes how the others look at the next start.
+    if (record.config.shade < 0 && !read_only()) {
+      try {
+        RunArchive::write(store_->find(id)->record, file);
+      } catch (const std::exception&) {
+        // Drawn alike this time; the next save of the run keeps its shade.
+      }
+    }
+  }
   return restored;
 }
 
@@ -83,6 +94,7 @@ int Lab::queue_run(TrainConfig config) {
   }
   if (config.name.empty()) config.name = default_run_name(config);
   config.name = store_->unique_name(qstr(config.name)).toStdString();
+  config.shade = store_->shade_for(config);  // kept in its file: the same look after a restart
   RunRecord record;
   record.config = config;
   record.status = RunStatus::Queued;
@@ -243,6 +255,7 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
       record.config.label = store_->copy_label(qstr(display_name(twin->record.config))).toStdString();
     }
     record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
+    record.config.shade = store_->shade_for(record.config);  // its look among these runs, not where it came from
     mark_interrupted(record, "the file was saved while the run trained; it ends there");
     QString file;
     if (read_only()) {

@@ -540,6 +540,49 @@ TEST_F(LabTest, ImportRefusesARunAlreadyOpenAndNamesASecondRunAsACopy) {
   EXPECT_EQ(read_json(lab.store().runs().back().file.toStdString()).config.label, shown + " (copy 3)");
 }
 
+// Issue 29: a run's shade changed across a restart (pre-norm 1e-3 dark blue before, light
+// blue after): it was given again from the runs that came back, without the ones removed.
+// Its file keeps it now, and a file from before shades were kept is given one to keep.
+TEST_F(LabTest, ARunLooksTheSameAfterARestartWhateverWasRemoved) {
+  std::string name;
+  int shade = -1;
+  {
+    Lab lab(runs());
+    TrainConfig other = tiny(5), kept = tiny(5);
+    other.peak_lr = 2e-3;  // the same hue, another experiment
+    kept.peak_lr = 1e-3;
+    const QString first = folder_.filePath(QStringLiteral("first.json")),
+                  second = folder_.filePath(QStringLiteral("second.json"));
+    write_json(finished(other), first.toStdString());
+    write_json(finished(kept), second.toStdString());
+    ASSERT_EQ(lab.import_runs({first, second}).added, 2);
+    const RunEntry& run = lab.store().runs()[1];
+    name = run.record.config.name;
+    shade = run.shade;
+    EXPECT_NE(shade, lab.store().runs()[0].shade) << "two curves of one hue";
+    lab.remove_runs({lab.store().runs()[0].id});
+  }
+  Lab next(runs());
+  next.restore();
+  ASSERT_EQ(next.store().runs().size(), 1u);
+  EXPECT_EQ(next.store().runs()[0].record.config.name, name);
+  EXPECT_EQ(next.store().runs()[0].shade, shade);
+
+  // A file without a shade: the one it is given is written to it.
+  RunRecord old = finished(tiny(5));
+  old.config.peak_lr = 3e-3;
+  old.config.name = "older";
+  const QString older = QDir(runs()).filePath(QStringLiteral("20000101-000000-000-older.json"));
+  write_json(old, older.toStdString());
+  ASSERT_EQ(read_json(older.toStdString()).config.shade, -1);
+  next.shutdown();
+  Lab third(runs());
+  third.restore();
+  ASSERT_EQ(third.store().runs().size(), 2u);
+  EXPECT_EQ(read_json(older.toStdString()).config.shade, third.store().runs()[0].shade);
+  EXPECT_EQ(third.store().runs()[1].shade, shade) << "the run that was there first keeps its look";
+}
+
 // Issue 30: a rename and a note are the run file's, and come back with the folder; the
 // run's name in files stays, so its file and its sweep point are the same.
 TEST_F(LabTest, ARenameAndANoteAreKeptInTheRunFile) {
