@@ -346,10 +346,21 @@ void Lab::stop_sweep() {
   emit sweep_changed();
 }
 
+double Lab::thread_scale(int threads, Estimate& basis) const {
+  const int now = threads_per_run(queue_->side_by_side());
+  if (on_gpu() || threads <= 0 || threads == now) return 1;
+  basis.measured_threads = threads;
+  basis.threads_now = now;
+  return double(threads) / now;
+}
+
+// Seconds per flop of one run among those the queue trains side by side: the model the
+// queue's own estimate follows once they train. A speed from a run with more threads (the
+// course's last run, alone on every core; steps timed alone) is scaled to a run's share.
 double Lab::seconds_per_flop(Estimate& basis) const {
   if (queue_->seconds_per_flop() > 0) {
     basis.basis = Estimate::Basis::ThisSession;
-    return queue_->seconds_per_flop();
+    return queue_->seconds_per_flop() * thread_scale(queue_->measured_threads(), basis);
   }
   const std::string device = on_gpu() ? "cuda" : "cpu";
   for (auto it = store_->runs().rbegin(); it != store_->runs().rend(); ++it) {
@@ -360,7 +371,7 @@ double Lab::seconds_per_flop(Estimate& basis) const {
       basis.reference = r.config.name;
       basis.reference_seconds = r.steps.back().wall_s;
       basis.reference_steps = r.config.steps;
-      return r.steps.back().wall_s / run_flops(r.config);
+      return r.steps.back().wall_s / run_flops(r.config) * thread_scale(r.environment.threads, basis);
     }
   }
   if (timed_ && timed_->second > 0) {
@@ -368,7 +379,7 @@ double Lab::seconds_per_flop(Estimate& basis) const {
     basis.basis = Estimate::Basis::TimedSteps;
     basis.ms_per_step = per_step * 1000;
     basis.timed_layers = config.model.layers;
-    return per_step / step_flops(config);
+    return per_step / step_flops(config) * thread_scale(config.threads > 0 ? config.threads : cpu_threads(), basis);
   }
   return 0;
 }

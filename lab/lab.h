@@ -36,6 +36,10 @@ struct Estimate {
   double ms_per_step = 0;  // TimedSteps: on a model of `timed_layers` layers
   int timed_layers = 0;
   bool timing = false;  // None: a few steps are being timed now
+  // On a CPU: the threads the speed was measured with, and what a run gets now (side by
+  // side); 0 when they are the same or not known.
+  int measured_threads = 0;
+  int threads_now = 0;
 };
 
 // A sweep's time left: its own runs and the other runs queued before its last one.
@@ -165,6 +169,9 @@ class Lab : public QObject {
   QString keep_words(int id, const std::function<void(TrainConfig&)>& change);
   void on_measured(const TrainConfig& config, double seconds_per_step);
   double seconds_per_flop(Estimate& basis) const;
+  // What a speed measured with `threads` CPU threads per run becomes with the threads a
+  // run gets now: the cores do the same work however the runs share them.
+  double thread_scale(int threads, Estimate& basis) const;
 
   std::unique_ptr<RunArchive> archive_;
   RunStore* store_;

@@ -485,6 +485,39 @@ TEST_F(LabTest, ASweepsTimeLeftCountsTheRunsQueuedBeforeIt) {
   lab.stop_all();
 }
 
+// Issue 29: a sweep's estimate said 41 s before it started and 1 min 16 s once it trained,
+// which it took. Before, it rested on the latest finished run, the course's last, which had
+// trained alone on every core; once started, on runs side by side, each with its share.
+// Both now reckon a run's speed with the threads it will get.
+TEST_F(LabTest, ASweepsEstimateBeforeItStartsReckonsTheThreadsEachRunGets) {
+  Lab lab(runs());
+  lab.set_side_by_side(2);
+  const int share = threads_per_run(2);
+  RunRecord alone = finished(tiny(100));
+  alone.environment.threads = 2 * share;  // trained alone, on the cores two runs share
+  lab.store().add(alone, {});
+  const double took = alone.steps.back().wall_s;
+  const Estimate one = lab.estimate({tiny(100)});
+  EXPECT_EQ(one.basis, Estimate::Basis::FinishedRun);
+  EXPECT_NEAR(one.seconds, 2 * took, 1e-9 * took) << "with half its threads, half its speed";
+  EXPECT_EQ(one.measured_threads, 2 * share);
+  EXPECT_EQ(one.threads_now, share);
+
+  Sweep sweep;
+  sweep.base = tiny(100);
+  sweep.setting = "peak_lr";
+  sweep.values = {"2e-3", "3e-3"};
+  sweep.placements = {NormPlacement::Pre};
+  const SweepStanding s = stand(sweep, lab.store());
+  ASSERT_EQ(s.to_train.size(), 2u);
+  EXPECT_NEAR(lab.sweep_time(s, false).total.seconds, 2 * took, 1e-9 * took) << "the two side by side";
+
+  RunRecord shared = alone;  // trained side by side: its speed is a run's now
+  shared.environment.threads = share;
+  lab.store().add(shared, {});
+  EXPECT_NEAR(lab.estimate({tiny(100)}).seconds, took, 1e-9 * took);
+}
+
 TEST_F(LabTest, ImportIsAllOrNothingAndKeepsACopy) {
   Lab lab(runs());
   const QString good = folder_.filePath(QStringLiteral("good.json")),
