@@ -216,16 +216,32 @@ bool Lab::left_queued(const RunEntry& run) const {
   return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id) && !run.followed;
 }
 
-bool Lab::has_unqueued_runs() const {
-  return std::any_of(store_->runs().begin(), store_->runs().end(),
-                     [this](const RunEntry& run) { return left_queued(run); });
+bool Lab::left_interrupted(const RunEntry& run) const {
+  return run.record.status == RunStatus::Interrupted && !run.followed && !queue_->is_queued(run.id) &&
+         has_checkpoint(run.id);
 }
 
-void Lab::start_queued_runs() {
-  if (read_only()) return;
+bool Lab::has_runs_to_continue() const {
+  return !read_only() && std::any_of(store_->runs().begin(), store_->runs().end(),
+                                     [this](const RunEntry& run) { return left_queued(run) || left_interrupted(run); });
+}
+
+QStringList Lab::continue_runs() {
+  QStringList refused;
+  if (read_only()) return refused;
+  std::vector<int> ids;  // resume_run changes a run's status: decide first
   for (const RunEntry& run : store_->runs()) {
-    if (left_queued(run)) queue_->enqueue(run.id);
+    if (left_queued(run) || left_interrupted(run)) ids.push_back(run.id);
   }
+  for (const int id : ids) {
+    const RunEntry* run = store_->find(id);
+    if (run->record.status == RunStatus::Queued) {
+      queue_->enqueue(id);
+    } else if (const QString why = resume_run(id); !why.isEmpty()) {
+      refused << tr("\u201c%1\u201d: %2").arg(qstr(display_name(run->record.config)), why);
+    }
+  }
+  return refused;
 }
 
 Lab::Imported Lab::import_runs(const QStringList& files) {

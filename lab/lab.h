@@ -106,9 +106,12 @@ class Lab : public QObject {
   // Deletes the checkpoints of these runs (not of one queued or training): the disk back,
   // the runs' points kept.
   void drop_checkpoints(const QList<int>& ids);
-  // Queues the runs left queued but not waiting (from an earlier session, or imported).
-  void start_queued_runs();
-  bool has_unqueued_runs() const;
+  // Goes on with what an earlier session left, in the order its runs were made (and so
+  // queued): each interrupted run with a sound checkpoint resumes, each run left queued but
+  // not waiting (or imported so) joins the queue. Stopped runs were stopped on purpose and
+  // stay. What could not resume, "“name”: why".
+  QStringList continue_runs();
+  bool has_runs_to_continue() const;
 
   struct Imported {
     int added = 0;
@@ -163,6 +166,7 @@ class Lab : public QObject {
   // Queued, but not waiting in the queue: from an earlier session, or imported so (a
   // followed folder's queued runs are another program's to train).
   bool left_queued(const RunEntry& run) const;
+  bool left_interrupted(const RunEntry& run) const;  // with a checkpoint to go on from
   void on_device(const Environment& found);
   void remove_run(int id);
   // Sets what `change` changes of the run's label and note, and saves its file.

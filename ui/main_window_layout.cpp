@@ -94,9 +94,12 @@ void MainWindow::build_actions() {
   stop_all_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Period);
   connect(stop_all_action_, &QAction::triggered, this, &MainWindow::stop_all);
 
-  start_queued_action_ = new QAction(tr("Start &queued runs"), this);
-  start_queued_action_->setToolTip(tr("Train the runs still queued when NormLab last ended, in their order"));
-  connect(start_queued_action_, &QAction::triggered, this, &MainWindow::start_queued_runs);
+  continue_action_ = new QAction(tr("Continue interrupted and &queued runs"), this);
+  continue_action_->setObjectName(QStringLiteral("continueAction"));
+  continue_action_->setToolTip(
+      tr("Go on with what NormLab left when it last ended, in the order the runs were queued: interrupted "
+         "runs resume from their checkpoints, queued runs start. Stopped runs stay stopped."));
+  connect(continue_action_, &QAction::triggered, this, &MainWindow::continue_runs);
 
   course_action_ = new QAction(tr("&Course experiment (5 runs)"), this);
   course_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
@@ -196,7 +199,7 @@ void MainWindow::build_menus() {
   run->addAction(start_action_);
   run->addAction(stop_action_);
   run->addAction(stop_all_action_);
-  run->addAction(start_queued_action_);
+  run->addAction(continue_action_);
   side_by_side_menu_ = run->addMenu(tr("Runs side &by side"));
   side_by_side_menu_->setObjectName(QStringLiteral("sideBySideMenu"));
   side_by_side_menu_->setToolTipsVisible(true);

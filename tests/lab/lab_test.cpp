@@ -208,7 +208,7 @@ TEST_F(LabTest, RestoresEveryRunAfterItsProcessIsKilled) {
     EXPECT_FALSE(killed.record.steps.empty());
   }
   EXPECT_EQ(next.store().runs()[2].record.status, RunStatus::Queued);
-  EXPECT_TRUE(next.has_unqueued_runs());
+  EXPECT_TRUE(next.has_runs_to_continue());
   EXPECT_FALSE(next.queue().busy()) << "nothing starts by itself";
 }
 
@@ -284,6 +284,59 @@ TEST_F(LabTest, AKilledRunResumesInTheNextLabWithTheSameNumbers) {
   reference_lab.stop_all();
   ASSERT_TRUE(idle(reference_lab));
   normlab::test::expect_same_losses(resumed, reference_lab.store().find(reference)->record);
+}
+
+// Issue 29: after a crash, Resume went on with the selected interrupted runs while the
+// runs queued behind them waited for Start queued runs. One action now goes on with what
+// the last session left, in the order the runs were queued: interrupted runs resume from
+// their checkpoints, queued ones start; a run stopped on purpose stays stopped.
+TEST_F(LabTest, ContinuingResumesTheInterruptedRunsAndStartsTheQueuedInTheirOrder) {
+  TrainConfig config = tiny(1'000'000);
+  config.checkpoint_interval = 0;  // a checkpoint with every save
+  QStringList files;
+  {
+    Lab lab(runs());
+    lab.set_side_by_side(1);
+    for (int i = 0; i < 2; ++i) {
+      const int id = lab.queue_run(config);
+      ASSERT_TRUE(test::wait_until([&] { return QFile::exists(RunArchive::checkpoint_of(lab.store().find(id)->file)); },
+                                   kTrainTimeoutMs));
+      lab.stop_run();
+      ASSERT_TRUE(idle(lab));
+      files << lab.store().find(id)->file;
+    }
+    // The first as a killed process leaves it; the second was stopped by hand.
+    RunRecord killed = read_json(files[0].toStdString());
+    killed.status = RunStatus::Running;
+    write_json(killed, files[0].toStdString());
+    lab.shutdown();
+  }
+  // Two runs queued after them, as the course leaves its later seeds.
+  for (const char* name : {"later", "last"}) {
+    RunRecord queued;
+    queued.config = tiny(5);
+    queued.config.name = name;
+    queued.status = RunStatus::Queued;
+    // Named as the archive names them, after the two runs before.
+    const QString file = QStringLiteral("99990101-000000-%1-%2.json").arg(files.size() + 1).arg(name);
+    files << QDir(runs()).filePath(file);
+    write_json(queued, files.back().toStdString());
+  }
+  Lab next(runs());
+  next.set_side_by_side(1);
+  next.restore();
+  const auto& back = next.store().runs();
+  ASSERT_EQ(back.size(), 4u);
+  ASSERT_EQ(back[0].record.status, RunStatus::Interrupted);
+  ASSERT_EQ(back[1].record.status, RunStatus::Stopped);
+  ASSERT_TRUE(next.has_runs_to_continue());
+  EXPECT_TRUE(next.continue_runs().isEmpty());
+  EXPECT_FALSE(next.has_runs_to_continue());
+  EXPECT_EQ(next.queue().running(), QList<int>{back[0].id}) << "the interrupted run goes on first";
+  EXPECT_EQ(next.queue().pending(), (QList<int>{back[2].id, back[3].id}));
+  EXPECT_EQ(back[1].record.status, RunStatus::Stopped);
+  next.stop_all();
+  ASSERT_TRUE(idle(next));
 }
 
 // A checkpoint that cannot continue the run is refused with the reason; nothing is lost,

@@ -648,7 +648,7 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   // When the user says so, they train in that order.
   QAction* resume = nullptr;
   for (QAction* action : next->findChildren<QAction*>()) {
-    if (action->text() == QStringLiteral("Start &queued runs")) resume = action;
+    if (action->text() == QStringLiteral("Continue interrupted and &queued runs")) resume = action;
   }
   ASSERT_TRUE(resume);
   ASSERT_TRUE(resume->isEnabled());
