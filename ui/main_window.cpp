@@ -414,6 +414,13 @@ void MainWindow::update_actions() {
         return lab_->has_checkpoint(id) && !lab_->queue().is_queued(id);
       });
   resume_action_->setEnabled(checkpoints);
+  // A seed group is drawn once the chart has refreshed; a run drawn apart is in none.
+  const auto apart = [this](int id) { return chart_->seeds_apart(id); };
+  const bool grouped = std::any_of(selected.begin(), selected.end(), [this, &apart](int id) {
+    return apart(id) || !chart_->seed_group_of(id).isEmpty();
+  });
+  seeds_apart_action_->setEnabled(chart_->group_seeds() && grouped);
+  seeds_apart_action_->setChecked(std::any_of(selected.begin(), selected.end(), apart));
   drop_checkpoints_action_->setEnabled(checkpoints);
   const bool any = !store_->runs().empty();
   export_json_action_->setEnabled(any);
@@ -536,6 +543,7 @@ void MainWindow::show_run_menu(const QPoint& pos) {
   QMenu menu(this);
   menu.addAction(use_settings_action_);
   menu.addAction(resume_action_);
+  menu.addAction(seeds_apart_action_);
   menu.addAction(tr("Show only these"), this, [this] {
     const QList<int> keep = selected_runs();
     for (const lab::RunEntry& run : store_->runs()) store_->set_visible(run.id, keep.contains(run.id));

@@ -168,7 +168,20 @@ void MainWindow::build_actions() {
   group_seeds_action_->setToolTip(
       tr("Draw runs that differ only in their seed as one: the mean of their curves and "
          "the range of their held-out losses"));
-  connect(group_seeds_action_, &QAction::toggled, this, [this](bool on) { chart_->set_group_seeds(on); });
+  connect(group_seeds_action_, &QAction::toggled, this, [this](bool on) {
+    chart_->set_group_seeds(on);
+    update_actions();
+  });
+  seeds_apart_action_ = new QAction(tr("Selected group's seeds one &by one"), this);
+  seeds_apart_action_->setObjectName(QStringLiteral("seedsApartAction"));
+  seeds_apart_action_->setCheckable(true);
+  seeds_apart_action_->setToolTip(
+      tr("Draw each seed of the selected runs' seed groups as a curve of its own instead of their mean and range"));
+  connect(seeds_apart_action_, &QAction::triggered, this, [this](bool on) {
+    for (const int id : selected_runs()) chart_->set_seeds_apart(id, on);
+    chart_->refresh();
+    update_actions();
+  });
   log_action_ = new QAction(tr("Lo&g scale"), this);
   log_action_->setCheckable(true);
   log_action_->setShortcut(Qt::CTRL | Qt::Key_L);
@@ -228,6 +241,7 @@ void MainWindow::build_menus() {
   view->addAction(fit_action_);
   view->addAction(outliers_action_);
   view->addAction(group_seeds_action_);
+  view->addAction(seeds_apart_action_);
   view->addSeparator();
   // Every tab, by its own title, and the next and the one before from anywhere in the
   // window (a tab bar's own Ctrl+Tab works only once it has the focus).
