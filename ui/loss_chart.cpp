@@ -100,6 +100,7 @@ LossChart::LossChart(const lab::RunStore& store, QGraphicsItem* parent)
     schedule_refresh();
   });
   connect(this, &QChart::plotAreaChanged, this, [this] {
+    update_loss_ticks();  // as many labels as the height holds whole
     update_thinning();
     place_baseline_labels();
     update_loss_title();

@@ -443,6 +443,40 @@ TEST_F(LossChartTest, AShortChartKeepsItsAxisTitlesWhole) {
   }
 }
 
+// Issue 29: under the Sweeps tab the chart of a point's runs is short, and its loss labels
+// read "…": Qt Charts gives each label of a category axis the axis' height over their
+// count, and cuts a taller one. A short chart has fewer labels, each whole.
+TEST_F(LossChartTest, AShortChartKeepsItsLossLabelsWhole) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  store_.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 600, 50), {});
+  QGraphicsScene scene;
+  auto* chart = new LossChart(store_);
+  scene.addItem(chart);  // which owns it
+  for (const bool log : {false, true}) {
+    for (const int height : {500, 200, 150}) {
+      chart->set_log_scale(log);
+      chart->resize(600, height);
+      QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+      chart->refresh();
+      QStringList shown;
+      std::function<void(QGraphicsItem*)> collect = [&](QGraphicsItem* item) {
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible())
+          shown << text->toPlainText();
+        for (QGraphicsItem* child : item->childItems()) collect(child);
+      };
+      collect(chart);
+      auto* loss = qobject_cast<QCategoryAxis*>(chart->axes(Qt::Vertical).front());
+      ASSERT_TRUE(loss);
+      const QStringList labels = loss->categoriesLabels();
+      EXPECT_GE(labels.size(), height > 160 ? 2 : 1) << height << " px";
+      for (const QString& label : labels) {
+        EXPECT_TRUE(shown.contains(label))
+            << label.toStdString() << " is cut at " << height << " px: " << shown.join(" | ").toStdString();
+      }
+    }
+  }
+}
+
 // The hover box says the step under the pointer, also after the view under a still
 // pointer changed: a double-click that fits the data again.
 TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
