@@ -46,7 +46,18 @@ void Lab::shutdown() {
 
 RunArchive::Restored Lab::restore() {
   RunArchive::Restored restored = archive_->restore();
-  for (const auto& [record, file] : restored.runs) store_->add(record, file);
+  for (const auto& [record, file] : restored.runs) {
+    const int id = store_->add(record, file);
+    // A file from before shades were kept keeps the one it gets now, so that removing a
+    // run never changes how the others look at the next start.
+    if (record.config.shade < 0 && !read_only()) {
+      try {
+        RunArchive::write(store_->find(id)->record, file);
+      } catch (const std::exception&) {
+        // Drawn alike this time; the next save of the run keeps its shade.
+      }
+    }
+  }
   return restored;
 }
 
@@ -83,6 +94,7 @@ int Lab::queue_run(TrainConfig config) {
   }
   if (config.name.empty()) config.name = default_run_name(config);
   config.name = store_->unique_name(qstr(config.name)).toStdString();
+  config.shade = store_->shade_for(config);  // kept in its file: the same look after a restart
   RunRecord record;
   record.config = config;
   record.status = RunStatus::Queued;
@@ -204,16 +216,32 @@ bool Lab::left_queued(const RunEntry& run) const {
   return run.record.status == RunStatus::Queued && !queue_->is_queued(run.id) && !run.followed;
 }
 
-bool Lab::has_unqueued_runs() const {
-  return std::any_of(store_->runs().begin(), store_->runs().end(),
-                     [this](const RunEntry& run) { return left_queued(run); });
+bool Lab::left_interrupted(const RunEntry& run) const {
+  return run.record.status == RunStatus::Interrupted && !run.followed && !queue_->is_queued(run.id) &&
+         has_checkpoint(run.id);
 }
 
-void Lab::start_queued_runs() {
-  if (read_only()) return;
+bool Lab::has_runs_to_continue() const {
+  return !read_only() && std::any_of(store_->runs().begin(), store_->runs().end(),
+                                     [this](const RunEntry& run) { return left_queued(run) || left_interrupted(run); });
+}
+
+QStringList Lab::continue_runs() {
+  QStringList refused;
+  if (read_only()) return refused;
+  std::vector<int> ids;  // resume_run changes a run's status: decide first
   for (const RunEntry& run : store_->runs()) {
-    if (left_queued(run)) queue_->enqueue(run.id);
+    if (left_queued(run) || left_interrupted(run)) ids.push_back(run.id);
   }
+  for (const int id : ids) {
+    const RunEntry* run = store_->find(id);
+    if (run->record.status == RunStatus::Queued) {
+      queue_->enqueue(id);
+    } else if (const QString why = resume_run(id); !why.isEmpty()) {
+      refused << tr("\u201c%1\u201d: %2").arg(qstr(display_name(run->record.config)), why);
+    }
+  }
+  return refused;
 }
 
 Lab::Imported Lab::import_runs(const QStringList& files) {
@@ -243,6 +271,7 @@ Lab::Imported Lab::import_runs(const QStringList& files) {
       record.config.label = store_->copy_label(qstr(display_name(twin->record.config))).toStdString();
     }
     record.config.name = store_->unique_name(qstr(record.config.name)).toStdString();
+    record.config.shade = store_->shade_for(record.config);  // its look among these runs, not where it came from
     mark_interrupted(record, "the file was saved while the run trained; it ends there");
     QString file;
     if (read_only()) {
@@ -333,10 +362,21 @@ void Lab::stop_sweep() {
   emit sweep_changed();
 }
 
+double Lab::thread_scale(int threads, Estimate& basis) const {
+  const int now = threads_per_run(queue_->side_by_side());
+  if (on_gpu() || threads <= 0 || threads == now) return 1;
+  basis.measured_threads = threads;
+  basis.threads_now = now;
+  return double(threads) / now;
+}
+
+// Seconds per flop of one run among those the queue trains side by side: the model the
+// queue's own estimate follows once they train. A speed from a run with more threads (the
+// course's last run, alone on every core; steps timed alone) is scaled to a run's share.
 double Lab::seconds_per_flop(Estimate& basis) const {
   if (queue_->seconds_per_flop() > 0) {
     basis.basis = Estimate::Basis::ThisSession;
-    return queue_->seconds_per_flop();
+    return queue_->seconds_per_flop() * thread_scale(queue_->measured_threads(), basis);
   }
   const std::string device = on_gpu() ? "cuda" : "cpu";
   for (auto it = store_->runs().rbegin(); it != store_->runs().rend(); ++it) {
@@ -347,7 +387,7 @@ double Lab::seconds_per_flop(Estimate& basis) const {
       basis.reference = r.config.name;
       basis.reference_seconds = r.steps.back().wall_s;
       basis.reference_steps = r.config.steps;
-      return r.steps.back().wall_s / run_flops(r.config);
+      return r.steps.back().wall_s / run_flops(r.config) * thread_scale(r.environment.threads, basis);
     }
   }
   if (timed_ && timed_->second > 0) {
@@ -355,7 +395,7 @@ double Lab::seconds_per_flop(Estimate& basis) const {
     basis.basis = Estimate::Basis::TimedSteps;
     basis.ms_per_step = per_step * 1000;
     basis.timed_layers = config.model.layers;
-    return per_step / step_flops(config);
+    return per_step / step_flops(config) * thread_scale(config.threads > 0 ? config.threads : cpu_threads(), basis);
   }
   return 0;
 }

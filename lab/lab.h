@@ -36,6 +36,10 @@ struct Estimate {
   double ms_per_step = 0;  // TimedSteps: on a model of `timed_layers` layers
   int timed_layers = 0;
   bool timing = false;  // None: a few steps are being timed now
+  // On a CPU: the threads the speed was measured with, and what a run gets now (side by
+  // side); 0 when they are the same or not known.
+  int measured_threads = 0;
+  int threads_now = 0;
 };
 
 // A sweep's time left: its own runs and the other runs queued before its last one.
@@ -102,9 +106,12 @@ class Lab : public QObject {
   // Deletes the checkpoints of these runs (not of one queued or training): the disk back,
   // the runs' points kept.
   void drop_checkpoints(const QList<int>& ids);
-  // Queues the runs left queued but not waiting (from an earlier session, or imported).
-  void start_queued_runs();
-  bool has_unqueued_runs() const;
+  // Goes on with what an earlier session left, in the order its runs were made (and so
+  // queued): each interrupted run with a sound checkpoint resumes, each run left queued but
+  // not waiting (or imported so) joins the queue. Stopped runs were stopped on purpose and
+  // stay. What could not resume, "“name”: why".
+  QStringList continue_runs();
+  bool has_runs_to_continue() const;
 
   struct Imported {
     int added = 0;
@@ -159,12 +166,16 @@ class Lab : public QObject {
   // Queued, but not waiting in the queue: from an earlier session, or imported so (a
   // followed folder's queued runs are another program's to train).
   bool left_queued(const RunEntry& run) const;
+  bool left_interrupted(const RunEntry& run) const;  // with a checkpoint to go on from
   void on_device(const Environment& found);
   void remove_run(int id);
   // Sets what `change` changes of the run's label and note, and saves its file.
   QString keep_words(int id, const std::function<void(TrainConfig&)>& change);
   void on_measured(const TrainConfig& config, double seconds_per_step);
   double seconds_per_flop(Estimate& basis) const;
+  // What a speed measured with `threads` CPU threads per run becomes with the threads a
+  // run gets now: the cores do the same work however the runs share them.
+  double thread_scale(int threads, Estimate& basis) const;
 
   std::unique_ptr<RunArchive> archive_;
   RunStore* store_;

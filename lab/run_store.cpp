@@ -13,10 +13,17 @@ namespace normlab::lab {
 
 RunStore::RunStore(QObject* parent) : QObject(parent) {}
 
-int RunStore::add(RunRecord record, const QString& file, bool followed) {
+int RunStore::shade_for(const TrainConfig& config) const {
   std::vector<ShadedRun> shown;
   for (const RunEntry& run : runs_) shown.push_back({&run.record.config, run.shade});
-  const int shade = next_shade(record.config, shown);
+  return next_shade(config, shown);
+}
+
+int RunStore::add(RunRecord record, const QString& file, bool followed) {
+  // The shade its file keeps, so that it looks the same after a restart whatever was
+  // removed meanwhile; another program's run (followed) gets one here.
+  if (followed || record.config.shade < 0) record.config.shade = shade_for(record.config);
+  const int shade = record.config.shade;
   const int id = next_id_++;
   emit run_about_to_be_added(int(runs_.size()));
   runs_.push_back({id, std::move(record), shade, true, file, followed});
@@ -137,6 +144,7 @@ void RunStore::finish(int id, const RunRecord& record) {
   RunEntry* run = entry(id);
   if (!run) return;
   run->record = record;
+  run->record.config.shade = run->shade;  // a checkpoint's record may be older than its shade
   emit status_changed(id);
   emit points_changed(id);
   emit text_changed(id);

@@ -24,8 +24,11 @@ class RunStore : public QObject {
  public:
   explicit RunStore(QObject* parent = nullptr);
 
-  // Adds a run at the end, in its seed group's shade or the least used of its hue; returns its id.
+  // Adds a run at the end, in the shade its record keeps (config.shade), else in its seed
+  // group's or the least used of its hue, which it then keeps; returns its id.
   int add(RunRecord record, const QString& file, bool followed = false);
+  // The shade a run of `config` added now would take.
+  int shade_for(const TrainConfig& config) const;
   void remove(int id);
 
   const std::vector<RunEntry>& runs() const { return runs_; }

@@ -183,6 +183,7 @@ void TrainingQueue::on_steps(int run_id, const std::vector<StepMetrics>& steps) 
     const TrainConfig& c = run->record.config;
     for (const auto& s : steps) slot->token_rate.add(s.wall_s, double(c.batch_size) * c.model.context);
     seconds_per_flop_ = last.wall_s / (run_flops(c) * last.step / c.steps);
+    measured_threads_ = run->record.environment.threads;
   }
   slot->stage.clear();
   store_.append_steps(run_id, steps);

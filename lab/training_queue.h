@@ -74,6 +74,7 @@ class TrainingQueue : public QObject {
   // Wall time per unit of run_flops of one run among those training at once, measured on
   // the latest steps; 0 before any.
   double seconds_per_flop() const { return seconds_per_flop_; }
+  int measured_threads() const { return measured_threads_; }  // the CPU threads of the run it was measured on
 
  signals:
   void device_found(const normlab::Environment& found);
@@ -115,6 +116,7 @@ class TrainingQueue : public QObject {
   // Wall time (evaluations included) per unit of run_flops: kept across runs, so a deeper
   // or longer run queued next is estimated by its own work.
   double seconds_per_flop_ = 0;
+  int measured_threads_ = 0;
   bool shut_down_ = false;
 };
 

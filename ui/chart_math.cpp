@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace normlab::ui {
 
@@ -20,20 +22,33 @@ int decimals_for(double step) {
   return decimals;
 }
 
-std::vector<Tick> loss_ticks(double lo, double hi, bool log_scale) {
+std::vector<Tick> loss_ticks(double lo, double hi, bool log_scale, int most) {
+  most = std::max(2, most);
   std::vector<Tick> ticks;
   if (!log_scale || hi / lo < 10) {
-    const double step = nice_step(hi - lo, log_scale ? 6 : 7);
-    const int decimals = decimals_for(step);
-    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
-      if (!log_scale || v > 0) ticks.push_back({v, decimals});
+    // The most round ticks that fit, up to the usual 7 (6 on a log scale).
+    for (int target = 1; target <= (log_scale ? 6 : 7); ++target) {
+      std::vector<Tick> tried;
+      const double step = nice_step(hi - lo, target);
+      const int decimals = decimals_for(step);
+      for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+        if (!log_scale || v > 0) tried.push_back({v, decimals});
+      }
+      if (int(tried.size()) <= most && tried.size() >= ticks.size()) ticks = std::move(tried);
     }
   } else {
-    for (int decade = int(std::floor(std::log10(lo))); decade <= int(std::ceil(std::log10(hi))); ++decade) {
-      for (double m : {1.0, 2.0, 5.0}) {
-        const double v = m * std::pow(10.0, decade);
-        if (v >= lo && v <= hi) ticks.push_back({v, std::max(0, -decade)});
+    // 1-2-5 per decade, then 1 per decade, then every other decade… until they fit.
+    for (const auto& [multiples, every] : std::vector<std::pair<std::vector<double>, int>>{
+             {{1.0, 2.0, 5.0}, 1}, {{1.0}, 1}, {{1.0}, 2}, {{1.0}, 3}, {{1.0}, 5}, {{1.0}, 10}}) {
+      ticks.clear();
+      for (int decade = int(std::floor(std::log10(lo))); decade <= int(std::ceil(std::log10(hi))); ++decade) {
+        if (decade % every != 0) continue;
+        for (const double m : multiples) {
+          const double v = m * std::pow(10.0, decade);
+          if (v >= lo && v <= hi) ticks.push_back({v, std::max(0, -decade)});
+        }
       }
+      if (int(ticks.size()) <= most) break;
     }
   }
   return ticks;

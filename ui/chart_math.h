@@ -20,8 +20,9 @@ struct Tick {
   int decimals;
 };
 // Loss axis ticks between lo and hi (nats): round steps, or 1-2-5 per decade on a log
-// scale spanning a factor of ten or more.
-std::vector<Tick> loss_ticks(double lo, double hi, bool log_scale);
+// scale spanning a factor of ten or more; at most `most` of them (at least 2), with wider
+// steps or fewer per decade where the axis is short.
+std::vector<Tick> loss_ticks(double lo, double hi, bool log_scale, int most = 100);
 
 // Fewer points for a curve whose `bucket` steps fit in a pixel, drawing the same ink: a
 // noisy curve keeps each bucket's lowest and highest point, in step order; a smooth one

@@ -23,7 +23,9 @@ QString setup_text(const TrainConfig& c) {
       .arg(c.steps);
 }
 
-QString estimate_basis_text(const lab::Estimate& e) {
+namespace {
+
+QString estimate_source_text(const lab::Estimate& e) {
   using Basis = lab::Estimate::Basis;
   switch (e.basis) {
     case Basis::ThisSession: return QObject::tr("from this session's training speed");
@@ -38,6 +40,17 @@ QString estimate_basis_text(const lab::Estimate& e) {
     case Basis::None: break;
   }
   return {};
+}
+
+}  // namespace
+
+QString estimate_basis_text(const lab::Estimate& e) {
+  QString text = estimate_source_text(e);
+  if (!text.isEmpty() && e.measured_threads > 0 && e.threads_now > 0) {
+    text += QObject::tr(" on %n thread(s), where a run side by side gets %1", nullptr, e.measured_threads)
+                .arg(QObject::tr("%n thread(s)", nullptr, e.threads_now));
+  }
+  return text;
 }
 
 }  // namespace normlab::ui

@@ -93,11 +93,14 @@ LossChart::LossChart(const lab::RunStore& store, QGraphicsItem* parent)
       schedule_refresh();
     });
   }
+  // A seed cut short may leave its group's mean, to be drawn on its own (update_groups).
+  connect(&store, &lab::RunStore::status_changed, this, [this] { groups_dirty_ = true; });
   connect(&store, &lab::RunStore::appearance_changed, this, [this] {
     styles_dirty_ = baselines_dirty_ = groups_dirty_ = true;
     schedule_refresh();
   });
   connect(this, &QChart::plotAreaChanged, this, [this] {
+    update_loss_ticks();  // as many labels as the height holds whole
     update_thinning();
     place_baseline_labels();
     update_loss_title();
@@ -439,8 +442,17 @@ std::pair<QString, QString> LossChart::name_and_seeds(const lab::RunEntry& run) 
   const auto group = groups_.find(run.id);
   if (group == groups_.end()) return {lab::qstr(display_name(run.record.config)), {}};
   const int seeds = group->second->spread.runs;
-  return {lab::qstr(seed_group_title(run.record.config)),
-          seeds > 0 ? tr("mean of %n seed(s)", nullptr, seeds) : tr("no seed trained yet")};
+  std::set<std::uint64_t> all;  // every seed of the group, those still to train too
+  for (const int id : group->second->members) {
+    if (const lab::RunEntry* member = store_.find(id)) all.insert(member->record.config.seed);
+  }
+  const int of = int(all.size());
+  QString text;
+  if (seeds == 0) text = tr("no seed trained yet");
+  else if (seeds >= of) text = tr("mean of %n seed(s)", nullptr, seeds);
+  else if (seeds == 1) text = tr("1 of %n seeds so far", nullptr, of);
+  else text = tr("mean of %1 of %n seeds so far", nullptr, of).arg(seeds);
+  return {lab::qstr(seed_group_title(run.record.config)), text};
 }
 
 QString LossChart::drawn_name(const lab::RunEntry& run) const {
@@ -454,6 +466,30 @@ QString LossChart::drawn_name(const lab::RunEntry& run) const {
 QString LossChart::legend_label(const lab::RunEntry& run) const {
   const auto [name, seeds] = name_and_seeds(run);
   return seeds.isEmpty() ? name.toHtmlEscaped() : name.toHtmlEscaped() + QStringLiteral("<br>") + seeds;
+}
+
+void LossChart::set_seeds_apart(int run_id, bool apart) {
+  if (apart) {
+    apart_.insert(run_id);
+  } else {  // every seed of its experiment goes back into the group
+    const lab::RunEntry* run = store_.find(run_id);
+    for (auto it = apart_.begin(); it != apart_.end();) {
+      const lab::RunEntry* other = store_.find(*it);
+      const bool same =
+          *it == run_id || !other || (run && differ_only_in_seed(other->record.config, run->record.config));
+      it = same ? apart_.erase(it) : std::next(it);
+    }
+  }
+  groups_dirty_ = styles_dirty_ = true;
+  schedule_refresh();
+}
+
+bool LossChart::seeds_apart(int run_id) const {
+  const lab::RunEntry* run = store_.find(run_id);
+  return run && std::any_of(apart_.begin(), apart_.end(), [&](int id) {
+           const lab::RunEntry* other = store_.find(id);
+           return id == run_id || (other && differ_only_in_seed(other->record.config, run->record.config));
+         });
 }
 
 void LossChart::set_group_seeds(bool on) {
@@ -489,8 +525,21 @@ void LossChart::update_groups() {
   std::map<int, std::vector<int>> wanted;
   for (const auto& group : seed_groups(records)) {
     if (group.size() < 2) continue;
-    std::vector<int>& members = wanted[ids[group.front()]];
-    for (const std::size_t i : group) members.push_back(ids[i]);
+    // Drawn one by one when asked (set_seeds_apart).
+    if (seeds_apart(ids[group.front()])) continue;
+    // A seed cut short while others trained on or ended is left out of the mean (runs_in_mean):
+    // it is drawn on its own, not ticked and missing after a crash.
+    std::vector<const RunRecord*> group_records;
+    for (const std::size_t i : group) group_records.push_back(records[i]);
+    const std::vector<const RunRecord*> in_mean = runs_in_mean(group_records);
+    std::vector<int> members;
+    for (const std::size_t i : group) {
+      const RunRecord* r = records[i];
+      const bool alone = (!r->steps.empty() || !r->evals.empty()) && progress_of(r->status) == RunProgress::CutShort &&
+                         std::find(in_mean.begin(), in_mean.end(), r) == in_mean.end();
+      if (!alone) members.push_back(ids[i]);
+    }
+    if (members.size() >= 2) wanted[members.front()] = std::move(members);
   }
   const bool same = wanted.size() == groups_.size() && std::all_of(wanted.begin(), wanted.end(), [this](const auto& w) {
                       const auto g = groups_.find(w.first);
@@ -558,6 +607,7 @@ void LossChart::copy_view_from(const LossChart& other) {
   highlighted_ = other.highlighted_;
   only_runs_ = other.only_runs_;
   group_seeds_ = other.group_seeds_;
+  apart_ = other.apart_;
   groups_dirty_ = true;
   baselines_dirty_ = true;
   ignore_outliers_ = other.ignore_outliers_;

@@ -86,6 +86,10 @@ class LossChart : public QChart {
   // mean of their curves, with the range of their held-out losses as a band.
   void set_group_seeds(bool on);
   bool group_seeds() const { return group_seeds_; }
+  // Draws the seeds of the run's experiment one by one (each its own curve and legend
+  // entry, in the group's colour) instead of as their mean, or as the mean again.
+  void set_seeds_apart(int run_id, bool apart);
+  bool seeds_apart(int run_id) const;  // whether its experiment's seeds are drawn one by one
   // The drawn group a run belongs to: its members' ids, first the one whose curves show
   // the mean; empty when the run is drawn alone.
   QList<int> seed_group_of(int run_id) const;
@@ -174,6 +178,7 @@ class LossChart : public QChart {
   QSet<int> highlighted_;
   std::optional<QSet<int>> only_runs_;
   bool group_seeds_ = true;
+  QSet<int> apart_;  // runs whose experiment's seeds are drawn one by one
   bool groups_dirty_ = true;
   std::map<int, std::unique_ptr<SeedGroup>> groups_;  // by the id of its first member
   std::map<int, int> group_leader_;                   // every member's id to that first member's

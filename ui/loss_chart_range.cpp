@@ -1,6 +1,7 @@
 // What part of the plane the chart shows: fitted to the data, or zoomed and panned by
 // the user; and the loss axis labels for it.
 #include <QCategoryAxis>
+#include <QFontMetricsF>
 #include <QLineSeries>
 #include <QValueAxis>
 #include <algorithm>
@@ -97,7 +98,19 @@ void LossChart::reset_view() {
 }
 
 void LossChart::update_loss_ticks() {
-  const auto ticks = loss_ticks(from_display(axis_y_->min()), from_display(axis_y_->max()), log_scale_);
+  // Qt Charts gives each label of a category axis the axis' height over their count (one
+  // more than the ticks) less 2 × 2 px of padding, and cuts a taller one to "…".
+  const double room = plotArea().height();  // 0 until laid out
+  const double per_label = QFontMetricsF(axis_y_->labelsFont()).height() + 6;
+  const int most = room > 0 ? int(room / per_label) - 1 : 8;
+  const auto ticks = loss_ticks(from_display(axis_y_->min()), from_display(axis_y_->max()), log_scale_, most);
+  QStringList labels;
+  for (const Tick& tick : ticks) labels << QString::number(tick.value, 'f', tick.decimals);
+  const bool same = labels == axis_y_->categoriesLabels() && axis_y_->startValue() == axis_y_->min() &&
+                    std::equal(ticks.begin(), ticks.end(), labels.begin(), [&](const Tick& t, const QString& label) {
+                      return axis_y_->endValue(label) == to_display(t.value);
+                    });
+  if (same) return;  // as on a plot area change that kept the height: no new layout
   for (const QString& label : axis_y_->categoriesLabels()) axis_y_->remove(label);
   axis_y_->setStartValue(axis_y_->min());
   for (const Tick& tick : ticks)

@@ -236,11 +236,20 @@ void MainWindow::restore_session() {
                                 "can be trained or changed here")
                                  .arg(lab_->archive().owner(), lab_->archive().folder()));
   } else if (!restored.runs.empty()) {
-    const auto waiting = std::count_if(restored.runs.begin(), restored.runs.end(),
-                                       [](const auto& run) { return run.first.status == RunStatus::Queued; });
+    const auto count = [&](RunStatus status) {
+      return int(std::count_if(restored.runs.begin(), restored.runs.end(),
+                               [status](const auto& run) { return run.first.status == status; }));
+    };
+    const int waiting = count(RunStatus::Queued), interrupted = count(RunStatus::Interrupted);
     QString text = tr("%n run(s) restored from %1", nullptr, int(restored.runs.size())).arg(lab_->archive().folder());
-    if (waiting > 0) text += tr("; %n still queued: Run > Start queued runs trains (it|them)", nullptr, int(waiting));
-    statusBar()->showMessage(text, kStatusMessageMs * (waiting > 0 ? 4 : 1));
+    if (lab_->has_runs_to_continue()) {
+      QStringList left;
+      if (interrupted > 0) left << tr("%n interrupted", nullptr, interrupted);
+      if (waiting > 0) left << tr("%n still queued", nullptr, waiting);
+      text += tr("; %1: Run \u25b8 Continue interrupted and queued runs trains them in their order")
+                  .arg(left.join(tr(" and ")));
+    }
+    statusBar()->showMessage(text, kStatusMessageMs * (waiting + interrupted > 0 ? 4 : 1));
   }
   if (!restored.damaged.isEmpty() || !restored.unmovable.isEmpty()) {
     // Once the window is up, so the message has it as its parent.
@@ -352,9 +361,15 @@ void MainWindow::update_course_action() {
                                     : tr("&Course experiment (5 runs)"));
 }
 
-void MainWindow::start_queued_runs() {
-  lab_->start_queued_runs();
+void MainWindow::continue_runs() {
+  const QStringList refused = lab_->continue_runs();
   update_actions();
+  if (!refused.isEmpty()) {
+    report(tr("Not resumed"), tr("%n interrupted run(s) cannot go on from (its|their) checkpoint; (its|their) points "
+                                 "are kept, and Use these settings, then Start, trains (it|them) afresh:\n\n%1",
+                                 nullptr, int(refused.size()))
+                                  .arg(refused.join(QStringLiteral("\n"))));
+  }
 }
 
 void MainWindow::select_runs(const QList<int>& run_ids) {
@@ -392,7 +407,7 @@ void MainWindow::update_actions() {
   start_action_->setEnabled(writable && settings_->problem().isEmpty());
   stop_action_->setEnabled(busy);
   stop_all_action_->setEnabled(busy);
-  start_queued_action_->setEnabled(writable && lab_->has_unqueued_runs());
+  continue_action_->setEnabled(lab_->has_runs_to_continue());
   // Before the device is known the course waits for it; the look-up takes a moment at most.
   course_action_->setEnabled(writable);
   import_action_->setEnabled(true);
@@ -405,6 +420,13 @@ void MainWindow::update_actions() {
         return lab_->has_checkpoint(id) && !lab_->queue().is_queued(id);
       });
   resume_action_->setEnabled(checkpoints);
+  // A seed group is drawn once the chart has refreshed; a run drawn apart is in none.
+  const auto apart = [this](int id) { return chart_->seeds_apart(id); };
+  const bool grouped = std::any_of(selected.begin(), selected.end(), [this, &apart](int id) {
+    return apart(id) || !chart_->seed_group_of(id).isEmpty();
+  });
+  seeds_apart_action_->setEnabled(chart_->group_seeds() && grouped);
+  seeds_apart_action_->setChecked(std::any_of(selected.begin(), selected.end(), apart));
   drop_checkpoints_action_->setEnabled(checkpoints);
   const bool any = !store_->runs().empty();
   export_json_action_->setEnabled(any);
@@ -527,6 +549,7 @@ void MainWindow::show_run_menu(const QPoint& pos) {
   QMenu menu(this);
   menu.addAction(use_settings_action_);
   menu.addAction(resume_action_);
+  menu.addAction(seeds_apart_action_);
   menu.addAction(tr("Show only these"), this, [this] {
     const QList<int> keep = selected_runs();
     for (const lab::RunEntry& run : store_->runs()) store_->set_visible(run.id, keep.contains(run.id));
@@ -551,6 +574,13 @@ void MainWindow::resume_runs(const QList<int>& run_ids) {
       refused << tr("\u201c%1\u201d: %2").arg(lab::qstr(display_name(store_->find(id)->record.config)), why);
   }
   update_actions();
+  if (refused.size() < run_ids.size() && lab_->has_runs_to_continue()) {
+    // Only the runs chosen go on; what the last session left waits for the one action.
+    statusBar()->showMessage(tr("Resumed the %n selected run(s); the other runs the last session left wait for "
+                                "Run \u25b8 Continue interrupted and queued runs",
+                                nullptr, int(run_ids.size() - refused.size())),
+                             kStatusMessageMs * 2);
+  }
   if (!refused.isEmpty()) {
     report(tr("Not resumed"), tr("%n run(s) cannot go on from (its|their) checkpoint; (its|their) points are kept, and "
                                  "Use these settings, then Start, trains (it|them) afresh:\n\n%1",

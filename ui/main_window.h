@@ -58,7 +58,7 @@ class MainWindow : public QMainWindow {
   void start_course_experiment();
   void stop_run();
   void stop_all();
-  void start_queued_runs();
+  void continue_runs();  // what the last session left: interrupted runs resume, queued ones start
   // Adds runs from JSON files. All or nothing: one bad file and none is added, and the
   // errors are reported. Returns how many were added.
   int import_runs(const QStringList& files);
@@ -100,6 +100,8 @@ class MainWindow : public QMainWindow {
   QAction* stop_action() const { return stop_action_; }
   QAction* course_action() const { return course_action_; }
   QAction* resume_action() const { return resume_action_; }
+  QAction* seeds_apart_action() const { return seeds_apart_action_; }
+  QAction* continue_action() const { return continue_action_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -179,7 +181,7 @@ class MainWindow : public QMainWindow {
   QAction* start_action_ = nullptr;
   QAction* stop_action_ = nullptr;
   QAction* stop_all_action_ = nullptr;
-  QAction* start_queued_action_ = nullptr;
+  QAction* continue_action_ = nullptr;
   QAction* course_action_ = nullptr;
   QAction* import_action_ = nullptr;
   QAction* follow_action_ = nullptr;
@@ -195,6 +197,7 @@ class MainWindow : public QMainWindow {
   QAction* log_action_ = nullptr;
   QAction* outliers_action_ = nullptr;
   QAction* group_seeds_action_ = nullptr;
+  QAction* seeds_apart_action_ = nullptr;
   QAction* install_gpu_action_ = nullptr;
   QMenu* side_by_side_menu_ = nullptr;  // Run > Runs side by side: one checkable choice per count
 };

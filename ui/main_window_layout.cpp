@@ -94,9 +94,12 @@ void MainWindow::build_actions() {
   stop_all_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Period);
   connect(stop_all_action_, &QAction::triggered, this, &MainWindow::stop_all);
 
-  start_queued_action_ = new QAction(tr("Start &queued runs"), this);
-  start_queued_action_->setToolTip(tr("Train the runs still queued when NormLab last ended, in their order"));
-  connect(start_queued_action_, &QAction::triggered, this, &MainWindow::start_queued_runs);
+  continue_action_ = new QAction(tr("Continue interrupted and &queued runs"), this);
+  continue_action_->setObjectName(QStringLiteral("continueAction"));
+  continue_action_->setToolTip(
+      tr("Go on with what NormLab left when it last ended, in the order the runs were queued: interrupted "
+         "runs resume from their checkpoints, queued runs start. Stopped runs stay stopped."));
+  connect(continue_action_, &QAction::triggered, this, &MainWindow::continue_runs);
 
   course_action_ = new QAction(tr("&Course experiment (5 runs)"), this);
   course_action_->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_Return);
@@ -165,7 +168,20 @@ void MainWindow::build_actions() {
   group_seeds_action_->setToolTip(
       tr("Draw runs that differ only in their seed as one: the mean of their curves and "
          "the range of their held-out losses"));
-  connect(group_seeds_action_, &QAction::toggled, this, [this](bool on) { chart_->set_group_seeds(on); });
+  connect(group_seeds_action_, &QAction::toggled, this, [this](bool on) {
+    chart_->set_group_seeds(on);
+    update_actions();
+  });
+  seeds_apart_action_ = new QAction(tr("Selected group's seeds one &by one"), this);
+  seeds_apart_action_->setObjectName(QStringLiteral("seedsApartAction"));
+  seeds_apart_action_->setCheckable(true);
+  seeds_apart_action_->setToolTip(
+      tr("Draw each seed of the selected runs' seed groups as a curve of its own instead of their mean and range"));
+  connect(seeds_apart_action_, &QAction::triggered, this, [this](bool on) {
+    for (const int id : selected_runs()) chart_->set_seeds_apart(id, on);
+    chart_->refresh();
+    update_actions();
+  });
   log_action_ = new QAction(tr("Lo&g scale"), this);
   log_action_->setCheckable(true);
   log_action_->setShortcut(Qt::CTRL | Qt::Key_L);
@@ -196,7 +212,7 @@ void MainWindow::build_menus() {
   run->addAction(start_action_);
   run->addAction(stop_action_);
   run->addAction(stop_all_action_);
-  run->addAction(start_queued_action_);
+  run->addAction(continue_action_);
   side_by_side_menu_ = run->addMenu(tr("Runs side &by side"));
   side_by_side_menu_->setObjectName(QStringLiteral("sideBySideMenu"));
   side_by_side_menu_->setToolTipsVisible(true);
@@ -225,6 +241,7 @@ void MainWindow::build_menus() {
   view->addAction(fit_action_);
   view->addAction(outliers_action_);
   view->addAction(group_seeds_action_);
+  view->addAction(seeds_apart_action_);
   view->addSeparator();
   // Every tab, by its own title, and the next and the one before from anywhere in the
   // window (a tab bar's own Ctrl+Tab works only once it has the focus).

@@ -52,8 +52,9 @@ class SweepPlot : public QWidget {
  public:
   SweepPlot() {
     setMouseTracking(true);
-    setMinimumSize(560,
-                   198);  // not 220: the placements' second row of check boxes takes the rest of a 700-pixel window
+    // Not 220: the placements' second row of check boxes and the hint below the chart take
+    // the rest of a 700-pixel window.
+    setMinimumSize(560, 176);
   }
 
   SweepChart chart;
@@ -243,7 +244,13 @@ void SweepView::build_controls() {
   below_layout->setContentsMargins(0, 4, 0, 0);
   below_layout->addWidget(point_title_);
   below_layout->addWidget(curves_view_, 1);
+  below_layout->addStretch(0);  // the hint at the top while there is no chart
+  point_title_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  curves_view_->setObjectName(QStringLiteral("pointCurves"));
   curves_view_->setMinimumHeight(160);
+  // Only once a point is chosen: an empty chart took the room of the hint, whose text in
+  // its middle fell below the tab's fold on a 1280 x 800 screen, half hidden.
+  curves_view_->hide();
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(plot_);
   split->addWidget(below);
@@ -374,6 +381,7 @@ void SweepView::refresh() {
     // Its caption and curves would describe a point the sweep no longer has.
     shown_point_.reset();
     point_title_->setText(no_point_text());
+    curves_view_->hide();
     shown_runs_.clear();
     curves_->set_only_runs(QSet<int>{});
   }
@@ -474,6 +482,7 @@ QString SweepView::point_label(double x) const {
 void SweepView::show_point(NormPlacement placement, double x) {
   shown_point_ = {placement, x};
   refresh();
+  curves_view_->show();
   const QString what = tr("%1, %2").arg(lab::qstr(info(placement).label), point_label(x));
   point_title_->setText(
       shown_runs_.isEmpty()

@@ -120,6 +120,9 @@ struct TrainConfig {
   std::string name;
   std::string label;  // what the user calls it (--name, a rename); empty: what its settings say (run_title)
   std::string note;   // the user's own words about it
+  // Which look of its hue the window draws it in (palette.h), kept in its file so that it
+  // looks the same after a restart; -1: none given yet. No part of the experiment.
+  int shade = -1;
   ModelConfig model;
   double peak_lr = 1e-3;
   int warmup_steps = 30;

@@ -441,6 +441,7 @@ void write_json_text(std::ostream& out, const RunRecord& run) {
             {"series", json::object()},
             {"text", text_to_json(run.text)}};
   for (const Series& s : run.series) j["series"][s.name] = series_to_json(s, streamed);
+  if (run.config.shade >= 0) j["shade"] = run.config.shade;  // the window's runs only
   dump_streamed(out, j, 0, streamed);
   out << '\n';
 }
@@ -475,6 +476,9 @@ RunRecord from_json_text(const std::string& text) {
     run.config.note = field<std::string>(j, "note", "");
   } else if (name.rfind(default_run_name(run.config), 0) != 0) {
     run.config.label = name;  // a name the user gave (--name): what they call the run
+  }
+  if (const auto shade = j.find("shade"); shade != j.end() && shade->is_number_integer() && *shade >= 0) {
+    run.config.shade = shade->get<int>();
   }
   run.status = parse_status(field<std::string>(j, "status", ""));
   run.message = field<std::string>(j, "message", "");

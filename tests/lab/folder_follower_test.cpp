@@ -121,7 +121,7 @@ TEST_F(FolderFollowerTest, FollowingNeverWritesIntoTheFolder) {
   Lab lab(own.filePath(QStringLiteral("runs")));
   ASSERT_EQ(lab.follow_folder(folder()), QString());
   EXPECT_EQ(lab.store().runs().size(), 2u);
-  EXPECT_FALSE(lab.has_unqueued_runs());
+  EXPECT_FALSE(lab.has_runs_to_continue());
   const QList<int> ids{lab.store().runs()[0].id, lab.store().runs()[1].id};
   lab.remove_runs(ids);  // from the view only
   lab.drop_checkpoints(ids);

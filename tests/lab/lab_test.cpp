@@ -208,7 +208,7 @@ TEST_F(LabTest, RestoresEveryRunAfterItsProcessIsKilled) {
     EXPECT_FALSE(killed.record.steps.empty());
   }
   EXPECT_EQ(next.store().runs()[2].record.status, RunStatus::Queued);
-  EXPECT_TRUE(next.has_unqueued_runs());
+  EXPECT_TRUE(next.has_runs_to_continue());
   EXPECT_FALSE(next.queue().busy()) << "nothing starts by itself";
 }
 
@@ -284,6 +284,59 @@ TEST_F(LabTest, AKilledRunResumesInTheNextLabWithTheSameNumbers) {
   reference_lab.stop_all();
   ASSERT_TRUE(idle(reference_lab));
   normlab::test::expect_same_losses(resumed, reference_lab.store().find(reference)->record);
+}
+
+// Issue 29: after a crash, Resume went on with the selected interrupted runs while the
+// runs queued behind them waited for Start queued runs. One action now goes on with what
+// the last session left, in the order the runs were queued: interrupted runs resume from
+// their checkpoints, queued ones start; a run stopped on purpose stays stopped.
+TEST_F(LabTest, ContinuingResumesTheInterruptedRunsAndStartsTheQueuedInTheirOrder) {
+  TrainConfig config = tiny(1'000'000);
+  config.checkpoint_interval = 0;  // a checkpoint with every save
+  QStringList files;
+  {
+    Lab lab(runs());
+    lab.set_side_by_side(1);
+    for (int i = 0; i < 2; ++i) {
+      const int id = lab.queue_run(config);
+      ASSERT_TRUE(test::wait_until([&] { return QFile::exists(RunArchive::checkpoint_of(lab.store().find(id)->file)); },
+                                   kTrainTimeoutMs));
+      lab.stop_run();
+      ASSERT_TRUE(idle(lab));
+      files << lab.store().find(id)->file;
+    }
+    // The first as a killed process leaves it; the second was stopped by hand.
+    RunRecord killed = read_json(files[0].toStdString());
+    killed.status = RunStatus::Running;
+    write_json(killed, files[0].toStdString());
+    lab.shutdown();
+  }
+  // Two runs queued after them, as the course leaves its later seeds.
+  for (const char* name : {"later", "last"}) {
+    RunRecord queued;
+    queued.config = tiny(5);
+    queued.config.name = name;
+    queued.status = RunStatus::Queued;
+    // Named as the archive names them, after the two runs before.
+    const QString file = QStringLiteral("99990101-000000-%1-%2.json").arg(files.size() + 1).arg(name);
+    files << QDir(runs()).filePath(file);
+    write_json(queued, files.back().toStdString());
+  }
+  Lab next(runs());
+  next.set_side_by_side(1);
+  next.restore();
+  const auto& back = next.store().runs();
+  ASSERT_EQ(back.size(), 4u);
+  ASSERT_EQ(back[0].record.status, RunStatus::Interrupted);
+  ASSERT_EQ(back[1].record.status, RunStatus::Stopped);
+  ASSERT_TRUE(next.has_runs_to_continue());
+  EXPECT_TRUE(next.continue_runs().isEmpty());
+  EXPECT_FALSE(next.has_runs_to_continue());
+  EXPECT_EQ(next.queue().running(), QList<int>{back[0].id}) << "the interrupted run goes on first";
+  EXPECT_EQ(next.queue().pending(), (QList<int>{back[2].id, back[3].id}));
+  EXPECT_EQ(back[1].record.status, RunStatus::Stopped);
+  next.stop_all();
+  ASSERT_TRUE(idle(next));
 }
 
 // A checkpoint that cannot continue the run is refused with the reason; nothing is lost,
@@ -485,6 +538,39 @@ TEST_F(LabTest, ASweepsTimeLeftCountsTheRunsQueuedBeforeIt) {
   lab.stop_all();
 }
 
+// Issue 29: a sweep's estimate said 41 s before it started and 1 min 16 s once it trained,
+// which it took. Before, it rested on the latest finished run, the course's last, which had
+// trained alone on every core; once started, on runs side by side, each with its share.
+// Both now reckon a run's speed with the threads it will get.
+TEST_F(LabTest, ASweepsEstimateBeforeItStartsReckonsTheThreadsEachRunGets) {
+  Lab lab(runs());
+  lab.set_side_by_side(2);
+  const int share = threads_per_run(2);
+  RunRecord alone = finished(tiny(100));
+  alone.environment.threads = 2 * share;  // trained alone, on the cores two runs share
+  lab.store().add(alone, {});
+  const double took = alone.steps.back().wall_s;
+  const Estimate one = lab.estimate({tiny(100)});
+  EXPECT_EQ(one.basis, Estimate::Basis::FinishedRun);
+  EXPECT_NEAR(one.seconds, 2 * took, 1e-9 * took) << "with half its threads, half its speed";
+  EXPECT_EQ(one.measured_threads, 2 * share);
+  EXPECT_EQ(one.threads_now, share);
+
+  Sweep sweep;
+  sweep.base = tiny(100);
+  sweep.setting = "peak_lr";
+  sweep.values = {"2e-3", "3e-3"};
+  sweep.placements = {NormPlacement::Pre};
+  const SweepStanding s = stand(sweep, lab.store());
+  ASSERT_EQ(s.to_train.size(), 2u);
+  EXPECT_NEAR(lab.sweep_time(s, false).total.seconds, 2 * took, 1e-9 * took) << "the two side by side";
+
+  RunRecord shared = alone;  // trained side by side: its speed is a run's now
+  shared.environment.threads = share;
+  lab.store().add(shared, {});
+  EXPECT_NEAR(lab.estimate({tiny(100)}).seconds, took, 1e-9 * took);
+}
+
 TEST_F(LabTest, ImportIsAllOrNothingAndKeepsACopy) {
   Lab lab(runs());
   const QString good = folder_.filePath(QStringLiteral("good.json")),
@@ -538,6 +624,49 @@ TEST_F(LabTest, ImportRefusesARunAlreadyOpenAndNamesASecondRunAsACopy) {
     EXPECT_EQ(display_name(lab.store().runs().back().record.config), shown + " (copy " + std::to_string(copy) + ")");
   }
   EXPECT_EQ(read_json(lab.store().runs().back().file.toStdString()).config.label, shown + " (copy 3)");
+}
+
+// Issue 29: a run's shade changed across a restart (pre-norm 1e-3 dark blue before, light
+// blue after): it was given again from the runs that came back, without the ones removed.
+// Its file keeps it now, and a file from before shades were kept is given one to keep.
+TEST_F(LabTest, ARunLooksTheSameAfterARestartWhateverWasRemoved) {
+  std::string name;
+  int shade = -1;
+  {
+    Lab lab(runs());
+    TrainConfig other = tiny(5), kept = tiny(5);
+    other.peak_lr = 2e-3;  // the same hue, another experiment
+    kept.peak_lr = 1e-3;
+    const QString first = folder_.filePath(QStringLiteral("first.json")),
+                  second = folder_.filePath(QStringLiteral("second.json"));
+    write_json(finished(other), first.toStdString());
+    write_json(finished(kept), second.toStdString());
+    ASSERT_EQ(lab.import_runs({first, second}).added, 2);
+    const RunEntry& run = lab.store().runs()[1];
+    name = run.record.config.name;
+    shade = run.shade;
+    EXPECT_NE(shade, lab.store().runs()[0].shade) << "two curves of one hue";
+    lab.remove_runs({lab.store().runs()[0].id});
+  }
+  Lab next(runs());
+  next.restore();
+  ASSERT_EQ(next.store().runs().size(), 1u);
+  EXPECT_EQ(next.store().runs()[0].record.config.name, name);
+  EXPECT_EQ(next.store().runs()[0].shade, shade);
+
+  // A file without a shade: the one it is given is written to it.
+  RunRecord old = finished(tiny(5));
+  old.config.peak_lr = 3e-3;
+  old.config.name = "older";
+  const QString older = QDir(runs()).filePath(QStringLiteral("20000101-000000-000-older.json"));
+  write_json(old, older.toStdString());
+  ASSERT_EQ(read_json(older.toStdString()).config.shade, -1);
+  next.shutdown();
+  Lab third(runs());
+  third.restore();
+  ASSERT_EQ(third.store().runs().size(), 2u);
+  EXPECT_EQ(read_json(older.toStdString()).config.shade, third.store().runs()[0].shade);
+  EXPECT_EQ(third.store().runs()[1].shade, shade) << "the run that was there first keeps its look";
 }
 
 // Issue 30: a rename and a note are the run file's, and come back with the folder; the

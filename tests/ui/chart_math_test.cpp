@@ -38,6 +38,18 @@ TEST(ChartMath, LogTicksOverADecadeAre125) {
   EXPECT_EQ(values, (std::vector<double>{1, 2, 5, 10, 20, 50}));
 }
 
+// A short axis holds fewer labels: wider round steps, then fewer per decade.
+TEST(ChartMath, TicksStayWithinWhatTheAxisHolds) {
+  for (const int most : {2, 3, 4}) {
+    const auto linear = loss_ticks(4.3, 9.2, false, most);
+    EXPECT_GE(linear.size(), 2u);
+    EXPECT_LE(int(linear.size()), most);
+  }
+  std::vector<double> values;
+  for (const Tick& t : loss_ticks(0.8, 60, true, 3)) values.push_back(t.value);
+  EXPECT_EQ(values, (std::vector<double>{1, 10}));
+}
+
 TEST(ChartMath, ThinningKeepsEachBucketsExtremesInOrder) {
   const std::vector<Point> points = {{0, 5}, {1, 3}, {2, 4}, {3, 9}, {4, 1}, {5, 2}, {6, 2}};
   const auto noisy = thinned(points, 4, true);

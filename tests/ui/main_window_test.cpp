@@ -154,7 +154,7 @@ TEST_F(MainWindowTest, SmallWindowsKeepTextsWholeAndApart) {
     EXPECT_FALSE(slider->geometry().intersects(value->geometry())) << "the slider runs over its value";
     QStringList shown;  // the legend's texts as listed beside the chart
     for (int i = 0; i < window_->legend().count(); ++i) shown << window_->legend().item(i)->text();
-    EXPECT_EQ(shown.size(), 6) << "five seed groups and the baseline";
+    EXPECT_EQ(shown.size(), 11) << "five seed groups, their interrupted seeds drawn alone, and the baseline";
     EXPECT_EQ(QSet<QString>(shown.begin(), shown.end()).size(), shown.size()) << shown.join(" | ").toStdString();
     for (const QString& text : shown)
       EXPECT_FALSE(text.endsWith(QStringLiteral("...")))
@@ -649,7 +649,7 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   // When the user says so, they train in that order.
   QAction* resume = nullptr;
   for (QAction* action : next->findChildren<QAction*>()) {
-    if (action->text() == QStringLiteral("Start &queued runs")) resume = action;
+    if (action->text() == QStringLiteral("Continue interrupted and &queued runs")) resume = action;
   }
   ASSERT_TRUE(resume);
   ASSERT_TRUE(resume->isEnabled());

@@ -1,12 +1,15 @@
 // The window on a laptop's screen: whatever runs it holds, it fits. Each test here runs
 // on the screen ui_test_main gives the process (--screen, 1280 x 800 unless told), and
 // ctest runs them on 1024 x 700, 1280 x 800, and 2560 x 1600 at QT_SCALE_FACTOR=2.
+#include <QAbstractScrollArea>
 #include <QCoreApplication>
 #include <QDir>
+#include <QLabel>
 #include <QListWidgetItem>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSet>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <gtest/gtest.h>
 
@@ -16,6 +19,7 @@
 #include "ui/chart_legend.h"
 #include "ui/loss_chart.h"
 #include "ui/main_window.h"
+#include "ui/sweep_view.h"
 
 #include "test_support.h"
 
@@ -172,6 +176,42 @@ TEST_F(WindowFits, WithARestoredFolderOfSeedGroupsInterruptedAndQueuedRuns) {
   ASSERT_EQ(window_->store().runs().size(), restored_folder().size());
   expect_fits();
   expect_legend_distinguishable();
+}
+
+// Issue 29: under the Sweeps tab the hint "Click a point…" above the point's curves was
+// half hidden. On every screen it is whole, with nothing drawn over it.
+TEST_F(WindowFits, TheSweepsTabShowsItsHintWhole) {
+  open();
+  QTabWidget& views = window_->views();
+  for (int i = 0; i < views.count(); ++i) {
+    if (views.widget(i)->isAncestorOf(&window_->sweep_view())) views.setCurrentIndex(i);
+  }
+  settle();
+  const auto* hint = window_->sweep_view().findChild<QLabel*>(QStringLiteral("pointTitle"));
+  ASSERT_TRUE(hint);
+  ASSERT_TRUE(hint->isVisible());
+  EXPECT_GE(hint->height(), hint->sizeHint().height()) << "cut at the bottom";
+  const QRect text =
+      hint->fontMetrics().boundingRect(hint->contentsRect(), int(hint->alignment()) | Qt::TextWordWrap, hint->text());
+  EXPECT_LE(text.height(), hint->contentsRect().height()) << hint->text().toStdString();
+  EXPECT_LE(text.width(), hint->contentsRect().width()) << hint->text().toStdString();
+  // What of it the window shows: its scroll area's viewport may hide part of it.
+  const QRect shown = QRect(hint->mapTo(window_.get(), QPoint(0, 0)), hint->size());
+  QWidget* area = hint->parentWidget();
+  while (area && !qobject_cast<QAbstractScrollArea*>(area)) area = area->parentWidget();
+  ASSERT_TRUE(area);
+  const auto* scroll = qobject_cast<QAbstractScrollArea*>(area);
+  const QRect viewport(scroll->viewport()->mapTo(window_.get(), QPoint(0, 0)), scroll->viewport()->size());
+  EXPECT_TRUE(viewport.contains(shown)) << "hint at " << shown.y() << ".." << shown.bottom() << ", view "
+                                        << viewport.y() << ".." << viewport.bottom();
+  // The chart of a point's runs, whose own hint sits in its middle, is whole in view or not there.
+  const auto* curves = window_->sweep_view().findChild<QWidget*>(QStringLiteral("pointCurves"));
+  ASSERT_TRUE(curves);
+  if (curves->isVisible()) {
+    const QRect chart(curves->mapTo(window_.get(), QPoint(0, 0)), curves->size());
+    EXPECT_TRUE(viewport.contains(chart))
+        << "chart at " << chart.y() << ".." << chart.bottom() << ", view " << viewport.y() << ".." << viewport.bottom();
+  }
 }
 
 // A size saved on a larger screen (or by a window the user stretched past this one)
