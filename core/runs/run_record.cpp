@@ -477,7 +477,9 @@ RunRecord from_json_text(const std::string& text) {
   } else if (name.rfind(default_run_name(run.config), 0) != 0) {
     run.config.label = name;  // a name the user gave (--name): what they call the run
   }
-  if (const auto shade = j.find("shade"); shade != j.end() && shade->is_number_integer() && *shade >= 0) {
+  // Any other value (negative, past an int, not a whole number) leaves the shade to the window.
+  if (const auto shade = j.find("shade");
+      shade != j.end() && shade->is_number_integer() && *shade >= 0 && *shade <= std::numeric_limits<int>::max()) {
     run.config.shade = shade->get<int>();
   }
   run.status = parse_status(field<std::string>(j, "status", ""));

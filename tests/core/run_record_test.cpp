@@ -558,6 +558,19 @@ TEST_F(RunRecordTest, TheTextRoundTrips) {
   EXPECT_EQ(back.text.samples[1].reference_probability, run.text.samples[1].reference_probability);
 }
 
+// The window's shade for a run comes back from its file; a value no int holds (the wrap
+// that once read 4294967298 layers as 2) or a negative one is no shade, not another.
+TEST_F(RunRecordTest, AShadeComesBackAndABadOneIsNone) {
+  RunRecord run = run_with_text();
+  run.config.shade = 3;
+  EXPECT_EQ(from_json_text(to_json_text(run)).config.shade, 3);
+  for (const json bad : {json(4294967298LL), json(-2), json(1.5), json("2")}) {
+    json j = json::parse(to_json_text(run));
+    j["shade"] = bad;
+    EXPECT_EQ(from_json_text(j.dump()).config.shade, -1) << bad.dump();
+  }
+}
+
 TEST_F(RunRecordTest, ReadBadText) {
   const auto broken = [&](const std::function<void(json&)>& change) {
     json j = json::parse(to_json_text(run_with_text()));
