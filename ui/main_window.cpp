@@ -38,6 +38,7 @@
 
 #include "about_view.h"
 #include "chart_legend.h"
+#include "elided_label.h"
 #include "format.h"
 #include "inside_view.h"
 #include "loss_chart.h"
@@ -81,7 +82,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       log_scale_(new QCheckBox(tr("Log scale"))),
       smoothing_(new QSlider(Qt::Horizontal)),
       smoothing_value_(new QLabel),
-      stage_label_(new QLabel),
+      stage_label_(new ElidedLabel),
       rate_label_(new QLabel),
       lr_label_(new QLabel),
       run_progress_(new QProgressBar),
@@ -421,7 +422,7 @@ void MainWindow::update_progress() {
   rate_label_->setVisible(active && p.tokens_per_s > 0);
   lr_label_->setVisible(one && p.running.front().step > 0);
   if (!active) {
-    stage_label_->setText(tr("Ready"));
+    stage_label_->set_full_text(tr("Ready"));
     return;
   }
   QStringList names;
@@ -438,10 +439,11 @@ void MainWindow::update_progress() {
   }
   const lab::ActiveRun& first = p.running.front();
   if (one) {
-    stage_label_->setText(first.stage.isEmpty() || first.step > 0 ? tr("Training %1").arg(names.front())
-                                                                  : tr("%1: %2\u2026").arg(names.front(), first.stage));
+    stage_label_->set_full_text(first.stage.isEmpty() || first.step > 0
+                                    ? tr("Training %1").arg(names.front())
+                                    : tr("%1: %2\u2026").arg(names.front(), first.stage));
   } else {
-    stage_label_->setText(tr("Training %1 side by side").arg(names.join(tr(", "))));
+    stage_label_->set_full_text(tr("Training %1 side by side").arg(names.join(tr(", "))));
   }
   rate_label_->setText(tr("%1 tokens/s").arg(QLocale::system().toString(p.tokens_per_s, 'f', 0)));
   lr_label_->setText(tr("lr %1").arg(lr_text(first.lr)));

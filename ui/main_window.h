@@ -29,6 +29,7 @@ class RunStore;
 namespace normlab::ui {
 
 class ChartLegend;
+class ElidedLabel;
 class LossChart;
 class LossChartView;
 class RunTableModel;
@@ -168,7 +169,7 @@ class MainWindow : public QMainWindow {
   QCheckBox* log_scale_;
   QSlider* smoothing_;
   QLabel* smoothing_value_;
-  QLabel* stage_label_;
+  ElidedLabel* stage_label_;  // what trains; cut to its room, whole in its tooltip
   QLabel* rate_label_;
   QLabel* lr_label_;
   QProgressBar* run_progress_;

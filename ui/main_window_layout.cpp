@@ -31,6 +31,7 @@
 #include "lab/qstring.h"
 
 #include "chart_legend.h"
+#include "elided_label.h"
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
@@ -406,6 +407,8 @@ void MainWindow::build_run_dock() {
 
 void MainWindow::build_status_bar() {
   stage_label_->setObjectName(QStringLiteral("stageLabel"));
+  // Takes the room the permanent widgets leave: "Training “…”, “…” side by side" with
+  // long names ran under the tokens/s beside it.
   stage_label_->setMinimumWidth(200);
   statusBar()->addWidget(stage_label_, 1);
   // A message replaces the stage text rather than being drawn over it, even when it was

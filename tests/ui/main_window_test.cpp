@@ -539,6 +539,41 @@ TEST_F(MainWindowTest, ASecondWindowOnTheSameFolderOnlyShowsItsRuns) {
   window_->stop_run();
 }
 
+// Seen on the walk: "Training “…”, “…” side by side" with long names ran under the
+// tokens/s beside it. The stage text gives way, whole in its tooltip.
+TEST_F(MainWindowTest, TheStageTextKeepsClearOfTheTokensPerSecond) {
+  window_->lab().set_side_by_side(3);
+  window_->resize(1024, 700);
+  QList<int> ids;
+  for (int i = 0; i < 3; ++i) {
+    TrainConfig config = test::tiny_config(corpus_, 1'000'000);
+    config.seed += std::uint64_t(i);
+    config.label = "a run with a long name of its own, number " + std::to_string(i + 1);
+    ids << window_->lab().queue_run(config);
+  }
+  auto* stage = window_->statusBar()->findChild<QLabel*>(QStringLiteral("stageLabel"));
+  QLabel* rate = nullptr;
+  ASSERT_TRUE(stage);
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        rate = nullptr;
+        for (QLabel* label : window_->statusBar()->findChildren<QLabel*>()) {
+          if (label->isVisible() && label->text().endsWith(QStringLiteral("tokens/s"))) rate = label;
+        }
+        return rate && window_->lab().queue().running().size() == 3 && stage->text().contains(QStringLiteral("Train"));
+      },
+      kTrainTimeoutMs));
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+  QCoreApplication::processEvents();
+  EXPECT_LE(stage->fontMetrics().horizontalAdvance(stage->text()), stage->contentsRect().width())
+      << stage->text().toStdString();
+  EXPECT_LE(stage->geometry().right(), rate->geometry().left()) << "the stage text runs under tokens/s";
+  EXPECT_TRUE(stage->toolTip().contains(QStringLiteral("number 3")))
+      << "the whole text: " << stage->toolTip().toStdString();
+  window_->lab().stop_all();
+  ASSERT_TRUE(test::wait_until([&] { return !window_->lab().queue().busy(); }, kTrainTimeoutMs));
+}
+
 TEST_F(MainWindowTest, OneDamagedSavedRunIsToldOfInTheSingular) {
   window_->close();
   const QDir runs(folder_.filePath(QStringLiteral("runs")));
