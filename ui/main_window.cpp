@@ -233,9 +233,16 @@ void MainWindow::restore_session() {
   }
   if (lab_->read_only()) {
     setWindowTitle(windowTitle() + tr(" (read-only)"));
-    statusBar()->showMessage(tr("Another NormLab (%1) owns %2: its runs are shown as last saved, and nothing "
-                                "can be trained or changed here")
-                                 .arg(lab_->archive().owner(), lab_->archive().folder()));
+    // A label that stays while the window is open: a status message said it, and went at
+    // the first menu item's status tip, leaving only "(read-only)" in the title.
+    auto* owned = new ElidedLabel;
+    owned->setObjectName(QStringLiteral("readOnlyLabel"));
+    owned->setStyleSheet(QStringLiteral("QLabel { color: #7a4b00; font-weight: 600; }"));
+    // Its folder last: a narrow window cuts the path, not what it means.
+    owned->set_full_text(tr("Read-only: another NormLab (%1) owns this runs folder: its runs are shown as last "
+                            "saved, and nothing can be trained or changed here (%2)")
+                             .arg(lab_->archive().owner(), lab_->archive().folder()));
+    statusBar()->addPermanentWidget(owned, 1);
   } else if (!restored.runs.empty()) {
     const auto waiting = std::count_if(restored.runs.begin(), restored.runs.end(),
                                        [](const auto& run) { return run.first.status == RunStatus::Queued; });

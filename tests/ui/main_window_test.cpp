@@ -16,6 +16,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
+#include <QStatusTipEvent>
 #include <QSvgRenderer>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -526,8 +527,11 @@ TEST_F(MainWindowTest, ASecondWindowOnTheSameFolderOnlyShowsItsRuns) {
   auto second = next_session(folder_.filePath(QStringLiteral("runs")), errors);
   EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
   ASSERT_EQ(second->store().runs().size(), 1u);
-  EXPECT_TRUE(second->statusBar()->currentMessage().contains(QString::number(QCoreApplication::applicationPid())))
-      << second->statusBar()->currentMessage().toStdString();
+  auto* owned = second->statusBar()->findChild<QLabel*>(QStringLiteral("readOnlyLabel"));
+  ASSERT_TRUE(owned);
+  EXPECT_TRUE(owned->toolTip().contains(QString::number(QCoreApplication::applicationPid())) ||
+              owned->text().contains(QString::number(QCoreApplication::applicationPid())))
+      << owned->text().toStdString();
   EXPECT_TRUE(second->windowTitle().endsWith(QStringLiteral("(read-only)")));
   second->settings_panel().set_config(test::tiny_config(corpus_, 5));
   EXPECT_FALSE(second->start_action()->isEnabled());
@@ -535,6 +539,29 @@ TEST_F(MainWindowTest, ASecondWindowOnTheSameFolderOnlyShowsItsRuns) {
   second->start_run();
   EXPECT_EQ(second->store().runs().size(), 1u);
   EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(), 1);
+  second->close();
+  window_->stop_run();
+}
+
+// Seen on the walk: the second window's "another NormLab owns …" went at the first menu
+// use (an item's status tip replaced the message), leaving only "(read-only)" in the title.
+TEST_F(MainWindowTest, ASecondWindowKeepsSayingWhoOwnsTheFolder) {
+  const int id = window_->lab().queue_run(test::tiny_config(corpus_, 1'000'000));
+  ASSERT_TRUE(test::wait_until([&] { return !record(id).steps.empty(); }, kTrainTimeoutMs));
+  QStringList errors;
+  auto second = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  ASSERT_TRUE(second->windowTitle().endsWith(QStringLiteral("(read-only)")));
+  for (const QString& tip : {QStringLiteral("Queue a run with these settings"), QString()}) {
+    QStatusTipEvent event(tip);  // what hovering a menu item and leaving it sends
+    QCoreApplication::sendEvent(second.get(), &event);
+  }
+  QCoreApplication::processEvents();
+  const QString owner = QString::number(QCoreApplication::applicationPid());
+  QStringList shown;
+  for (const QLabel* label : second->statusBar()->findChildren<QLabel*>()) {
+    if (label->isVisible()) shown << label->text() + QStringLiteral(" / ") + label->toolTip();
+  }
+  EXPECT_TRUE(shown.join('\n').contains(owner)) << shown.join(QStringLiteral(" | ")).toStdString();
   second->close();
   window_->stop_run();
 }
