@@ -7,6 +7,7 @@
 #include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPainter>
 #include <QPen>
 #include <QPixmapCache>
 #include <QValueAxis>
@@ -37,6 +38,15 @@ const QColor kTextColour(0x30, 0x30, 0x30);
 QColor with_alpha(QColor colour, int alpha) {
   colour.setAlpha(alpha);
   return colour;
+}
+
+// A held-out point drawn as a square of `colour` (Qt Charts scales it to the marker size).
+QImage square_marker(const QColor& colour) {
+  QImage image(24, 24, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  QPainter painter(&image);
+  painter.fillRect(QRect(2, 2, 20, 20), colour);
+  return image;
 }
 
 }  // namespace
@@ -162,6 +172,7 @@ void LossChart::give_back(QLineSeries* series) {
   series->setVisible(false);
   series->setName({});
   series->setPointsVisible(false);
+  series->setLightMarker(QImage());
   spare_.push_back(series);
 }
 
@@ -308,16 +319,16 @@ void LossChart::apply_styles() {
     const QColor faint = with_alpha(lightened(colour, 0.72), faded ? 40 : 150);
 
     QPen heldout_pen(dark, strong ? 3.2 : 2.1);
-    heldout_pen.setStyle(run_pen_style(run));  // the same hue's fifth curve on is dashed
     heldout_pen.setCapStyle(Qt::RoundCap);
     heldout_pen.setJoinStyle(Qt::RoundJoin);
     c.heldout->setPen(heldout_pen);
     c.heldout->setBrush(dark);
-    c.heldout->setMarkerSize(strong ? 6.5 : 5);
+    // The same hue's fifth curve on has square points; a dashed line was the baseline's look.
+    c.heldout->setMarkerSize(run_squared(run) ? (strong ? 7 : 5.5) : (strong ? 6.5 : 5));
+    c.heldout->setLightMarker(run_squared(run) ? square_marker(dark) : QImage());
     // Thousands of points each: on screen they are one-pixel cosmetic lines, which Qt
     // draws several times faster than wider ones; pictures get the true widths.
     QPen train_pen(strong ? training_colour(dark).darker(115) : light, picture_mode_ ? 1.1 : 1.0);
-    train_pen.setStyle(run_pen_style(run));
     QPen raw_pen(faint, picture_mode_ ? 0.9 : 1.0);
     train_pen.setCosmetic(!picture_mode_);
     raw_pen.setCosmetic(!picture_mode_);
@@ -359,7 +370,7 @@ std::vector<LegendEntry> LossChart::legend_entries() const {
   for (const lab::RunEntry& run : store_.runs()) {
     if (!drawn(run) || !curves_.count(run.id)) continue;
     auto [name, seeds] = name_and_seeds(run);
-    entries.push_back({run_colour(run), run_pen_style(run), std::move(name), std::move(seeds)});
+    entries.push_back({run_colour(run), Qt::SolidLine, std::move(name), std::move(seeds), true, run_squared(run)});
   }
   for (const auto& b : baselines_) {
     entries.push_back({b->series->pen().color(), b->series->pen().style(), b->series->name(), {}});

@@ -49,11 +49,14 @@ struct Readout {
 // One entry of the chart's legend: a drawn run or seed group, or a baseline.
 struct LegendEntry {
   QColor colour;
-  Qt::PenStyle style = Qt::SolidLine;
+  Qt::PenStyle style = Qt::SolidLine;  // dashed: a baseline
   QString name;
-  QString seeds;  // a seed group's "mean of 3 seeds"; empty for a run alone or a baseline
+  QString seeds;         // a seed group's "mean of 3 seeds"; empty for a run alone or a baseline
+  bool points = false;   // a run's held-out points: round, or
+  bool squares = false;  // square (the same hue's fifth curve on)
   bool operator==(const LegendEntry& o) const {
-    return colour == o.colour && style == o.style && name == o.name && seeds == o.seeds;
+    return colour == o.colour && style == o.style && name == o.name && seeds == o.seeds && points == o.points &&
+           squares == o.squares;
   }
 };
 

@@ -77,14 +77,14 @@ TEST(RunStore, ColoursSayThePlacementAndCurvesOfOneHueStayApart) {
   add(NormPlacement::Peri, 1e-3, 30);
   ASSERT_EQ(store.runs().size(), 13u);
 
-  std::map<Hue, std::set<std::pair<QRgb, Qt::PenStyle>>> looks;  // per hue, one look per seed group
+  std::map<Hue, std::set<std::pair<QRgb, bool>>> looks;  // per hue, one look per seed group
   for (const lab::RunEntry& run : store.runs()) {
     const Hue hue = family_of(run.record.config);
     const QColor colour = run_colour(run);
     EXPECT_NEAR(colour.hslHueF() * 360, family_colour(hue, 0).hslHueF() * 360, 3.0)
         << run.record.config.name << " is drawn in another hue";
     if (run.record.config.seed == 1337) {
-      EXPECT_TRUE(looks[hue].insert({colour.rgb(), run_pen_style(run)}).second)
+      EXPECT_TRUE(looks[hue].insert({colour.rgb(), run_squared(run)}).second)
           << run.record.config.name << " looks like another curve of its hue";
     }
   }
@@ -191,6 +191,33 @@ TEST_F(LossChartTest, ABaselineLabelKeepsClearOfACurveOnItsLine) {
   const QPointF moved = label_offset(run);
   EXPECT_GT(moved.x(), 0);
   EXPECT_GT(moved.y(), 0) << "below the line";
+}
+
+// Seen on the walk: once one hue had many runs, its fifth held-out curve turned dashed
+// like the unigram baseline. The baseline stays the only dashed line; the same hue's
+// fifth curve on has square points instead, in the chart and in its legend.
+TEST_F(LossChartTest, OnlyTheBaselineIsDashed) {
+  for (double lr : {1e-4, 3e-4, 1e-3, 3e-3, 6e-3, 1e-2})
+    store_.add(test::synthetic_run(NormPlacement::Pre, lr, 30, 600, 50), {});
+  chart_.refresh();
+  QStringList dashed;
+  int squared = 0;
+  for (QAbstractSeries* series : chart_.series()) {
+    auto* line = qobject_cast<QLineSeries*>(series);
+    if (!line || !line->isVisible() || line->count() == 0) continue;
+    if (line->pen().style() != Qt::SolidLine) dashed << line->name();
+    if (!line->lightMarker().isNull()) ++squared;
+  }
+  ASSERT_EQ(dashed.size(), 1) << dashed.join(QStringLiteral(" | ")).toStdString();
+  EXPECT_TRUE(dashed.front().startsWith(QStringLiteral("unigram baseline")));
+  EXPECT_EQ(squared, 2) << "the hue's fifth and sixth curves";
+  int squares_listed = 0;
+  for (const LegendEntry& entry : chart_.legend_entries()) {
+    EXPECT_EQ(entry.style == Qt::SolidLine, !entry.name.startsWith(QStringLiteral("unigram baseline")))
+        << entry.name.toStdString();
+    squares_listed += entry.squares;
+  }
+  EXPECT_EQ(squares_listed, 2);
 }
 
 TEST(RunStore, CarriesAnyNamedSeries) {
