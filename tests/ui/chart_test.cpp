@@ -220,6 +220,62 @@ TEST_F(LossChartTest, OnlyTheBaselineIsDashed) {
   EXPECT_EQ(squares_listed, 2);
 }
 
+// Seen on the walk: the baseline's label sat on the curves, as where a run lies right on
+// its line it covered the fewest curves rather than none. It goes where no curve is, on
+// its line when it can, else under the plot, and stays readable.
+TEST_F(LossChartTest, TheBaselineLabelCoversNoCurve) {
+  const auto label_box = [&]() -> std::optional<QRectF> {
+    for (QGraphicsItem* item : chart_.childItems()) {
+      for (QGraphicsItem* child : item->childItems()) {
+        auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(child);
+        if (text && text->text().contains(QStringLiteral("unigram")) && item->isVisible())
+          return item->mapRectToParent(item->boundingRect());
+      }
+    }
+    return std::nullopt;
+  };
+  struct Case {
+    QSize size;
+    double swing;  // of the training loss about the line
+  };
+  // Close about the line, then all over the label's height; and that in a small chart.
+  for (const Case& c : {Case{{1000, 600}, 0.02}, Case{{1000, 600}, 0.3}, Case{{560, 330}, 0.3}}) {
+    SCOPED_TRACE(std::to_string(c.size.width()) + " wide, swing " + std::to_string(c.swing));
+    chart_.resize(c.size);
+    RunRecord run = test::synthetic_run(NormPlacement::Post, 1e-3, 30, 3000, 100);
+    for (StepMetrics& s : run.steps) s.train_loss = run.baseline_loss + c.swing * std::sin(s.step * 0.7);
+    for (EvalMetrics& e : run.evals) e.val_loss = run.baseline_loss + (e.step % 200 == 0 ? 0.01 : -0.01);
+    const int id = store_.add(run, {});
+    chart_.set_smoothing(0);
+    chart_.refresh();
+    const std::optional<QRectF> box = label_box();
+    if (c.size.width() >= 1000) {
+      ASSERT_TRUE(box) << "no baseline label shown";
+    }
+    if (box) {
+      std::vector<QPointF> drawn;  // the run's curves as drawn, every point and the held-out line between them
+      for (const StepMetrics& s : run.steps) drawn.push_back(chart_.position_of({double(s.step), s.train_loss}));
+      for (std::size_t i = 0; i + 1 < run.evals.size(); ++i) {
+        const QPointF a = chart_.position_of({double(run.evals[i].step), run.evals[i].val_loss});
+        const QPointF b = chart_.position_of({double(run.evals[i + 1].step), run.evals[i + 1].val_loss});
+        for (int t = 0; t <= 20; ++t) drawn.push_back(a + (b - a) * (t / 20.0));
+      }
+      const auto covered = std::count_if(drawn.begin(), drawn.end(), [&](QPointF p) { return box->contains(p); });
+      EXPECT_EQ(covered, 0) << "the label at " << box->x() << ", " << box->y() << " covers curve points";
+      // Nor the axes' words: under the plot it kept off the step axis's title.
+      std::function<void(QGraphicsItem*)> clear_of_texts = [&](QGraphicsItem* item) {
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) {
+          const QRectF words = text->mapRectToItem(&chart_, text->boundingRect());
+          EXPECT_FALSE(words.intersects(*box)) << "the label covers " << text->toPlainText().toStdString();
+        }
+        for (QGraphicsItem* child : item->childItems()) clear_of_texts(child);
+      };
+      clear_of_texts(&chart_);
+    }
+    store_.remove(id);
+  }
+}
+
 TEST(RunStore, CarriesAnyNamedSeries) {
   lab::RunStore store;
   const int id = store.add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 100), {});
