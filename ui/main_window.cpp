@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "core/runs/presets.h"
+#include "core/runs/run_cost.h"
 #include "core/runs/run_text.h"
 #include "core/runs/run_title.h"
 #include "lab/gpu_installer.h"
@@ -334,12 +335,24 @@ void MainWindow::start_run() {
     statusBar()->showMessage(problem, kStatusMessageMs);
     return;
   }
-  // A typo in Steps (9,999,999) started a run of 467 hours without a word.
+  // A typo in Steps (9,999,999) started a run of 467 hours without a word, and on a new
+  // profile, with no speed known yet, still did.
   const TrainConfig config = settings_->config();
   const lab::Estimate time = lab_->estimate({config});
   if (time.seconds > kAskAboveSeconds &&
       !ask(tr("A long run"), tr("This run would take about %1 here (%2). Start it?")
                                  .arg(lab::qstr(duration_text(time.seconds)), estimate_basis_text(time)))) {
+    return;
+  }
+  const TrainConfig course = scaled(TrainConfig{}, lab_->course_scale());
+  const double courses = run_flops(config) / run_flops(course);
+  if (time.seconds < 0 && courses > kAskAboveCourseRuns &&
+      !ask(tr("A long run"), tr("How long this run takes here is not known yet: no run has trained on this device. "
+                                "It is about %1 times the work of a course run (%2 steps of %3 layers), which "
+                                "suggests hours. Start it?")
+                                 .arg(QLocale::system().toString(courses, 'f', 0))
+                                 .arg(course.steps)
+                                 .arg(course.model.layers))) {
     return;
   }
   lab_->start_run(config);

@@ -109,6 +109,9 @@ class MainWindow : public QMainWindow {
   static constexpr double kDefaultSmoothing = 0.8;
   static constexpr int kStatusMessageMs = 8000;
   static constexpr double kAskAboveSeconds = 3600;  // a run longer than this is started only when confirmed
+  // With no speed known on this device yet, a run of more than this many times the
+  // course's run's work (about an hour on a CPU) is started only when confirmed.
+  static constexpr double kAskAboveCourseRuns = 30;
 
   // main_window_layout.cpp
   void build_actions();

@@ -191,6 +191,29 @@ TEST_F(MainWindowTest, ARunOfMoreThanAnHourStartsOnlyWhenTheUserSaysYes) {
   EXPECT_EQ(window_->store().runs().size(), 2u);
 }
 
+// Seen on a re-check: on a new profile, with no run trained on this device yet, a run of
+// 9,999,999 steps still started without a word: the estimate had nothing to go by. A run
+// far larger than the course's asks first then too; a small one starts at once.
+TEST_F(MainWindowTest, AHugeRunAsksFirstEvenBeforeAnySpeedIsKnown) {
+  ASSERT_TRUE(test::wait_until([&] { return window_->lab().device_known(); }, 30'000));
+  TrainConfig huge = scaled(TrainConfig{}, window_->lab().course_scale());
+  huge.corpus_path = test::tiny_config(corpus_).corpus_path;
+  huge.steps = 9'999'999;
+  window_->settings_panel().set_config(huge);
+  ASSERT_TRUE(window_->settings_panel().problem().isEmpty()) << window_->settings_panel().problem().toStdString();
+  ASSERT_LT(window_->lab().estimate({huge}).seconds, 0) << "a speed is known: not the case under test";
+  answer_ = false;
+  window_->start_action()->trigger();
+  ASSERT_EQ(questions_.size(), 1);
+  EXPECT_TRUE(questions_.front().contains(QStringLiteral("not known"))) << questions_.front().toStdString();
+  EXPECT_TRUE(window_->store().runs().empty()) << "not started";
+
+  window_->settings_panel().set_config(test::tiny_config(corpus_, 30));
+  window_->start_action()->trigger();
+  EXPECT_EQ(questions_.size(), 1) << questions_.back().toStdString();
+  EXPECT_EQ(window_->store().runs().size(), 1u);
+}
+
 // Seen on a keyboard-only walk: no way to switch views but clicking their tabs, no
 // shortcut for the course, no letters inside the menus, and F10 did nothing.
 TEST_F(MainWindowTest, TheKeyboardReachesEveryViewMenuAndTheCourse) {
