@@ -80,6 +80,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       run_table_(new QTableView),
       details_(new QTextBrowser),
       details_timer_(new QTimer(this)),
+      estimate_timer_(new QTimer(this)),
       log_scale_(new QCheckBox(tr("Log scale"))),
       smoothing_(new QSlider(Qt::Horizontal)),
       smoothing_value_(new QLabel),
@@ -115,6 +116,18 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   settings_->add_actions(start_action_, stop_action_, course_action_);
 
   connect(settings_, &SettingsPanel::validity_changed, this, &MainWindow::update_actions);
+  // The estimate follows the settings and whatever tells the speed: this session's
+  // training, a run that ends, a few steps timed for the Sweeps tab, the device.
+  estimate_timer_->setSingleShot(true);
+  estimate_timer_->setInterval(250);
+  connect(estimate_timer_, &QTimer::timeout, this, &MainWindow::update_start_estimate);
+  const auto estimate_soon = [this] {
+    if (!estimate_timer_->isActive()) estimate_timer_->start();
+  };
+  connect(settings_, &SettingsPanel::changed, this, estimate_soon);
+  connect(lab_, &lab::Lab::progress_changed, this, estimate_soon);
+  connect(lab_, &lab::Lab::sweep_changed, this, estimate_soon);
+  connect(store_, &lab::RunStore::status_changed, this, estimate_soon);
   connect(settings_, &SettingsPanel::changed, sweeps_, [this] {
     if (current_view() == sweeps_) sweeps_->refresh();
   });
@@ -168,6 +181,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   update_details();
   update_actions();
   update_progress();
+  update_start_estimate();
   lab_->probe_device();
   connect(gpu_installer_, &lab::GpuInstaller::notice, this, &MainWindow::show_gpu_notice);
   gpu_installer_->look_for_gpu(install_gpu_action_->text().remove(QLatin1Char('&')).prepend(tr("Help \u25b8 ")));
@@ -323,6 +337,7 @@ void MainWindow::on_device_found(const Environment& found) {
   // First launch: the course's settings, made small enough for a CPU when needed, unless
   // the schedule was changed meanwhile.
   if (!settings_restored_) settings_->set_config(lab_->fit_to_device(settings_->config()));
+  update_start_estimate();
   settings_->set_course_note(
       gpu ? tr("GPU found: the course experiment runs at full size (%1).").arg(course_scale_text(Scale::Full))
           : tr("No GPU found: the course experiment is scaled for the CPU (%1).").arg(course_scale_text(Scale::Cpu)));
@@ -365,6 +380,22 @@ void MainWindow::start_course_experiment() {
   // Kept now, as Start keeps its run's settings: a crash lost the "\u00d7 2 seeds" chosen.
   QSettings settings;
   settings_->save(settings);
+}
+
+void MainWindow::update_start_estimate() {
+  if (!settings_->problem().isEmpty()) {
+    settings_->set_start_estimate({}, {});
+    return;
+  }
+  const lab::Estimate time = lab_->estimate({settings_->config()});
+  if (time.seconds < 0) {
+    settings_->set_start_estimate(tr("Time: known once a run has trained here"),
+                                  tr("Estimated from this session's training speed or the last finished run on this "
+                                     "device; the Sweeps tab can time a few steps"));
+  } else {
+    settings_->set_start_estimate(tr("Start: about %1 here").arg(lab::qstr(duration_text(time.seconds))),
+                                  estimate_basis_text(time));
+  }
 }
 
 void MainWindow::update_course_action() {

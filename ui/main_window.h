@@ -134,6 +134,7 @@ class MainWindow : public QMainWindow {
   void set_side_by_side(int runs);
   void update_side_by_side_menu();
   void update_course_action();
+  void update_start_estimate();  // beside Start: how long the next run would take here
   void update_details();
   void ask_in_details(const QUrl& link);  // the details' "rename" and "note" links
   QList<int> selected_runs() const;
@@ -169,6 +170,7 @@ class MainWindow : public QMainWindow {
   QTableView* run_table_;
   QTextBrowser* details_;
   QTimer* details_timer_;
+  QTimer* estimate_timer_;  // the estimate beside Start, redone at most a few times a second
   QCheckBox* log_scale_;
   QSlider* smoothing_;
   QLabel* smoothing_value_;

@@ -28,9 +28,11 @@
 
 #include "core/device/cuda_backend.h"
 #include "core/runs/presets.h"
+#include "core/runs/run_text.h"
 #include "core/runs/seeds.h"
 #include "core/system/atomic_file.h"
 #include "lab/lab.h"
+#include "lab/qstring.h"
 #include "lab/run_store.h"
 #include "tests/lab/corpus_fixture.h"
 #include "tests/support/same_losses.h"
@@ -212,6 +214,32 @@ TEST_F(MainWindowTest, AHugeRunAsksFirstEvenBeforeAnySpeedIsKnown) {
   window_->start_action()->trigger();
   EXPECT_EQ(questions_.size(), 1) << questions_.back().toStdString();
   EXPECT_EQ(window_->store().runs().size(), 1u);
+}
+
+// Asked for on the walk: beside Start, how long its run would take here, from the lab's
+// estimate (the one the long-run question and the queue use), following the settings.
+TEST_F(MainWindowTest, StartSaysHowLongItsRunWouldTake) {
+  ASSERT_TRUE(test::wait_until([&] { return window_->lab().device_known(); }, 30'000));
+  EXPECT_FALSE(window_->settings_panel().start_estimate().contains(QStringLiteral("about")))
+      << "nothing to go by yet: " << window_->settings_panel().start_estimate().toStdString();
+  RunRecord finished = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600);
+  finished.environment.device = window_->lab().on_gpu() ? "cuda" : "cpu";
+  window_->store().add(finished, {});
+  TrainConfig config = scaled(TrainConfig{}, window_->lab().course_scale());
+  config.corpus_path = test::tiny_config(corpus_).corpus_path;
+  QStringList shown;
+  for (const int steps : {600, 60'000}) {
+    config.steps = steps;
+    window_->settings_panel().set_config(config);
+    const lab::Estimate time = window_->lab().estimate({config});
+    ASSERT_GT(time.seconds, 0);
+    const QString expected = lab::qstr(duration_text(time.seconds));
+    EXPECT_TRUE(test::wait_until([&] { return window_->settings_panel().start_estimate().contains(expected); }, 5'000))
+        << steps << " steps: " << window_->settings_panel().start_estimate().toStdString() << ", not "
+        << expected.toStdString();
+    shown << window_->settings_panel().start_estimate();
+  }
+  EXPECT_NE(shown.front(), shown.back()) << "it follows the steps";
 }
 
 // Seen on a keyboard-only walk: no way to switch views but clicking their tabs, no
