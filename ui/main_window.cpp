@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -234,6 +235,9 @@ void MainWindow::restore_session() {
   run_table_->horizontalHeader()->restoreState(settings.value(QStringLiteral("window/run_columns")).toByteArray());
   settings_restored_ = settings_->restore(settings);
   log_action_->setChecked(settings.value(QStringLiteral("chart/log_scale"), false).toBool());
+  const int x_axis =
+      x_axis_choice_->findData(settings.value(QStringLiteral("chart/x_axis"), int(XAxis::Steps)).toInt());
+  if (x_axis >= 0) x_axis_choice_->setCurrentIndex(x_axis);
   group_seeds_action_->setChecked(settings.value(QStringLiteral("chart/group_seeds"), true).toBool());
   const int smoothing =
       int(std::lround(100 * settings.value(QStringLiteral("chart/smoothing"), kDefaultSmoothing).toDouble()));
@@ -299,6 +303,7 @@ void MainWindow::save_session() const {
   settings_->save(settings);
   settings.setValue(QStringLiteral("lab/side_by_side"), lab_->side_by_side_choice());
   settings.setValue(QStringLiteral("chart/log_scale"), chart_->log_scale());
+  settings.setValue(QStringLiteral("chart/x_axis"), int(chart_->x_axis()));
   settings.setValue(QStringLiteral("chart/group_seeds"), chart_->group_seeds());
   settings.setValue(QStringLiteral("chart/smoothing"), chart_->smoothing());
   QStringList hidden;

@@ -12,6 +12,7 @@
 
 class QDockWidget;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QSlider;
@@ -172,6 +173,7 @@ class MainWindow : public QMainWindow {
   QTimer* details_timer_;
   QTimer* estimate_timer_;  // the estimate beside Start, redone at most a few times a second
   QCheckBox* log_scale_;
+  QComboBox* x_axis_choice_ = nullptr;  // steps, tokens or wall-clock time across the chart
   QSlider* smoothing_;
   QLabel* smoothing_value_;
   ElidedLabel* stage_label_;  // what trains; cut to its room, whole in its tooltip

@@ -502,6 +502,66 @@ TEST(LossChartView, TheReadoutPastTheEndOfAShorterRunSaysTheStepUnderThePointer)
       << "a longer run's training loss is given at another step: " << readout->text().toStdString();
 }
 
+// Asked for on the walk: the x-axis in tokens trained on or in wall-clock time as well as
+// in steps, from what each run records (steps × batch × context; each point's wall_s).
+// Fit to data, the readout and a picture's copy of the chart follow the choice.
+TEST_F(LossChartTest, TheXAxisCanBeTokensOrWallClockTime) {
+  const RunRecord run = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50);
+  ASSERT_DOUBLE_EQ(run.steps.back().wall_s, 30);  // its 600 steps took 30 s
+  const double million_per_step = double(run.config.batch_size) * run.config.model.context / 1e6;
+  store_.add(run, {});
+  chart_.refresh();
+  const QAbstractAxis* x_axis = chart_.axes(Qt::Horizontal).front();
+
+  chart_.set_x_axis(XAxis::Tokens);
+  EXPECT_TRUE(x_axis->titleText().contains(QStringLiteral("tokens"))) << x_axis->titleText().toStdString();
+  EXPECT_NEAR(chart_.view().x_max, 600 * million_per_step, 600 * million_per_step * 0.02);
+  EXPECT_EQ(chart_.readout(300 * million_per_step).front().step, 300);
+
+  chart_.set_x_axis(XAxis::WallTime);
+  EXPECT_TRUE(x_axis->titleText().contains(QStringLiteral("time"))) << x_axis->titleText().toStdString();
+  EXPECT_FALSE(chart_.title().contains(QStringLiteral("per step"))) << chart_.title().toStdString();
+  EXPECT_NEAR(chart_.view().x_max, 30, 0.6);
+  EXPECT_EQ(chart_.readout(12.5).front().step, 250);
+  EXPECT_DOUBLE_EQ(chart_.readout(12.5).front().x, 12.5);
+  chart_.set_view({5, 10, 4, 10});
+  chart_.reset_view();  // Fit to data
+  EXPECT_NEAR(chart_.view().x_max, 30, 0.6);
+
+  LossChart copy(store_);  // as an exported picture makes it
+  copy.resize(1000, 600);
+  copy.copy_view_from(chart_);
+  EXPECT_EQ(copy.x_axis(), XAxis::WallTime);
+  EXPECT_NEAR(copy.view().x_max, 30, 0.6);
+  EXPECT_EQ(copy.readout(12.5).front().step, 250);
+
+  chart_.set_x_axis(XAxis::Steps);
+  EXPECT_NEAR(chart_.view().x_max, 600, 10);
+}
+
+// Off the step axis the hover box says where the pointer is in that axis's units, and each
+// run's row its own step: runs differ in tokens per step and in speed.
+TEST(LossChartView, TheReadoutSpeaksTheXAxisUnits) {
+  lab::RunStore store;
+  store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});  // 0.05 s a step
+  auto* chart = new LossChart(store);
+  LossChartView view(chart);  // which owns it
+  view.resize(900, 600);
+  view.show();
+  QCoreApplication::processEvents();
+  chart->set_x_axis(XAxis::WallTime);
+  chart->set_view({10, 20, 4, 10});
+  QTest::mouseMove(view.viewport(), view.mapFromScene(chart->mapToScene(chart->plotArea().center())));
+  auto* readout = view.findChild<QLabel*>(QStringLiteral("chartReadout"));
+  ASSERT_TRUE(readout && readout->isVisible());
+  // About 15 s, at the step recorded nearest the pointer: the header's time is that step's.
+  const QRegularExpressionMatch time = QRegularExpression(QStringLiteral("<b>([0-9.]+) s</b>")).match(readout->text());
+  const QRegularExpressionMatch step = QRegularExpression(QStringLiteral(" at step ([0-9]+)")).match(readout->text());
+  ASSERT_TRUE(time.hasMatch() && step.hasMatch()) << readout->text().toStdString();
+  EXPECT_NEAR(time.captured(1).toDouble(), 15, 0.5);
+  EXPECT_NEAR(time.captured(1).toDouble(), step.captured(1).toInt() * 0.05, 0.05) << readout->text().toStdString();
+}
+
 // What an SVG draws, in the picture's coordinates: each shape's points (polylines, paths,
 // lines) and whether a clip path holds it, where each text starts, and the clip path's rectangle.
 struct SvgShapes {

@@ -652,6 +652,21 @@ TEST_F(MainWindowTest, TheStageTextKeepsClearOfTheTokensPerSecond) {
   ASSERT_TRUE(test::wait_until([&] { return !window_->lab().queue().busy(); }, kTrainTimeoutMs));
 }
 
+// The x-axis choice sits beside the chart, and comes back in the next session.
+TEST_F(MainWindowTest, TheChartsXAxisIsChosenBesideItAndComesBack) {
+  auto* choice = window_->findChild<QComboBox*>(QStringLiteral("xAxisChoice"));
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(window_->chart().x_axis(), XAxis::Steps);
+  choice->setCurrentIndex(choice->findData(int(XAxis::Tokens)));
+  EXPECT_EQ(window_->chart().x_axis(), XAxis::Tokens);
+  window_->close();
+  QStringList errors;
+  auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  EXPECT_EQ(next->chart().x_axis(), XAxis::Tokens);
+  next->findChild<QComboBox*>(QStringLiteral("xAxisChoice"))->setCurrentIndex(0);  // as it was for the next test
+  next->close();
+}
+
 TEST_F(MainWindowTest, OneDamagedSavedRunIsToldOfInTheSingular) {
   window_->close();
   const QDir runs(folder_.filePath(QStringLiteral("runs")));
