@@ -9,7 +9,7 @@ namespace normlab::ui {
 
 namespace {
 
-constexpr QSize kSwatch(22, 10);  // a stretch of the curve, in its colour and dashes
+constexpr QSize kSwatch(22, 10);  // a stretch of the curve, in its colour, with its point (a baseline: dashed)
 constexpr int kMinimumChars = 14, kPreferredMaxChars = 30;
 
 QIcon swatch(const LegendEntry& entry, qreal pixel_ratio) {
@@ -21,7 +21,14 @@ QIcon swatch(const LegendEntry& entry, qreal pixel_ratio) {
   QPen pen(entry.colour, 2.1, entry.style);
   pen.setCapStyle(Qt::FlatCap);
   p.setPen(pen);
-  p.drawLine(QPointF(0, kSwatch.height() / 2.0), QPointF(kSwatch.width(), kSwatch.height() / 2.0));
+  const QPointF middle(kSwatch.width() / 2.0, kSwatch.height() / 2.0);
+  p.drawLine(QPointF(0, middle.y()), QPointF(kSwatch.width(), middle.y()));
+  if (entry.points) {  // a run's held-out points, as the chart draws them
+    p.setPen(Qt::NoPen);
+    p.setBrush(entry.colour);
+    if (entry.squares) p.drawRect(QRectF(middle - QPointF(3.5, 3.5), QSizeF(7, 7)));
+    else p.drawEllipse(middle, 3.2, 3.2);
+  }
   return QIcon(pixmap);
 }
 

@@ -24,12 +24,13 @@ struct Tick {
 // steps or fewer per decade where the axis is short.
 std::vector<Tick> loss_ticks(double lo, double hi, bool log_scale, int most = 100);
 
-// Fewer points for a curve whose `bucket` steps fit in a pixel, drawing the same ink: a
-// noisy curve keeps each bucket's lowest and highest point, in step order; a smooth one
-// its last. Buckets start at multiples of `bucket`, so panning keeps them.
+// Fewer points for a curve whose `bucket` of x (steps, tokens or seconds) fits in a pixel,
+// drawing the same ink: a noisy curve keeps each bucket's lowest and highest point, in x
+// order; a smooth one its last. Buckets start at multiples of `bucket`, so panning keeps
+// them. A bucket of 0 keeps every point.
 template <typename Points>
-Points thinned(const Points& points, int bucket, bool noisy) {
-  if (bucket <= 1) return points;
+Points thinned(const Points& points, double bucket, bool noisy) {
+  if (bucket <= 0) return points;
   Points out;
   out.reserve(2 * points.size() / bucket + 2);
   const auto size = points.size();

@@ -7,6 +7,7 @@
 #include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPainter>
 #include <QPen>
 #include <QPixmapCache>
 #include <QValueAxis>
@@ -39,11 +40,19 @@ QColor with_alpha(QColor colour, int alpha) {
   return colour;
 }
 
+// A held-out point drawn as a square of `colour` (Qt Charts scales it to the marker size).
+QImage square_marker(const QColor& colour) {
+  QImage image(24, 24, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  QPainter painter(&image);
+  painter.fillRect(QRect(2, 2, 20, 20), colour);
+  return image;
+}
+
 }  // namespace
 
 LossChart::LossChart(const lab::RunStore& store, QGraphicsItem* parent)
     : QChart(parent), store_(store), axis_x_(new QValueAxis), axis_y_(new QCategoryAxis) {
-  setTitle(tr("Loss per step \u00b7 training (light) and held-out (dark)"));
   setTitleFont(sized_font(11.5, true));
   setTitleBrush(kTextColour);
   setBackgroundRoundness(0);
@@ -62,7 +71,7 @@ LossChart::LossChart(const lab::RunStore& store, QGraphicsItem* parent)
     axis->setGridLineColor(kGridColour);
     axis->setLinePenColor(QColor(0x9e, 0x9e, 0x9e));
   }
-  axis_x_->setTitleText(tr("step"));
+  update_x_title();
   axis_x_->setLabelFormat(QStringLiteral("%.0f"));
   axis_x_->setTickInterval(100);
   axis_x_->setTickType(QValueAxis::TicksDynamic);
@@ -165,6 +174,7 @@ void LossChart::give_back(QLineSeries* series) {
   series->setVisible(false);
   series->setName({});
   series->setPointsVisible(false);
+  series->setLightMarker(QImage());
   spare_.push_back(series);
 }
 
@@ -210,11 +220,11 @@ void LossChart::update_points(Curves& c, const RunRecord& r) {
     const StepMetrics& s = r.steps[i];
     double smoothed = kNaN;
     if (std::isfinite(s.train_loss) && s.train_loss > 0) {
-      c.raw_points.append({double(s.step), to_display(s.train_loss)});
+      c.raw_points.append({x_of(r.config, s.step, s.wall_s), to_display(s.train_loss)});
       c.extents.add_training(c.raw_points.back().y());
       if (smooth) {
         smoothed = c.ema.add(s.train_loss);
-        c.smooth_points.append({double(s.step), to_display(smoothed)});
+        c.smooth_points.append({x_of(r.config, s.step, s.wall_s), to_display(smoothed)});
       }
     }
     if (smooth) c.smoothed.push_back(smoothed);
@@ -222,7 +232,7 @@ void LossChart::update_points(Curves& c, const RunRecord& r) {
   for (std::size_t i = c.evals_done; i < r.evals.size(); ++i) {
     const EvalMetrics& e = r.evals[i];
     if (std::isfinite(e.val_loss) && e.val_loss > 0) {
-      c.heldout_points.append({double(e.step), to_display(e.val_loss)});
+      c.heldout_points.append({x_of(r.config, e.step, e.wall_s), to_display(e.val_loss)});
       c.extents.add_heldout(c.heldout_points.back().y());
     }
   }
@@ -237,17 +247,19 @@ void LossChart::update_points(Curves& c, const RunRecord& r) {
 // so training curves get no more points than the plot has pixels to show them.
 void LossChart::show_training_points(Curves& c) {
   const bool smooth = smoothing_ > 0;
-  c.train->replace(smooth ? thinned(c.smooth_points, steps_per_bucket_, false)
-                          : thinned(c.raw_points, steps_per_bucket_, true));
-  if (smooth) c.raw->replace(thinned(c.raw_points, steps_per_bucket_, true));
+  c.train->replace(smooth ? thinned(c.smooth_points, x_per_bucket_, false)
+                          : thinned(c.raw_points, x_per_bucket_, true));
+  if (smooth) c.raw->replace(thinned(c.raw_points, x_per_bucket_, true));
   else if (c.raw->count() > 0) c.raw->clear();
 }
 
 void LossChart::update_thinning() {
   const double pixels = std::max(plotArea().width(), 1.0);
-  const int bucket = picture_mode_ ? 1 : std::max(1, int(std::ceil((axis_x_->max() - axis_x_->min()) / pixels)));
-  if (bucket == steps_per_bucket_) return;
-  steps_per_bucket_ = bucket;
+  double bucket = (axis_x_->max() - axis_x_->min()) / pixels;                 // a pixel's width
+  if (x_axis_ == XAxis::Steps) bucket = bucket <= 1 ? 0 : std::ceil(bucket);  // whole steps
+  if (picture_mode_) bucket = 0;
+  if (bucket == x_per_bucket_) return;
+  x_per_bucket_ = bucket;
   for (auto& [id, c] : curves_) show_training_points(*c);
 }
 
@@ -311,16 +323,16 @@ void LossChart::apply_styles() {
     const QColor faint = with_alpha(lightened(colour, 0.72), faded ? 40 : 150);
 
     QPen heldout_pen(dark, strong ? 3.2 : 2.1);
-    heldout_pen.setStyle(run_pen_style(run));  // the same hue's fifth curve on is dashed
     heldout_pen.setCapStyle(Qt::RoundCap);
     heldout_pen.setJoinStyle(Qt::RoundJoin);
     c.heldout->setPen(heldout_pen);
     c.heldout->setBrush(dark);
-    c.heldout->setMarkerSize(strong ? 6.5 : 5);
+    // The same hue's fifth curve on has square points; a dashed line was the baseline's look.
+    c.heldout->setMarkerSize(run_squared(run) ? (strong ? 7 : 5.5) : (strong ? 6.5 : 5));
+    c.heldout->setLightMarker(run_squared(run) ? square_marker(dark) : QImage());
     // Thousands of points each: on screen they are one-pixel cosmetic lines, which Qt
     // draws several times faster than wider ones; pictures get the true widths.
     QPen train_pen(strong ? training_colour(dark).darker(115) : light, picture_mode_ ? 1.1 : 1.0);
-    train_pen.setStyle(run_pen_style(run));
     QPen raw_pen(faint, picture_mode_ ? 0.9 : 1.0);
     train_pen.setCosmetic(!picture_mode_);
     raw_pen.setCosmetic(!picture_mode_);
@@ -362,7 +374,7 @@ std::vector<LegendEntry> LossChart::legend_entries() const {
   for (const lab::RunEntry& run : store_.runs()) {
     if (!drawn(run) || !curves_.count(run.id)) continue;
     auto [name, seeds] = name_and_seeds(run);
-    entries.push_back({run_colour(run), run_pen_style(run), std::move(name), std::move(seeds)});
+    entries.push_back({run_colour(run), Qt::SolidLine, std::move(name), std::move(seeds), true, run_squared(run)});
   }
   for (const auto& b : baselines_) {
     entries.push_back({b->series->pen().color(), b->series->pen().style(), b->series->name(), {}});
@@ -383,6 +395,44 @@ void LossChart::update_loss_title() {
   });
   const QString title = fits == titles.end() ? titles.back() : *fits;
   if (title != axis_y_->titleText()) axis_y_->setTitleText(title);
+}
+
+double LossChart::x_of(const TrainConfig& config, int step, double wall_s) const {
+  switch (x_axis_) {
+    case XAxis::Tokens: return double(step) * config.batch_size * config.model.context / 1e6;
+    case XAxis::WallTime: return wall_s;
+    case XAxis::Steps: break;
+  }
+  return step;
+}
+
+// The axis's title and the chart's: "Loss per step" read wrong over tokens or seconds.
+void LossChart::update_x_title() {
+  const QString curves = tr("training (light) and held-out (dark)");
+  switch (x_axis_) {
+    case XAxis::Steps:
+      axis_x_->setTitleText(tr("step"));
+      setTitle(tr("Loss per step \u00b7 %1").arg(curves));
+      break;
+    case XAxis::Tokens:
+      axis_x_->setTitleText(tr("tokens trained on (millions)"));
+      setTitle(tr("Loss by tokens trained on \u00b7 %1").arg(curves));
+      break;
+    case XAxis::WallTime:
+      axis_x_->setTitleText(tr("wall-clock time (seconds)"));
+      setTitle(tr("Loss over time \u00b7 %1").arg(curves));
+      break;
+  }
+}
+
+void LossChart::set_x_axis(XAxis axis) {
+  if (axis == x_axis_) return;
+  x_axis_ = axis;
+  update_x_title();
+  rebuild_all();
+  follows_data_ = true;  // a zoom in steps means nothing in seconds
+  refresh();
+  emit view_changed();
 }
 
 void LossChart::set_log_scale(bool on) {
@@ -588,8 +638,8 @@ void LossChart::update_group_points(SeedGroup& group) {
   for (std::size_t i = 0; i < group.spread.low.size(); ++i) {
     const EvalMetrics &l = group.spread.low[i], &h = group.spread.high[i];
     if (!(l.val_loss > 0) || !std::isfinite(h.val_loss)) continue;
-    low.append({double(l.step), to_display(l.val_loss)});
-    high.append({double(h.step), to_display(h.val_loss)});
+    low.append({x_of(group.spread.mean.config, l.step, l.wall_s), to_display(l.val_loss)});
+    high.append({x_of(group.spread.mean.config, h.step, h.wall_s), to_display(h.val_loss)});
   }
   group.band->lowerSeries()->replace(low);
   group.band->upperSeries()->replace(high);
@@ -611,6 +661,11 @@ void LossChart::copy_view_from(const LossChart& other) {
   groups_dirty_ = true;
   baselines_dirty_ = true;
   ignore_outliers_ = other.ignore_outliers_;
+  if (x_axis_ != other.x_axis_) {
+    x_axis_ = other.x_axis_;
+    update_x_title();
+    rebuild_all();
+  }
   set_log_scale(other.log_scale_);
   set_smoothing(other.smoothing_);
   styles_dirty_ = true;
@@ -619,17 +674,17 @@ void LossChart::copy_view_from(const LossChart& other) {
   else set_view(other.view());
 }
 
-std::vector<Readout> LossChart::readout(double step) const {
+std::vector<Readout> LossChart::readout(double x) const {
   std::vector<Readout> out;
   for (const lab::RunEntry& run : store_.runs()) {
     const RunRecord& r = drawn_record(run);
     auto curves = curves_.find(run.id);
     if (!drawn(run) || r.steps.empty() || curves == curves_.end()) continue;
-    auto nearest = [step](const auto& points) {
-      auto it =
-          std::lower_bound(points.begin(), points.end(), step, [](const auto& p, double s) { return p.step < s; });
+    const auto at = [&](const auto& p) { return x_of(r.config, p.step, p.wall_s); };
+    auto nearest = [&](const auto& points) {
+      auto it = std::lower_bound(points.begin(), points.end(), x, [&](const auto& p, double v) { return at(p) < v; });
       if (it == points.end()) return points.size() - 1;
-      if (it != points.begin() && step - std::prev(it)->step < it->step - step) --it;
+      if (it != points.begin() && x - at(*std::prev(it)) < at(*it) - x) --it;
       return std::size_t(it - points.begin());
     };
     const std::size_t i = nearest(r.steps);
@@ -637,6 +692,7 @@ std::vector<Readout> LossChart::readout(double step) const {
     o.colour = run_colour(run);
     o.name = drawn_name(run);
     o.step = r.steps[i].step;
+    o.x = at(r.steps[i]);
     o.train = r.steps[i].train_loss;
     const auto& smoothed = curves->second->smoothed;
     o.train_smoothed = smoothing_ > 0 && i < smoothed.size() ? smoothed[i] : kNaN;

@@ -27,7 +27,11 @@ class RunStore;
 
 namespace normlab::ui {
 
-// What part of the plane is shown: steps across, loss in nats up.
+// What the horizontal axis measures: optimiser steps, tokens trained on (in millions), or
+// wall-clock seconds since training started (each step's and evaluation's wall_s).
+enum class XAxis { Steps, Tokens, WallTime };
+
+// What part of the plane is shown: x (in XAxis units) across, loss in nats up.
 struct ViewRange {
   double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
   bool operator==(const ViewRange& o) const {
@@ -40,6 +44,7 @@ struct Readout {
   QColor colour;
   QString name;
   int step = 0;
+  double x = 0;               // where `step` lies on the x-axis
   double train = 0;           // raw training loss at `step`
   double train_smoothed = 0;  // NaN when smoothing is off
   int eval_step = -1;         // nearest evaluation; -1 if none
@@ -49,11 +54,14 @@ struct Readout {
 // One entry of the chart's legend: a drawn run or seed group, or a baseline.
 struct LegendEntry {
   QColor colour;
-  Qt::PenStyle style = Qt::SolidLine;
+  Qt::PenStyle style = Qt::SolidLine;  // dashed: a baseline
   QString name;
-  QString seeds;  // a seed group's "mean of 3 seeds"; empty for a run alone or a baseline
+  QString seeds;         // a seed group's "mean of 3 seeds"; empty for a run alone or a baseline
+  bool points = false;   // a run's held-out points: round, or
+  bool squares = false;  // square (the same hue's fifth curve on)
   bool operator==(const LegendEntry& o) const {
-    return colour == o.colour && style == o.style && name == o.name && seeds == o.seeds;
+    return colour == o.colour && style == o.style && name == o.name && seeds == o.seeds && points == o.points &&
+           squares == o.squares;
   }
 };
 
@@ -70,6 +78,11 @@ class LossChart : public QChart {
 
   void set_log_scale(bool on);
   bool log_scale() const { return log_scale_; }
+  // Steps (the default), tokens or wall-clock time across; the view fits the data again.
+  void set_x_axis(XAxis axis);
+  XAxis x_axis() const { return x_axis_; }
+  // Where a run's point of `step`, recorded `wall_s` after its start, lies on the x-axis.
+  double x_of(const TrainConfig& config, int step, double wall_s) const;
   // On (the default), fitting the range leaves out held-out losses far above where the
   // runs started, as from a run that blew up; zooming out or turning it off shows them.
   void set_ignore_outliers(bool on);
@@ -106,8 +119,8 @@ class LossChart : public QChart {
   void zoom_to(const QRectF& chart_rect);
   void zoom_around(QPointF chart_pos, double factor_x, double factor_y);  // factor < 1 zooms in
   void pan_by(QPointF pixels);
-  QPointF value_at(QPointF chart_pos) const;  // (step, nats)
-  QPointF position_of(QPointF value) const;   // chart coordinates of (step, nats)
+  QPointF value_at(QPointF chart_pos) const;  // (x, nats)
+  QPointF position_of(QPointF value) const;   // chart coordinates of (x, nats)
 
   // On screen, training curves are one-pixel lines and every series is cached as pixels,
   // for speed. A picture wants true line widths, which scale with it, and vectors.
@@ -121,7 +134,8 @@ class LossChart : public QChart {
 
   // Applies pending data changes now. Normally the refresh timer does it.
   void refresh();
-  std::vector<Readout> readout(double step) const;
+  // Each drawn run's values at its recorded step nearest to `x` on the x-axis.
+  std::vector<Readout> readout(double x) const;
   // Training points plotted for a run (raw, before smoothing); for tests and benchmarks.
   int plotted_points(int run_id) const;
   int plotted_evals(int run_id) const;
@@ -158,11 +172,14 @@ class LossChart : public QChart {
   void apply_styles();
   void update_baselines();
   void place_baseline_labels();
+  void set_baseline_words(Baseline& baseline, const QString& text);
   int curves_under(const QRectF& box) const;  // how much of the visible curves a box would hide
   void fit_to_data();
   void apply_view(const ViewRange& display);  // display space: log10 when log scale
   void update_loss_ticks();
   void update_loss_title();
+  void update_x_title();
+  double x_reached(const RunRecord& run) const;  // how far along the x-axis a run reaches
   double to_display(double nats) const;
   QPointF display_at(QPointF chart_pos) const;  // (step, y as plotted: log10 on a log scale)
   double from_display(double y) const;
@@ -188,12 +205,13 @@ class LossChart : public QChart {
   bool styles_dirty_ = true;
   bool baselines_dirty_ = true;
   bool log_scale_ = false;
+  XAxis x_axis_ = XAxis::Steps;
   bool ignore_outliers_ = true;
   double smoothing_ = 0;
   bool follows_data_ = true;
   bool picture_mode_ = false;
   bool view_moving_ = false;
-  int steps_per_bucket_ = 1;  // training points are thinned to two per bucket of steps
+  double x_per_bucket_ = 1;  // training points are thinned to two per bucket of the x-axis
   double last_refresh_ms_ = 0;
 };
 

@@ -15,6 +15,7 @@
 
 class QAreaSeries;
 class QGraphicsRectItem;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 
 namespace normlab::ui {
@@ -53,7 +54,8 @@ struct LossChart::SeedGroup {
 struct LossChart::Baseline {
   double nats = 0;
   QLineSeries* series = nullptr;
-  QGraphicsRectItem* label = nullptr;  // a pale box holding the text, readable over curves
+  QGraphicsRectItem* label = nullptr;  // a pale box holding the text, where no curve is
+  QGraphicsSimpleTextItem* words = nullptr;
 };
 
 inline QFont sized_font(double points, bool bold = false) {

@@ -14,20 +14,21 @@
 
 namespace normlab::ui {
 
-namespace {
-
-// How far along the step axis a run reaches: a training run to its planned end, which its
-// curve grows towards; a queued run nowhere yet; any other to its last step. A run stopped
-// early kept a 10-million-step axis that squashed every curve into its first pixels.
-double steps_reached(const RunRecord& run) {
-  switch (run.status) {
-    case RunStatus::Running: return run.config.steps;
-    case RunStatus::Queued: return 0;
-    default: return run.steps.empty() ? 0 : run.steps.back().step;
-  }
+// How far along the x-axis a run reaches: a training run to its planned end, which its
+// curve grows towards (in time, where its speed so far puts the end, rounded up so the axis
+// does not move at every step); a queued run nowhere yet; any other to its last step. A run
+// stopped early kept a 10-million-step axis that squashed every curve into its first pixels.
+double LossChart::x_reached(const RunRecord& run) const {
+  if (run.status == RunStatus::Queued) return 0;
+  const double last_wall = run.steps.empty() ? 0 : run.steps.back().wall_s;
+  const int last_step = run.steps.empty() ? 0 : run.steps.back().step;
+  if (run.status != RunStatus::Running) return x_of(run.config, last_step, last_wall);
+  if (x_axis_ != XAxis::WallTime) return x_of(run.config, run.config.steps, 0);
+  if (last_step <= 0 || last_wall <= 0) return 0;
+  const double end = last_wall * run.config.steps / last_step;
+  const double round = nice_step(end, 8);
+  return std::ceil(end / round) * round;
 }
-
-}  // namespace
 
 void LossChart::fit_to_data() {
   double x_max = 0;
@@ -35,7 +36,7 @@ void LossChart::fit_to_data() {
   for (const lab::RunEntry& run : store_.runs()) {
     auto it = curves_.find(run.id);
     if (!shows(run) || it == curves_.end()) continue;
-    x_max = std::max(x_max, steps_reached(run.record));  // a seed group's every member
+    x_max = std::max(x_max, x_reached(run.record));  // a seed group's every member
     if (drawn(run)) extents.push_back(it->second->extents);
   }
   std::vector<double> baselines;
@@ -46,9 +47,9 @@ void LossChart::fit_to_data() {
     hi = to_display(10);
   }
   const double pad = std::max(hi - lo, log_scale_ ? 0.02 : 0.2) * 0.04;
-  const double steps = x_max > 0 ? x_max : 1000;
-  const double margin = steps * 0.012;  // the first and last evaluation's dots stay whole
-  const ViewRange fitted{-margin, steps + margin, lo - pad, hi + pad};
+  const double reach = x_max > 0 ? x_max : x_axis_ == XAxis::Steps ? 1000 : 1;
+  const double margin = reach * 0.012;  // the first and last evaluation's dots stay whole
+  const ViewRange fitted{-margin, reach + margin, lo - pad, hi + pad};
   // Every range change makes Qt Charts place each point again (~15 ms for 5 x 3000 steps),
   // so a range that still holds the data snugly is kept while a run trains.
   const ViewRange now{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()};
@@ -67,10 +68,13 @@ void LossChart::apply_view(const ViewRange& d) {
   const double y_min = d.y_min, y_max = std::max(d.y_max, d.y_min + 1e-9);
   // Set the tick interval on the side that never makes many ticks: thousands of labels
   // would be laid out for a moment if a wide range met a narrow interval.
-  const double interval = std::max(1.0, nice_step(x_max - x_min, 8));
+  const double interval = std::max(x_axis_ == XAxis::Steps ? 1.0 : 1e-9, nice_step(x_max - x_min, 8));
   if (interval > axis_x_->tickInterval()) axis_x_->setTickInterval(interval);
   axis_x_->setRange(x_min, x_max);
   axis_x_->setTickInterval(interval);
+  // Millions of tokens and seconds come in fractions: as many decimals as the ticks need.
+  const QString format = QStringLiteral("%.%1f").arg(decimals_for(interval));
+  if (format != axis_x_->labelFormat()) axis_x_->setLabelFormat(format);
   axis_y_->setRange(y_min, y_max);
   for (auto& b : baselines_) b->series->replace({{x_min, to_display(b->nats)}, {x_max, to_display(b->nats)}});
   update_thinning();

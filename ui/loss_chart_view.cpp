@@ -3,10 +3,12 @@
 #include <QApplication>
 #include <QGraphicsLineItem>
 #include <QLabel>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QRubberBand>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "lab/run_store.h"
 
@@ -179,18 +181,23 @@ void LossChartView::hide_readout() {
   crosshair_->hide();
 }
 
-// The step under the pointer as recorded: the nearest any run has. A run that ended
-// before it shows its last step, "at 300", rather than giving the header its own.
-int LossChartView::step_under(QPoint viewport_pos) const {
+// The point under the pointer as recorded: the nearest any drawn run has, on whichever
+// x-axis the chart has. A run that ended before it shows its last step, "at 300", rather
+// than giving the header its own. Off the plot, or with nothing drawn: nullopt.
+std::optional<Readout> LossChartView::point_under(QPoint viewport_pos) const {
   const QPointF at = chart_pos(viewport_pos);
-  if (!chart_->plotArea().contains(at)) return -1;
-  const double step = chart_->value_at(at).x();
-  const std::vector<Readout> values = chart_->readout(step);
-  if (values.empty()) return -1;
-  return std::min_element(
-             values.begin(), values.end(),
-             [step](const Readout& a, const Readout& b) { return std::abs(a.step - step) < std::abs(b.step - step); })
-      ->step;
+  if (!chart_->plotArea().contains(at)) return std::nullopt;
+  const double pointer_x = chart_->value_at(at).x();
+  const std::vector<Readout> values = chart_->readout(pointer_x);
+  if (values.empty()) return std::nullopt;
+  return *std::min_element(values.begin(), values.end(), [pointer_x](const Readout& a, const Readout& b) {
+    return std::abs(a.x - pointer_x) < std::abs(b.x - pointer_x);
+  });
+}
+
+int LossChartView::step_under(QPoint viewport_pos) const {
+  const std::optional<Readout> point = point_under(viewport_pos);
+  return point ? point->step : -1;
 }
 
 void LossChartView::show_readout(QPoint viewport_pos) {
@@ -201,17 +208,28 @@ void LossChartView::show_readout(QPoint viewport_pos) {
     return;
   }
   viewport()->setCursor(Qt::CrossCursor);
-  const int shown_step = step_under(viewport_pos);
-  if (shown_step < 0) {
+  const std::optional<Readout> nearest = point_under(viewport_pos);
+  if (!nearest) {
     hide_readout();
     return;
   }
   const std::vector<Readout> values = chart_->readout(chart_->value_at(chart_pos(viewport_pos)).x());
-  const double x = chart_->position_of({double(shown_step), 1}).x();
+  const int shown_step = nearest->step;
+  const double x = chart_->position_of({nearest->x, 1}).x();
   crosshair_->setLine(x, plot.top(), x, plot.bottom());
   crosshair_->setVisible(plot.left() <= x && x <= plot.right());
 
-  QString html = tr("<b>step %1</b><table cellspacing='0' cellpadding='1'>").arg(shown_step);
+  // Runs differ in tokens per step and in speed: off the step axis each row says its step.
+  const bool by_step = chart_->x_axis() == XAxis::Steps;
+  QString where;
+  switch (chart_->x_axis()) {
+    case XAxis::Steps: where = tr("step %1").arg(shown_step); break;
+    case XAxis::Tokens: where = tr("%1 tokens").arg(QLocale::system().toString(std::llround(nearest->x * 1e6))); break;
+    case XAxis::WallTime:
+      where = tr("%1 s").arg(QLocale::system().toString(nearest->x, 'f', nearest->x < 100 ? 1 : 0));
+      break;
+  }
+  QString html = tr("<b>%1</b><table cellspacing='0' cellpadding='1'>").arg(where);
   int rows = 0;
   for (const Readout& r : values) {
     if (++rows > kMaxReadoutRuns) {
@@ -220,7 +238,8 @@ void LossChartView::show_readout(QPoint viewport_pos) {
     }
     QString train = tr("train %1").arg(loss_text(r.train));
     if (std::isfinite(r.train_smoothed)) train += tr(" (smoothed %1)").arg(loss_text(r.train_smoothed));
-    if (r.step != shown_step) train += tr(" at %1").arg(r.step);
+    if (!by_step) train += tr(" at step %1").arg(r.step);
+    else if (r.step != shown_step) train += tr(" at %1").arg(r.step);
     const QString heldout =
         r.eval_step < 0 ? QString() : tr("held-out <b>%1</b> at %2").arg(loss_text(r.heldout)).arg(r.eval_step);
     html += QStringLiteral(

@@ -4,14 +4,15 @@
 // Home do the same. Hovering shows every visible run's values at the nearest step; a click
 // picks that step, for the views that show a run at one step (What it writes).
 #include <QChartView>
+#include <optional>
+
+#include "loss_chart.h"
 
 class QGraphicsLineItem;
 class QLabel;
 class QRubberBand;
 
 namespace normlab::ui {
-
-class LossChart;
 
 class LossChartView : public QChartView {
   Q_OBJECT
@@ -37,7 +38,9 @@ class LossChartView : public QChartView {
  private:
   enum class Drag { None, Zoom, Pan };
   QPointF chart_pos(QPoint viewport_pos) const;
-  // The recorded step nearest the pointer that any drawn run has, or -1 off the plot.
+  // The recorded point nearest the pointer that any drawn run has, on the chart's x-axis;
+  // its step, or -1 off the plot.
+  std::optional<Readout> point_under(QPoint viewport_pos) const;
   int step_under(QPoint viewport_pos) const;
   void show_readout(QPoint viewport_pos);
   void hide_readout();

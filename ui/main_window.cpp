@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -30,6 +31,7 @@
 #include <utility>
 
 #include "core/runs/presets.h"
+#include "core/runs/run_cost.h"
 #include "core/runs/run_text.h"
 #include "core/runs/run_title.h"
 #include "lab/gpu_installer.h"
@@ -38,6 +40,7 @@
 
 #include "about_view.h"
 #include "chart_legend.h"
+#include "elided_label.h"
 #include "format.h"
 #include "inside_view.h"
 #include "loss_chart.h"
@@ -78,10 +81,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
       run_table_(new QTableView),
       details_(new QTextBrowser),
       details_timer_(new QTimer(this)),
+      estimate_timer_(new QTimer(this)),
       log_scale_(new QCheckBox(tr("Log scale"))),
       smoothing_(new QSlider(Qt::Horizontal)),
       smoothing_value_(new QLabel),
-      stage_label_(new QLabel),
+      stage_label_(new ElidedLabel),
       rate_label_(new QLabel),
       lr_label_(new QLabel),
       run_progress_(new QProgressBar),
@@ -113,6 +117,18 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   settings_->add_actions(start_action_, stop_action_, course_action_);
 
   connect(settings_, &SettingsPanel::validity_changed, this, &MainWindow::update_actions);
+  // The estimate follows the settings and whatever tells the speed: this session's
+  // training, a run that ends, a few steps timed for the Sweeps tab, the device.
+  estimate_timer_->setSingleShot(true);
+  estimate_timer_->setInterval(250);
+  connect(estimate_timer_, &QTimer::timeout, this, &MainWindow::update_start_estimate);
+  const auto estimate_soon = [this] {
+    if (!estimate_timer_->isActive()) estimate_timer_->start();
+  };
+  connect(settings_, &SettingsPanel::changed, this, estimate_soon);
+  connect(lab_, &lab::Lab::progress_changed, this, estimate_soon);
+  connect(lab_, &lab::Lab::sweep_changed, this, estimate_soon);
+  connect(store_, &lab::RunStore::status_changed, this, estimate_soon);
   connect(settings_, &SettingsPanel::changed, sweeps_, [this] {
     if (current_view() == sweeps_) sweeps_->refresh();
   });
@@ -166,6 +182,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   update_details();
   update_actions();
   update_progress();
+  update_start_estimate();
   lab_->probe_device();
   connect(gpu_installer_, &lab::GpuInstaller::notice, this, &MainWindow::show_gpu_notice);
   gpu_installer_->look_for_gpu(install_gpu_action_->text().remove(QLatin1Char('&')).prepend(tr("Help \u25b8 ")));
@@ -218,6 +235,9 @@ void MainWindow::restore_session() {
   run_table_->horizontalHeader()->restoreState(settings.value(QStringLiteral("window/run_columns")).toByteArray());
   settings_restored_ = settings_->restore(settings);
   log_action_->setChecked(settings.value(QStringLiteral("chart/log_scale"), false).toBool());
+  const int x_axis =
+      x_axis_choice_->findData(settings.value(QStringLiteral("chart/x_axis"), int(XAxis::Steps)).toInt());
+  if (x_axis >= 0) x_axis_choice_->setCurrentIndex(x_axis);
   group_seeds_action_->setChecked(settings.value(QStringLiteral("chart/group_seeds"), true).toBool());
   const int smoothing =
       int(std::lround(100 * settings.value(QStringLiteral("chart/smoothing"), kDefaultSmoothing).toDouble()));
@@ -232,9 +252,16 @@ void MainWindow::restore_session() {
   }
   if (lab_->read_only()) {
     setWindowTitle(windowTitle() + tr(" (read-only)"));
-    statusBar()->showMessage(tr("Another NormLab (%1) owns %2: its runs are shown as last saved, and nothing "
-                                "can be trained or changed here")
-                                 .arg(lab_->archive().owner(), lab_->archive().folder()));
+    // A label that stays while the window is open: a status message said it, and went at
+    // the first menu item's status tip, leaving only "(read-only)" in the title.
+    auto* owned = new ElidedLabel;
+    owned->setObjectName(QStringLiteral("readOnlyLabel"));
+    owned->setStyleSheet(QStringLiteral("QLabel { color: #7a4b00; font-weight: 600; }"));
+    // Its folder last: a narrow window cuts the path, not what it means.
+    owned->set_full_text(tr("Read-only: another NormLab (%1) owns this runs folder: its runs are shown as last "
+                            "saved, and nothing can be trained or changed here (%2)")
+                             .arg(lab_->archive().owner(), lab_->archive().folder()));
+    statusBar()->addPermanentWidget(owned, 1);
   } else if (!restored.runs.empty()) {
     const auto count = [&](RunStatus status) {
       return int(std::count_if(restored.runs.begin(), restored.runs.end(),
@@ -285,6 +312,7 @@ void MainWindow::save_session() const {
   settings_->save(settings);
   settings.setValue(QStringLiteral("lab/side_by_side"), lab_->side_by_side_choice());
   settings.setValue(QStringLiteral("chart/log_scale"), chart_->log_scale());
+  settings.setValue(QStringLiteral("chart/x_axis"), int(chart_->x_axis()));
   settings.setValue(QStringLiteral("chart/group_seeds"), chart_->group_seeds());
   settings.setValue(QStringLiteral("chart/smoothing"), chart_->smoothing());
   QStringList hidden;
@@ -323,6 +351,7 @@ void MainWindow::on_device_found(const Environment& found) {
   // First launch: the course's settings, made small enough for a CPU when needed, unless
   // the schedule was changed meanwhile.
   if (!settings_restored_) settings_->set_config(lab_->fit_to_device(settings_->config()));
+  update_start_estimate();
   settings_->set_course_note(
       gpu ? tr("GPU found: the course experiment runs at full size (%1).").arg(course_scale_text(Scale::Full))
           : tr("No GPU found: the course experiment is scaled for the CPU (%1).").arg(course_scale_text(Scale::Cpu)));
@@ -335,12 +364,24 @@ void MainWindow::start_run() {
     statusBar()->showMessage(problem, kStatusMessageMs);
     return;
   }
-  // A typo in Steps (9,999,999) started a run of 467 hours without a word.
+  // A typo in Steps (9,999,999) started a run of 467 hours without a word, and on a new
+  // profile, with no speed known yet, still did.
   const TrainConfig config = settings_->config();
   const lab::Estimate time = lab_->estimate({config});
   if (time.seconds > kAskAboveSeconds &&
       !ask(tr("A long run"), tr("This run would take about %1 here (%2). Start it?")
                                  .arg(lab::qstr(duration_text(time.seconds)), estimate_basis_text(time)))) {
+    return;
+  }
+  const TrainConfig course = scaled(TrainConfig{}, lab_->course_scale());
+  const double courses = run_flops(config) / run_flops(course);
+  if (time.seconds < 0 && courses > kAskAboveCourseRuns &&
+      !ask(tr("A long run"), tr("How long this run takes here is not known yet: no run has trained on this device. "
+                                "It is about %1 times the work of a course run (%2 steps of %3 layers), which "
+                                "suggests hours. Start it?")
+                                 .arg(QLocale::system().toString(courses, 'f', 0))
+                                 .arg(course.steps)
+                                 .arg(course.model.layers))) {
     return;
   }
   lab_->start_run(config);
@@ -353,6 +394,22 @@ void MainWindow::start_course_experiment() {
   // Kept now, as Start keeps its run's settings: a crash lost the "\u00d7 2 seeds" chosen.
   QSettings settings;
   settings_->save(settings);
+}
+
+void MainWindow::update_start_estimate() {
+  if (!settings_->problem().isEmpty()) {
+    settings_->set_start_estimate({}, {});
+    return;
+  }
+  const lab::Estimate time = lab_->estimate({settings_->config()});
+  if (time.seconds < 0) {
+    settings_->set_start_estimate(tr("Time: known once a run has trained here"),
+                                  tr("Estimated from this session's training speed or the last finished run on this "
+                                     "device; the Sweeps tab can time a few steps"));
+  } else {
+    settings_->set_start_estimate(tr("Start: about %1 here").arg(lab::qstr(duration_text(time.seconds))),
+                                  estimate_basis_text(time));
+  }
 }
 
 void MainWindow::update_course_action() {
@@ -443,7 +500,7 @@ void MainWindow::update_progress() {
   rate_label_->setVisible(active && p.tokens_per_s > 0);
   lr_label_->setVisible(one && p.running.front().step > 0);
   if (!active) {
-    stage_label_->setText(tr("Ready"));
+    stage_label_->set_full_text(tr("Ready"));
     return;
   }
   QStringList names;
@@ -460,10 +517,11 @@ void MainWindow::update_progress() {
   }
   const lab::ActiveRun& first = p.running.front();
   if (one) {
-    stage_label_->setText(first.stage.isEmpty() || first.step > 0 ? tr("Training %1").arg(names.front())
-                                                                  : tr("%1: %2\u2026").arg(names.front(), first.stage));
+    stage_label_->set_full_text(first.stage.isEmpty() || first.step > 0
+                                    ? tr("Training %1").arg(names.front())
+                                    : tr("%1: %2\u2026").arg(names.front(), first.stage));
   } else {
-    stage_label_->setText(tr("Training %1 side by side").arg(names.join(tr(", "))));
+    stage_label_->set_full_text(tr("Training %1 side by side").arg(names.join(tr(", "))));
   }
   rate_label_->setText(tr("%1 tokens/s").arg(QLocale::system().toString(p.tokens_per_s, 'f', 0)));
   lr_label_->setText(tr("lr %1").arg(lr_text(first.lr)));

@@ -12,6 +12,7 @@
 
 class QDockWidget;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QSlider;
@@ -29,6 +30,7 @@ class RunStore;
 namespace normlab::ui {
 
 class ChartLegend;
+class ElidedLabel;
 class LossChart;
 class LossChartView;
 class RunTableModel;
@@ -110,6 +112,9 @@ class MainWindow : public QMainWindow {
   static constexpr double kDefaultSmoothing = 0.8;
   static constexpr int kStatusMessageMs = 8000;
   static constexpr double kAskAboveSeconds = 3600;  // a run longer than this is started only when confirmed
+  // With no speed known on this device yet, a run of more than this many times the
+  // course's run's work (about an hour on a CPU) is started only when confirmed.
+  static constexpr double kAskAboveCourseRuns = 30;
 
   // main_window_layout.cpp
   void build_actions();
@@ -132,6 +137,7 @@ class MainWindow : public QMainWindow {
   void set_side_by_side(int runs);
   void update_side_by_side_menu();
   void update_course_action();
+  void update_start_estimate();  // beside Start: how long the next run would take here
   void update_details();
   void ask_in_details(const QUrl& link);  // the details' "rename" and "note" links
   QList<int> selected_runs() const;
@@ -167,10 +173,12 @@ class MainWindow : public QMainWindow {
   QTableView* run_table_;
   QTextBrowser* details_;
   QTimer* details_timer_;
+  QTimer* estimate_timer_;  // the estimate beside Start, redone at most a few times a second
   QCheckBox* log_scale_;
+  QComboBox* x_axis_choice_ = nullptr;  // steps, tokens or wall-clock time across the chart
   QSlider* smoothing_;
   QLabel* smoothing_value_;
-  QLabel* stage_label_;
+  ElidedLabel* stage_label_;  // what trains; cut to its room, whole in its tooltip
   QLabel* rate_label_;
   QLabel* lr_label_;
   QProgressBar* run_progress_;

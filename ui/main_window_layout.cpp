@@ -2,6 +2,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDesktopServices>
 #include <QDockWidget>
 #include <QHBoxLayout>
@@ -31,6 +32,7 @@
 #include "lab/qstring.h"
 
 #include "chart_legend.h"
+#include "elided_label.h"
 #include "format.h"
 #include "loss_chart.h"
 #include "loss_chart_view.h"
@@ -327,7 +329,24 @@ QWidget* MainWindow::build_chart_tab() {
   plot->setSpacing(0);
   plot->addWidget(chart_view_, 1);
   chart_->legend()->hide();  // the list beside it scrolls; pictures keep the chart's own
-  plot->addWidget(legend_);
+  // Asked for on the walk: runs of other batch sizes compared by the tokens they saw, and
+  // runs on other settings by the time they took. Fit, the readout and pictures follow it.
+  // Above the legend: the bar above the chart has no room left in a 1024-pixel window.
+  x_axis_choice_ = new QComboBox;
+  x_axis_choice_->setObjectName(QStringLiteral("xAxisChoice"));
+  x_axis_choice_->addItem(tr("x: steps"), int(XAxis::Steps));
+  x_axis_choice_->addItem(tr("x: tokens"), int(XAxis::Tokens));
+  x_axis_choice_->addItem(tr("x: time"), int(XAxis::WallTime));
+  x_axis_choice_->setToolTip(
+      tr("What the horizontal axis measures: optimiser steps, tokens trained on, or wall-clock time since the run "
+         "started"));
+  connect(x_axis_choice_, &QComboBox::currentIndexChanged, this,
+          [this] { chart_->set_x_axis(XAxis(x_axis_choice_->currentData().toInt())); });
+  auto* side = new QVBoxLayout;
+  side->setSpacing(4);
+  side->addWidget(x_axis_choice_);
+  side->addWidget(legend_, 1);
+  plot->addLayout(side);
   layout->addLayout(plot, 1);
   return tab;
 }
@@ -423,6 +442,8 @@ void MainWindow::build_run_dock() {
 
 void MainWindow::build_status_bar() {
   stage_label_->setObjectName(QStringLiteral("stageLabel"));
+  // Takes the room the permanent widgets leave: "Training “…”, “…” side by side" with
+  // long names ran under the tokens/s beside it.
   stage_label_->setMinimumWidth(200);
   statusBar()->addWidget(stage_label_, 1);
   // A message replaces the stage text rather than being drawn over it, even when it was

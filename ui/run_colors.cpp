@@ -6,7 +6,7 @@ QColor family_colour(Hue hue, int shade) { return QColor(QRgb(hue_colour(hue, sh
 
 QColor run_colour(const lab::RunEntry& run) { return family_colour(family_of(run.record.config), run.shade); }
 
-Qt::PenStyle run_pen_style(const lab::RunEntry& run) { return shade_dashed(run.shade) ? Qt::DashLine : Qt::SolidLine; }
+bool run_squared(const lab::RunEntry& run) { return shade_squared(run.shade); }
 
 QColor lightened(const QColor& colour, double amount) {
   auto mix = [amount](int channel) { return int(channel + (255 - channel) * amount + 0.5); };

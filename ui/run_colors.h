@@ -10,9 +10,10 @@ namespace normlab::ui {
 
 // The held-out (dark) colour of a hue's `shade`.
 QColor family_colour(Hue hue, int shade);
-// A run's held-out colour, and whether its lines are dashed (shades past the lightnesses).
+// A run's held-out colour, and whether its held-out points are squares (shades past the
+// lightnesses). Its lines are solid: a dashed line is the unigram baseline's alone.
 QColor run_colour(const lab::RunEntry& run);
-Qt::PenStyle run_pen_style(const lab::RunEntry& run);
+bool run_squared(const lab::RunEntry& run);
 
 // The training-loss colour: the same hue, lighter.
 QColor training_colour(const QColor& heldout);

@@ -144,6 +144,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
       refusal_timer_(new QTimer(this)),
       buttons_(new QWidget),
       course_note_(new QLabel),
+      start_estimate_(new QLabel),
       course_seeds_(new QSpinBox(buttons_)) {  // owned from the start: add_actions lays it out
   // The fields scroll; the message, the buttons and the course note stay in view below them,
   // so Start is never scrolled away however many settings there are.
@@ -608,7 +609,11 @@ void SettingsPanel::add_actions(QAction* start, QAction* stop, QAction* course) 
                      "#startButton:disabled { background: #9fb3cc; border-color: #9fb3cc; }"));
   grid->addWidget(start_button, 0, 0);
   grid->addWidget(button(stop), 0, 1);
-  grid->addWidget(button(course), 1, 0);
+  start_estimate_->setObjectName(QStringLiteral("startEstimate"));
+  start_estimate_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
+  start_estimate_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // the panel's width, not its own
+  grid->addWidget(start_estimate_, 1, 0, 1, 2);
+  grid->addWidget(button(course), 2, 0);
   course_seeds_->setRange(1, 100);
   course_seeds_->setPrefix(tr("\u00d7 "));
   course_seeds_->setSuffix(tr(" seed"));
@@ -619,8 +624,15 @@ void SettingsPanel::add_actions(QAction* start, QAction* stop, QAction* course) 
                                "then draws each of its five runs as the mean over its seeds with their range")
                                 .arg(TrainConfig{}.seed));
   connect(course_seeds_, &QSpinBox::valueChanged, this, &SettingsPanel::course_seeds_changed);
-  grid->addWidget(course_seeds_, 1, 1);
+  grid->addWidget(course_seeds_, 2, 1);
 }
+
+void SettingsPanel::set_start_estimate(const QString& text, const QString& basis) {
+  start_estimate_->setText(text);
+  start_estimate_->setToolTip(basis);
+}
+
+QString SettingsPanel::start_estimate() const { return start_estimate_->text(); }
 
 int SettingsPanel::course_seeds() const { return course_seeds_->value(); }
 void SettingsPanel::set_course_seeds(int seeds) { course_seeds_->setValue(seeds); }

@@ -42,6 +42,9 @@ class SettingsPanel : public QWidget {
   // Start, Stop and the course experiment, as buttons under the settings.
   void add_actions(QAction* start, QAction* stop, QAction* course);
   void set_course_note(const QString& text);
+  // How long the run Start queues would take here, and what that rests on (its tooltip).
+  void set_start_estimate(const QString& text, const QString& basis);
+  QString start_estimate() const;
   QString course_note() const;
   // How many times the course experiment runs, seeds --seed, --seed + 1, ...
   int course_seeds() const;
@@ -88,6 +91,7 @@ class SettingsPanel : public QWidget {
   QTimer* refusal_timer_;
   QWidget* buttons_;
   QLabel* course_note_;
+  QLabel* start_estimate_;
   QSpinBox* course_seeds_;
   bool valid_ = true;
   bool gpu_found_ = false;

@@ -79,7 +79,7 @@ std::uint32_t hue_colour(Hue hue, int shade) {
   return to_rgb(c);
 }
 
-bool shade_dashed(int shade) { return ((shade % kShades) + kShades) % kShades >= kLightnessSteps; }
+bool shade_squared(int shade) { return ((shade % kShades) + kShades) % kShades >= kLightnessSteps; }
 
 int next_shade(const TrainConfig& config, const std::vector<ShadedRun>& shown) {
   const Hue hue = family_of(config);

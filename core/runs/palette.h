@@ -4,7 +4,8 @@
 // DeepNorm amber, mix purple, LayerNorm Scaling indigo, ReZero magenta, DyT (any
 // placement) olive. The model switches (QK-norm, scaled init) modify a design and keep
 // its hue: their runs are told apart like any other setting, by shade. Runs of one hue are told apart by lightness,
-// then by a dashed line; the runs of one seed group are one curve and share one shade. The window (ui/run_colors) and
+// then by square held-out points (a dashed line is the baseline's alone); the runs of one seed group are one curve
+// and share one shade. The window (ui/run_colors) and
 // the sweep chart both draw from here.
 #include <cstdint>
 #include <vector>
@@ -14,7 +15,7 @@
 namespace normlab {
 
 inline constexpr int kLightnessSteps = 4;
-inline constexpr int kShades = 2 * kLightnessSteps;  // each lightness solid, then dashed
+inline constexpr int kShades = 2 * kLightnessSteps;  // each lightness with round points, then square ones
 
 // The hue a run is drawn in: its norm type's when it has one (DyT), else its placement's,
 // or green for post-norm with a long warmup (more than the course's short warmup and at
@@ -24,8 +25,8 @@ Hue family_of(const TrainConfig& config);
 // The `shade`-th colour of a hue: shade 0 is the hue's own colour, the next ones darker or
 // lighter at the same hue; shades repeat every kShades.
 std::uint32_t hue_colour(Hue hue, int shade);
-// Shades from kLightnessSteps on are drawn dashed.
-bool shade_dashed(int shade);
+// Shades from kLightnessSteps on mark their held-out points with squares.
+bool shade_squared(int shade);
 
 // A run already shown and its shade.
 struct ShadedRun {

@@ -31,7 +31,7 @@ TEST(Palette, EveryShadeKeepsItsHueAndLooksDifferent) {
     for (int shade = 0; shade < kShades; ++shade) {
       EXPECT_LT(hue_distance(hue_degrees(hue_colour(hue, shade)), own), 3.0)
           << "hue " << int(hue) << " shade " << shade;
-      looks.insert({hue_colour(hue, shade), shade_dashed(shade)});
+      looks.insert({hue_colour(hue, shade), shade_squared(shade)});
     }
     EXPECT_EQ(looks.size(), std::size_t(kShades)) << "hue " << int(hue);
     EXPECT_EQ(hue_colour(hue, kShades), hue_colour(hue, 0)) << "shades repeat after all are used";

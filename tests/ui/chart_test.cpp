@@ -78,14 +78,14 @@ TEST(RunStore, ColoursSayThePlacementAndCurvesOfOneHueStayApart) {
   add(NormPlacement::Peri, 1e-3, 30);
   ASSERT_EQ(store.runs().size(), 13u);
 
-  std::map<Hue, std::set<std::pair<QRgb, Qt::PenStyle>>> looks;  // per hue, one look per seed group
+  std::map<Hue, std::set<std::pair<QRgb, bool>>> looks;  // per hue, one look per seed group
   for (const lab::RunEntry& run : store.runs()) {
     const Hue hue = family_of(run.record.config);
     const QColor colour = run_colour(run);
     EXPECT_NEAR(colour.hslHueF() * 360, family_colour(hue, 0).hslHueF() * 360, 3.0)
         << run.record.config.name << " is drawn in another hue";
     if (run.record.config.seed == 1337) {
-      EXPECT_TRUE(looks[hue].insert({colour.rgb(), run_pen_style(run)}).second)
+      EXPECT_TRUE(looks[hue].insert({colour.rgb(), run_squared(run)}).second)
           << run.record.config.name << " looks like another curve of its hue";
     }
   }
@@ -192,6 +192,89 @@ TEST_F(LossChartTest, ABaselineLabelKeepsClearOfACurveOnItsLine) {
   const QPointF moved = label_offset(run);
   EXPECT_GT(moved.x(), 0);
   EXPECT_GT(moved.y(), 0) << "below the line";
+}
+
+// Seen on the walk: once one hue had many runs, its fifth held-out curve turned dashed
+// like the unigram baseline. The baseline stays the only dashed line; the same hue's
+// fifth curve on has square points instead, in the chart and in its legend.
+TEST_F(LossChartTest, OnlyTheBaselineIsDashed) {
+  for (double lr : {1e-4, 3e-4, 1e-3, 3e-3, 6e-3, 1e-2})
+    store_.add(test::synthetic_run(NormPlacement::Pre, lr, 30, 600, 50), {});
+  chart_.refresh();
+  QStringList dashed;
+  int squared = 0;
+  for (QAbstractSeries* series : chart_.series()) {
+    auto* line = qobject_cast<QLineSeries*>(series);
+    if (!line || !line->isVisible() || line->count() == 0) continue;
+    if (line->pen().style() != Qt::SolidLine) dashed << line->name();
+    if (!line->lightMarker().isNull()) ++squared;
+  }
+  ASSERT_EQ(dashed.size(), 1) << dashed.join(QStringLiteral(" | ")).toStdString();
+  EXPECT_TRUE(dashed.front().startsWith(QStringLiteral("unigram baseline")));
+  EXPECT_EQ(squared, 2) << "the hue's fifth and sixth curves";
+  int squares_listed = 0;
+  for (const LegendEntry& entry : chart_.legend_entries()) {
+    EXPECT_EQ(entry.style == Qt::SolidLine, !entry.name.startsWith(QStringLiteral("unigram baseline")))
+        << entry.name.toStdString();
+    squares_listed += entry.squares;
+  }
+  EXPECT_EQ(squares_listed, 2);
+}
+
+// Seen on the walk: the baseline's label sat on the curves, as where a run lies right on
+// its line it covered the fewest curves rather than none. It goes where no curve is, on
+// its line when it can, else under the plot, and stays readable.
+TEST_F(LossChartTest, TheBaselineLabelCoversNoCurve) {
+  const auto label_box = [&]() -> std::optional<QRectF> {
+    for (QGraphicsItem* item : chart_.childItems()) {
+      for (QGraphicsItem* child : item->childItems()) {
+        auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(child);
+        if (text && text->text().contains(QStringLiteral("unigram")) && item->isVisible())
+          return item->mapRectToParent(item->boundingRect());
+      }
+    }
+    return std::nullopt;
+  };
+  struct Case {
+    QSize size;
+    double swing;  // of the training loss about the line
+  };
+  // Close about the line, then all over the label's height; and that in a small chart.
+  for (const Case& c : {Case{{1000, 600}, 0.02}, Case{{1000, 600}, 0.3}, Case{{560, 330}, 0.3}}) {
+    SCOPED_TRACE(std::to_string(c.size.width()) + " wide, swing " + std::to_string(c.swing));
+    chart_.resize(c.size);
+    RunRecord run = test::synthetic_run(NormPlacement::Post, 1e-3, 30, 3000, 100);
+    for (StepMetrics& s : run.steps) s.train_loss = run.baseline_loss + c.swing * std::sin(s.step * 0.7);
+    for (EvalMetrics& e : run.evals) e.val_loss = run.baseline_loss + (e.step % 200 == 0 ? 0.01 : -0.01);
+    const int id = store_.add(run, {});
+    chart_.set_smoothing(0);
+    chart_.refresh();
+    const std::optional<QRectF> box = label_box();
+    if (c.size.width() >= 1000) {
+      ASSERT_TRUE(box) << "no baseline label shown";
+    }
+    if (box) {
+      std::vector<QPointF> drawn;  // the run's curves as drawn, every point and the held-out line between them
+      for (const StepMetrics& s : run.steps) drawn.push_back(chart_.position_of({double(s.step), s.train_loss}));
+      for (std::size_t i = 0; i + 1 < run.evals.size(); ++i) {
+        const QPointF a = chart_.position_of({double(run.evals[i].step), run.evals[i].val_loss});
+        const QPointF b = chart_.position_of({double(run.evals[i + 1].step), run.evals[i + 1].val_loss});
+        for (int t = 0; t <= 20; ++t) drawn.push_back(a + (b - a) * (t / 20.0));
+      }
+      const auto covered = std::count_if(drawn.begin(), drawn.end(), [&](QPointF p) { return box->contains(p); });
+      EXPECT_EQ(covered, 0) << "the label at " << box->x() << ", " << box->y() << " covers curve points";
+      // Nor the axes' words: under the plot it kept off the step axis's title.
+      std::function<void(QGraphicsItem*)> clear_of_texts = [&](QGraphicsItem* item) {
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible()) {
+          const QRectF words = text->mapRectToItem(&chart_, text->boundingRect());
+          EXPECT_FALSE(words.intersects(*box)) << "the label covers " << text->toPlainText().toStdString();
+        }
+        for (QGraphicsItem* child : item->childItems()) clear_of_texts(child);
+      };
+      clear_of_texts(&chart_);
+    }
+    store_.remove(id);
+  }
 }
 
 TEST(RunStore, CarriesAnyNamedSeries) {
@@ -525,6 +608,66 @@ TEST(LossChartView, TheReadoutPastTheEndOfAShorterRunSaysTheStepUnderThePointer)
   EXPECT_TRUE(readout->text().contains(QStringLiteral(" at 300"))) << readout->text().toStdString();
   EXPECT_FALSE(readout->text().contains(QRegularExpression(QStringLiteral("train [0-9.]+ at 4"))))
       << "a longer run's training loss is given at another step: " << readout->text().toStdString();
+}
+
+// Asked for on the walk: the x-axis in tokens trained on or in wall-clock time as well as
+// in steps, from what each run records (steps × batch × context; each point's wall_s).
+// Fit to data, the readout and a picture's copy of the chart follow the choice.
+TEST_F(LossChartTest, TheXAxisCanBeTokensOrWallClockTime) {
+  const RunRecord run = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50);
+  ASSERT_DOUBLE_EQ(run.steps.back().wall_s, 30);  // its 600 steps took 30 s
+  const double million_per_step = double(run.config.batch_size) * run.config.model.context / 1e6;
+  store_.add(run, {});
+  chart_.refresh();
+  const QAbstractAxis* x_axis = chart_.axes(Qt::Horizontal).front();
+
+  chart_.set_x_axis(XAxis::Tokens);
+  EXPECT_TRUE(x_axis->titleText().contains(QStringLiteral("tokens"))) << x_axis->titleText().toStdString();
+  EXPECT_NEAR(chart_.view().x_max, 600 * million_per_step, 600 * million_per_step * 0.02);
+  EXPECT_EQ(chart_.readout(300 * million_per_step).front().step, 300);
+
+  chart_.set_x_axis(XAxis::WallTime);
+  EXPECT_TRUE(x_axis->titleText().contains(QStringLiteral("time"))) << x_axis->titleText().toStdString();
+  EXPECT_FALSE(chart_.title().contains(QStringLiteral("per step"))) << chart_.title().toStdString();
+  EXPECT_NEAR(chart_.view().x_max, 30, 0.6);
+  EXPECT_EQ(chart_.readout(12.5).front().step, 250);
+  EXPECT_DOUBLE_EQ(chart_.readout(12.5).front().x, 12.5);
+  chart_.set_view({5, 10, 4, 10});
+  chart_.reset_view();  // Fit to data
+  EXPECT_NEAR(chart_.view().x_max, 30, 0.6);
+
+  LossChart copy(store_);  // as an exported picture makes it
+  copy.resize(1000, 600);
+  copy.copy_view_from(chart_);
+  EXPECT_EQ(copy.x_axis(), XAxis::WallTime);
+  EXPECT_NEAR(copy.view().x_max, 30, 0.6);
+  EXPECT_EQ(copy.readout(12.5).front().step, 250);
+
+  chart_.set_x_axis(XAxis::Steps);
+  EXPECT_NEAR(chart_.view().x_max, 600, 10);
+}
+
+// Off the step axis the hover box says where the pointer is in that axis's units, and each
+// run's row its own step: runs differ in tokens per step and in speed.
+TEST(LossChartView, TheReadoutSpeaksTheXAxisUnits) {
+  lab::RunStore store;
+  store.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});  // 0.05 s a step
+  auto* chart = new LossChart(store);
+  LossChartView view(chart);  // which owns it
+  view.resize(900, 600);
+  view.show();
+  QCoreApplication::processEvents();
+  chart->set_x_axis(XAxis::WallTime);
+  chart->set_view({10, 20, 4, 10});
+  QTest::mouseMove(view.viewport(), view.mapFromScene(chart->mapToScene(chart->plotArea().center())));
+  auto* readout = view.findChild<QLabel*>(QStringLiteral("chartReadout"));
+  ASSERT_TRUE(readout && readout->isVisible());
+  // About 15 s, at the step recorded nearest the pointer: the header's time is that step's.
+  const QRegularExpressionMatch time = QRegularExpression(QStringLiteral("<b>([0-9.]+) s</b>")).match(readout->text());
+  const QRegularExpressionMatch step = QRegularExpression(QStringLiteral(" at step ([0-9]+)")).match(readout->text());
+  ASSERT_TRUE(time.hasMatch() && step.hasMatch()) << readout->text().toStdString();
+  EXPECT_NEAR(time.captured(1).toDouble(), 15, 0.5);
+  EXPECT_NEAR(time.captured(1).toDouble(), step.captured(1).toInt() * 0.05, 0.05) << readout->text().toStdString();
 }
 
 // What an SVG draws, in the picture's coordinates: each shape's points (polylines, paths,

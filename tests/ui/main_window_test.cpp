@@ -16,6 +16,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
+#include <QStatusTipEvent>
 #include <QSvgRenderer>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -27,9 +28,11 @@
 
 #include "core/device/cuda_backend.h"
 #include "core/runs/presets.h"
+#include "core/runs/run_text.h"
 #include "core/runs/seeds.h"
 #include "core/system/atomic_file.h"
 #include "lab/lab.h"
+#include "lab/qstring.h"
 #include "lab/run_store.h"
 #include "tests/lab/corpus_fixture.h"
 #include "tests/support/same_losses.h"
@@ -188,6 +191,55 @@ TEST_F(MainWindowTest, ARunOfMoreThanAnHourStartsOnlyWhenTheUserSaysYes) {
   window_->start_action()->trigger();
   EXPECT_EQ(questions_.size(), 1) << questions_.back().toStdString();
   EXPECT_EQ(window_->store().runs().size(), 2u);
+}
+
+// Seen on a re-check: on a new profile, with no run trained on this device yet, a run of
+// 9,999,999 steps still started without a word: the estimate had nothing to go by. A run
+// far larger than the course's asks first then too; a small one starts at once.
+TEST_F(MainWindowTest, AHugeRunAsksFirstEvenBeforeAnySpeedIsKnown) {
+  ASSERT_TRUE(test::wait_until([&] { return window_->lab().device_known(); }, 30'000));
+  TrainConfig huge = scaled(TrainConfig{}, window_->lab().course_scale());
+  huge.corpus_path = test::tiny_config(corpus_).corpus_path;
+  huge.steps = 9'999'999;
+  window_->settings_panel().set_config(huge);
+  ASSERT_TRUE(window_->settings_panel().problem().isEmpty()) << window_->settings_panel().problem().toStdString();
+  ASSERT_LT(window_->lab().estimate({huge}).seconds, 0) << "a speed is known: not the case under test";
+  answer_ = false;
+  window_->start_action()->trigger();
+  ASSERT_EQ(questions_.size(), 1);
+  EXPECT_TRUE(questions_.front().contains(QStringLiteral("not known"))) << questions_.front().toStdString();
+  EXPECT_TRUE(window_->store().runs().empty()) << "not started";
+
+  window_->settings_panel().set_config(test::tiny_config(corpus_, 30));
+  window_->start_action()->trigger();
+  EXPECT_EQ(questions_.size(), 1) << questions_.back().toStdString();
+  EXPECT_EQ(window_->store().runs().size(), 1u);
+}
+
+// Asked for on the walk: beside Start, how long its run would take here, from the lab's
+// estimate (the one the long-run question and the queue use), following the settings.
+TEST_F(MainWindowTest, StartSaysHowLongItsRunWouldTake) {
+  ASSERT_TRUE(test::wait_until([&] { return window_->lab().device_known(); }, 30'000));
+  EXPECT_FALSE(window_->settings_panel().start_estimate().contains(QStringLiteral("about")))
+      << "nothing to go by yet: " << window_->settings_panel().start_estimate().toStdString();
+  RunRecord finished = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600);
+  finished.environment.device = window_->lab().on_gpu() ? "cuda" : "cpu";
+  window_->store().add(finished, {});
+  TrainConfig config = scaled(TrainConfig{}, window_->lab().course_scale());
+  config.corpus_path = test::tiny_config(corpus_).corpus_path;
+  QStringList shown;
+  for (const int steps : {600, 60'000}) {
+    config.steps = steps;
+    window_->settings_panel().set_config(config);
+    const lab::Estimate time = window_->lab().estimate({config});
+    ASSERT_GT(time.seconds, 0);
+    const QString expected = lab::qstr(duration_text(time.seconds));
+    EXPECT_TRUE(test::wait_until([&] { return window_->settings_panel().start_estimate().contains(expected); }, 5'000))
+        << steps << " steps: " << window_->settings_panel().start_estimate().toStdString() << ", not "
+        << expected.toStdString();
+    shown << window_->settings_panel().start_estimate();
+  }
+  EXPECT_NE(shown.front(), shown.back()) << "it follows the steps";
 }
 
 // Seen on a keyboard-only walk: no way to switch views but clicking their tabs, no
@@ -526,8 +578,11 @@ TEST_F(MainWindowTest, ASecondWindowOnTheSameFolderOnlyShowsItsRuns) {
   auto second = next_session(folder_.filePath(QStringLiteral("runs")), errors);
   EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
   ASSERT_EQ(second->store().runs().size(), 1u);
-  EXPECT_TRUE(second->statusBar()->currentMessage().contains(QString::number(QCoreApplication::applicationPid())))
-      << second->statusBar()->currentMessage().toStdString();
+  auto* owned = second->statusBar()->findChild<QLabel*>(QStringLiteral("readOnlyLabel"));
+  ASSERT_TRUE(owned);
+  EXPECT_TRUE(owned->toolTip().contains(QString::number(QCoreApplication::applicationPid())) ||
+              owned->text().contains(QString::number(QCoreApplication::applicationPid())))
+      << owned->text().toStdString();
   EXPECT_TRUE(second->windowTitle().endsWith(QStringLiteral("(read-only)")));
   second->settings_panel().set_config(test::tiny_config(corpus_, 5));
   EXPECT_FALSE(second->start_action()->isEnabled());
@@ -537,6 +592,79 @@ TEST_F(MainWindowTest, ASecondWindowOnTheSameFolderOnlyShowsItsRuns) {
   EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(), 1);
   second->close();
   window_->stop_run();
+}
+
+// Seen on the walk: the second window's "another NormLab owns …" went at the first menu
+// use (an item's status tip replaced the message), leaving only "(read-only)" in the title.
+TEST_F(MainWindowTest, ASecondWindowKeepsSayingWhoOwnsTheFolder) {
+  const int id = window_->lab().queue_run(test::tiny_config(corpus_, 1'000'000));
+  ASSERT_TRUE(test::wait_until([&] { return !record(id).steps.empty(); }, kTrainTimeoutMs));
+  QStringList errors;
+  auto second = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  ASSERT_TRUE(second->windowTitle().endsWith(QStringLiteral("(read-only)")));
+  for (const QString& tip : {QStringLiteral("Queue a run with these settings"), QString()}) {
+    QStatusTipEvent event(tip);  // what hovering a menu item and leaving it sends
+    QCoreApplication::sendEvent(second.get(), &event);
+  }
+  QCoreApplication::processEvents();
+  const QString owner = QString::number(QCoreApplication::applicationPid());
+  QStringList shown;
+  for (const QLabel* label : second->statusBar()->findChildren<QLabel*>()) {
+    if (label->isVisible()) shown << label->text() + QStringLiteral(" / ") + label->toolTip();
+  }
+  EXPECT_TRUE(shown.join('\n').contains(owner)) << shown.join(QStringLiteral(" | ")).toStdString();
+  second->close();
+  window_->stop_run();
+}
+
+// Seen on the walk: "Training “…”, “…” side by side" with long names ran under the
+// tokens/s beside it. The stage text gives way, whole in its tooltip.
+TEST_F(MainWindowTest, TheStageTextKeepsClearOfTheTokensPerSecond) {
+  window_->lab().set_side_by_side(3);
+  window_->resize(1024, 700);
+  QList<int> ids;
+  for (int i = 0; i < 3; ++i) {
+    TrainConfig config = test::tiny_config(corpus_, 1'000'000);
+    config.seed += std::uint64_t(i);
+    config.label = "a run with a long name of its own, number " + std::to_string(i + 1);
+    ids << window_->lab().queue_run(config);
+  }
+  auto* stage = window_->statusBar()->findChild<QLabel*>(QStringLiteral("stageLabel"));
+  QLabel* rate = nullptr;
+  ASSERT_TRUE(stage);
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        rate = nullptr;
+        for (QLabel* label : window_->statusBar()->findChildren<QLabel*>()) {
+          if (label->isVisible() && label->text().endsWith(QStringLiteral("tokens/s"))) rate = label;
+        }
+        return rate && window_->lab().queue().running().size() == 3 && stage->text().contains(QStringLiteral("Train"));
+      },
+      kTrainTimeoutMs));
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+  QCoreApplication::processEvents();
+  EXPECT_LE(stage->fontMetrics().horizontalAdvance(stage->text()), stage->contentsRect().width())
+      << stage->text().toStdString();
+  EXPECT_LE(stage->geometry().right(), rate->geometry().left()) << "the stage text runs under tokens/s";
+  EXPECT_TRUE(stage->toolTip().contains(QStringLiteral("number 3")))
+      << "the whole text: " << stage->toolTip().toStdString();
+  window_->lab().stop_all();
+  ASSERT_TRUE(test::wait_until([&] { return !window_->lab().queue().busy(); }, kTrainTimeoutMs));
+}
+
+// The x-axis choice sits beside the chart, and comes back in the next session.
+TEST_F(MainWindowTest, TheChartsXAxisIsChosenBesideItAndComesBack) {
+  auto* choice = window_->findChild<QComboBox*>(QStringLiteral("xAxisChoice"));
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(window_->chart().x_axis(), XAxis::Steps);
+  choice->setCurrentIndex(choice->findData(int(XAxis::Tokens)));
+  EXPECT_EQ(window_->chart().x_axis(), XAxis::Tokens);
+  window_->close();
+  QStringList errors;
+  auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  EXPECT_EQ(next->chart().x_axis(), XAxis::Tokens);
+  next->findChild<QComboBox*>(QStringLiteral("xAxisChoice"))->setCurrentIndex(0);  // as it was for the next test
+  next->close();
 }
 
 TEST_F(MainWindowTest, OneDamagedSavedRunIsToldOfInTheSingular) {

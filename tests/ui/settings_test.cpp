@@ -2,6 +2,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTest>
@@ -12,6 +13,37 @@
 
 namespace normlab::ui {
 namespace {
+
+// Re-checked from the walk (issue 29, item 2: "the steps field stops at 9999999 while its
+// message says between 1 and 10000000"): the field takes 10,000,000, and the message it
+// gives when a digit would pass that names the field's own limit.
+TEST(SettingsPanel, TheStepsLimitAndItsMessageAgree) {
+  SettingsPanel panel;
+  panel.show();
+  TrainConfig c;
+  c.steps = 4321;
+  panel.set_config(c);
+  QSpinBox* steps = nullptr;
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) {
+    if (box->value() == 4321) steps = box;
+  }
+  ASSERT_TRUE(steps);
+  auto* edit = steps->findChild<QLineEdit*>();
+  ASSERT_TRUE(edit);
+  edit->selectAll();
+  QTest::keyClicks(edit, QStringLiteral("10000001"));  // the last digit passes the limit
+  QStringList said;
+  for (const QLabel* label : panel.findChildren<QLabel*>()) {
+    if (label->isVisible() && label->text().contains(QStringLiteral("Steps takes"))) said << label->text();
+  }
+  ASSERT_EQ(said.size(), 1) << "refused without a word";
+  EXPECT_TRUE(said.front().contains(QString::number(steps->maximum()))) << said.front().toStdString();
+  edit->selectAll();
+  QTest::keyClicks(edit, QStringLiteral("10000000"));
+  EXPECT_EQ(steps->value(), 10'000'000);
+  EXPECT_EQ(panel.config().steps, 10'000'000);
+  EXPECT_TRUE(panel.problem().isEmpty()) << panel.problem().toStdString();
+}
 
 TEST(SettingsPanel, RoundTripsAConfig) {
   SettingsPanel panel;
