@@ -1,6 +1,7 @@
 #include "context_use_chart.h"
 
 #include <QGraphicsLineItem>
+#include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <QMouseEvent>
 #include <QValueAxis>
@@ -16,7 +17,7 @@
 namespace normlab::ui {
 
 namespace {
-constexpr int kHeight = 130;
+constexpr int kHeight = 100;
 }  // namespace
 
 ContextUseChart::ContextUseChart(lab::RunStore& store, QWidget* parent)
@@ -24,7 +25,8 @@ ContextUseChart::ContextUseChart(lab::RunStore& store, QWidget* parent)
       store_(store),
       steps_(new QValueAxis),
       nats_(new QValueAxis),
-      marker_(new QGraphicsLineItem(chart())) {
+      marker_(new QGraphicsLineItem(chart())),
+      title_(new QGraphicsSimpleTextItem(chart())) {
   const StatisticInfo& context_use = prediction_statistics().front();
   setRenderHint(QPainter::Antialiasing);
   setFixedHeight(kHeight);
@@ -42,7 +44,13 @@ ContextUseChart::ContextUseChart(lab::RunStore& store, QWidget* parent)
   }
   steps_->setLabelFormat(QStringLiteral("%d"));
   steps_->setTickCount(5);
-  nats_->setTitleText(tr("%1, nats").arg(lab::qstr(context_use.label).toLower()));
+  // Its name inside the plot, at the top left, where a model that learns little leaves room:
+  // an axis title this short a chart has room for would be cut.
+  nats_->setTitleText(tr("nats"));
+  title_->setText(tr("%1 (how much a prediction depends on what came before)").arg(lab::qstr(context_use.label)));
+  title_->setFont(small);
+  title_->setBrush(QColor(0x55, 0x55, 0x55));
+  title_->setZValue(40);
   nats_->setLabelFormat(QStringLiteral("%.1f"));
   nats_->setTickCount(3);
   chart()->addAxis(steps_, Qt::AlignBottom);
@@ -50,7 +58,7 @@ ContextUseChart::ContextUseChart(lab::RunStore& store, QWidget* parent)
   marker_->setPen(QPen(QColor(0x60, 0x60, 0x60), 1, Qt::DashLine));
   marker_->setZValue(50);
   marker_->hide();
-  connect(chart(), &QChart::plotAreaChanged, this, &ContextUseChart::place_marker);
+  connect(chart(), &QChart::plotAreaChanged, this, &ContextUseChart::place_overlays);
   // A training run adds points many times a second; the chart is redrawn at most every 250 ms.
   redraw_.setSingleShot(true);
   redraw_.setInterval(250);
@@ -69,7 +77,7 @@ void ContextUseChart::show_runs(const std::vector<int>& run_ids) {
 
 void ContextUseChart::mark_step(int step) {
   marked_step_ = step;
-  place_marker();
+  place_overlays();
 }
 
 std::vector<QList<QPointF>> ContextUseChart::curves() const {
@@ -106,11 +114,12 @@ void ContextUseChart::redraw() {
   }
   steps_->setRange(0, last_step);
   nats_->setRange(0, std::ceil(top * 1.1 * 2) / 2);
-  place_marker();
+  place_overlays();
 }
 
-void ContextUseChart::place_marker() {
+void ContextUseChart::place_overlays() {
   const QRectF plot = chart()->plotArea();
+  title_->setPos(plot.topLeft() + QPointF(6, 2));
   if (marked_step_ < 0 || plot.isEmpty()) return marker_->hide();
   const double at = plot.left() + plot.width() * (marked_step_ - steps_->min()) / (steps_->max() - steps_->min());
   marker_->setLine(at, plot.top(), at, plot.bottom());

@@ -8,6 +8,7 @@
 #include <vector>
 
 class QGraphicsLineItem;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QValueAxis;
 
@@ -37,7 +38,7 @@ class ContextUseChart : public QChartView {
 
  private:
   void redraw();
-  void place_marker();
+  void place_overlays();
 
   lab::RunStore& store_;
   std::vector<int> run_ids_;
@@ -45,6 +46,7 @@ class ContextUseChart : public QChartView {
   QValueAxis* steps_;
   QValueAxis* nats_;
   QGraphicsLineItem* marker_;
+  QGraphicsSimpleTextItem* title_;
   int marked_step_ = -1;
   QTimer redraw_;
 };
