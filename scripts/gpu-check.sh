@@ -89,7 +89,9 @@ build() {
 }
 export torch_dir deps
 export -f build
-stage build 300 build
+build_limit=300  # 16 cores there; the dry run here builds on 2
+$cpu_only && build_limit=3600
+stage build "$build_limit" build
 export cli=build/gpu/app/normlab-cli runs=build/gpu-runs
 [ -x "$cli" ] || { echo "no normlab-cli: the build failed, nothing to check"; exit 1; }
 export NORMLAB_CACHE_DIR=$root/.dev/cache
