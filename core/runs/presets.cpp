@@ -33,7 +33,7 @@ TrainConfig scaled(TrainConfig c, Scale scale) {
     c.eval_batches = 8;
     // Writing the text costs about two of these small steps whatever the batch (0.4 s of
     // one core): at every evaluation 3.7 % of a CPU-scale run's CPU time, median of 3
-    // pairs (bench/text-cost.sh cpu 200 3); every other one and the last halves that.
+    // pairs (bench/text-cost.sh cpu 200 3 cpu build/release 1); every other one and the last halves that.
     c.text_every = 2;
   }
   return c;
