@@ -8,7 +8,6 @@
 #include <QRubberBand>
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "lab/run_store.h"
 
@@ -181,23 +180,26 @@ void LossChartView::hide_readout() {
   crosshair_->hide();
 }
 
-// The point under the pointer as recorded: the nearest any drawn run has, on whichever
-// x-axis the chart has. A run that ended before it shows its last step, "at 300", rather
-// than giving the header its own. Off the plot, or with nothing drawn: nullopt.
-std::optional<Readout> LossChartView::point_under(QPoint viewport_pos) const {
+// Every drawn run's values at the pointer's x (steps, tokens or seconds); none off the plot.
+std::vector<Readout> LossChartView::values_under(QPoint viewport_pos, double& pointer_x) const {
   const QPointF at = chart_pos(viewport_pos);
-  if (!chart_->plotArea().contains(at)) return std::nullopt;
-  const double pointer_x = chart_->value_at(at).x();
-  const std::vector<Readout> values = chart_->readout(pointer_x);
-  if (values.empty()) return std::nullopt;
+  if (!chart_->plotArea().contains(at)) return {};
+  pointer_x = chart_->value_at(at).x();
+  return chart_->readout(pointer_x);
+}
+
+// The point under the pointer as recorded: the nearest any drawn run has. A run that ended
+// before it shows its last step, "at 300", rather than giving the header its own.
+const Readout& LossChartView::nearest(const std::vector<Readout>& values, double pointer_x) {
   return *std::min_element(values.begin(), values.end(), [pointer_x](const Readout& a, const Readout& b) {
     return std::abs(a.x - pointer_x) < std::abs(b.x - pointer_x);
   });
 }
 
 int LossChartView::step_under(QPoint viewport_pos) const {
-  const std::optional<Readout> point = point_under(viewport_pos);
-  return point ? point->step : -1;
+  double pointer_x = 0;
+  const std::vector<Readout> values = values_under(viewport_pos, pointer_x);
+  return values.empty() ? -1 : nearest(values, pointer_x).step;
 }
 
 void LossChartView::show_readout(QPoint viewport_pos) {
@@ -208,14 +210,15 @@ void LossChartView::show_readout(QPoint viewport_pos) {
     return;
   }
   viewport()->setCursor(Qt::CrossCursor);
-  const std::optional<Readout> nearest = point_under(viewport_pos);
-  if (!nearest) {
+  double pointer_x = 0;
+  const std::vector<Readout> values = values_under(viewport_pos, pointer_x);
+  if (values.empty()) {
     hide_readout();
     return;
   }
-  const std::vector<Readout> values = chart_->readout(chart_->value_at(chart_pos(viewport_pos)).x());
-  const int shown_step = nearest->step;
-  const double x = chart_->position_of({nearest->x, 1}).x();
+  const Readout& nearest_point = nearest(values, pointer_x);
+  const int shown_step = nearest_point.step;
+  const double x = chart_->position_of({nearest_point.x, 1}).x();
   crosshair_->setLine(x, plot.top(), x, plot.bottom());
   crosshair_->setVisible(plot.left() <= x && x <= plot.right());
 
@@ -224,9 +227,11 @@ void LossChartView::show_readout(QPoint viewport_pos) {
   QString where;
   switch (chart_->x_axis()) {
     case XAxis::Steps: where = tr("step %1").arg(shown_step); break;
-    case XAxis::Tokens: where = tr("%1 tokens").arg(QLocale::system().toString(std::llround(nearest->x * 1e6))); break;
+    case XAxis::Tokens:
+      where = tr("%1 tokens").arg(QLocale::system().toString(std::llround(nearest_point.x * 1e6)));
+      break;
     case XAxis::WallTime:
-      where = tr("%1 s").arg(QLocale::system().toString(nearest->x, 'f', nearest->x < 100 ? 1 : 0));
+      where = tr("%1 s").arg(QLocale::system().toString(nearest_point.x, 'f', nearest_point.x < 100 ? 1 : 0));
       break;
   }
   QString html = tr("<b>%1</b><table cellspacing='0' cellpadding='1'>").arg(where);

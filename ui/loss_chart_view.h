@@ -4,7 +4,7 @@
 // Home do the same. Hovering shows every visible run's values at the nearest step; a click
 // picks that step, for the views that show a run at one step (What it writes).
 #include <QChartView>
-#include <optional>
+#include <vector>
 
 #include "loss_chart.h"
 
@@ -38,9 +38,10 @@ class LossChartView : public QChartView {
  private:
   enum class Drag { None, Zoom, Pan };
   QPointF chart_pos(QPoint viewport_pos) const;
-  // The recorded point nearest the pointer that any drawn run has, on the chart's x-axis;
-  // its step, or -1 off the plot.
-  std::optional<Readout> point_under(QPoint viewport_pos) const;
+  // Each drawn run's values at the pointer's x, and that x; the recorded point nearest it
+  // that any run has; its step, or -1 off the plot. One readout a mouse move.
+  std::vector<Readout> values_under(QPoint viewport_pos, double& pointer_x) const;
+  static const Readout& nearest(const std::vector<Readout>& values, double pointer_x);
   int step_under(QPoint viewport_pos) const;
   void show_readout(QPoint viewport_pos);
   void hide_readout();
