@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Remakes the figures in README.md and docs/*.md from the commands printed beside them.
 
-  scripts/figures.py [--only NAME,...] [--cli PATH] [--dry-run]
+  scripts/figures.py [--only NAME,...] [--cli PATH] [--jobs N] [--dry-run]
   scripts/figures.py --list
   scripts/figures.py --check [--only NAME,...]
   scripts/figures.py --only course-full --runs DIR    # that block from runs trained elsewhere
 
 Each figure sits between <!-- NAME --> and <!-- /NAME --> in the Markdown files. The script
-trains the block's runs with `normlab-cli train`, one at a time, each as its block prints
-it, rewrites the block and stamps it with the machine, date and engine commit; charts are
+trains the block's runs with `normlab-cli train` (one at a time, or --jobs at once: each
+run is at one thread, so its numbers do not depend on it), each as its block prints it,
+rewrites the block and stamps it with the machine, date and engine commit; charts are
 drawn by the window (normlab-ui-screenshots under xvfb-run) and sweep summaries read back
 by `normlab-cli sweep --status`. Runs are kept in build/figures/<hash of the binary>/, so
 a block made again, or one sharing runs with another, trains only what is missing; another
@@ -21,6 +22,7 @@ name (chaotic runs differ between CPUs):  nice -n 19 scripts/figures.py --check
 Python, not Bash: it reads run files (JSON) and Markdown tables.
 """
 import argparse
+import concurrent.futures
 import dataclasses
 import datetime
 import glob
@@ -582,6 +584,7 @@ class Runner:
         return records if len(records) == run.records() else None
 
     def train(self, run, number, total):
+        """Trains the run unless kept; safe to call from several threads for different runs."""
         records = self.cached(run)
         if records is None:
             folder = self.path(run)
@@ -706,7 +709,7 @@ def unknown_blocks(root):
     return sorted(found - known)
 
 
-def check(root, blocks, runner):
+def check(root, blocks, runner, jobs):
     unknown = unknown_blocks(root)
     if unknown:
         raise Failure(f"the docs hold a block figures.py does not know: {unknown[0]}")
@@ -720,9 +723,8 @@ def check(root, blocks, runner):
                 cells.append((f"{block.name}: {label}, column {column + 1}", shown[row][column],
                               table.rows[row][column]))
     runs = list(dict.fromkeys(run for *_, cell in cells for run in cell.runs()))
-    say_cost(runs, runner)
-    for number, run in enumerate(runs, 1):
-        runner.train(run, number, len(runs))
+    say_cost(runs, runner, jobs)
+    train_all(runs, runner, jobs)
     wrong = 0
     for where, shown, cell in cells:
         now = cell.text(runner.results)
@@ -732,11 +734,19 @@ def check(root, blocks, runner):
     return wrong
 
 
-def say_cost(runs, runner):
+def say_cost(runs, runner, jobs):
     todo = [run for run in runs if runner.cached(run) is None]
-    minutes = sum(run.estimate_s() for run in todo) / 60
-    print(f"{len(todo)} of {len(runs)} commands to train, about {minutes:.0f} min here one at a time "
+    minutes = sum(run.estimate_s() for run in todo) / 60 / min(jobs, max(len(todo), 1))
+    print(f"{len(todo)} of {len(runs)} commands to train, about {minutes:.0f} min here, {jobs} at a time "
           f"({len(runs) - len(todo)} kept from before)", flush=True)
+
+
+def train_all(runs, runner, jobs):
+    """Each run trained or read back; `jobs` commands at once, their results the same (one thread each)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(runner.train, run, number, len(runs)) for number, run in enumerate(runs, 1)]
+        for future in concurrent.futures.as_completed(futures):
+            future.result()  # the first failure stops the script; runs already started finish
 
 
 def main():
@@ -745,6 +755,8 @@ def main():
     parser.add_argument("--screenshots", help="normlab-ui-screenshots (default: beside --cli's build)")
     parser.add_argument("--only", help="comma-separated block names (default: every block)")
     parser.add_argument("--check", action="store_true", help="train the check cells afresh, fail on a difference")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="commands trained at once (each at one thread: give at most the cores)")
     parser.add_argument("--list", action="store_true", help="the blocks, their files and their cost, then stop")
     parser.add_argument("--dry-run", action="store_true", help="say what would be trained, then stop")
     parser.add_argument("--runs", help="a folder of finished runs of the blocks' --preset commands")
@@ -758,6 +770,8 @@ def main():
     if unknown:
         raise Failure(f"no block named '{unknown[0]}'; the blocks: {', '.join(by_name)}")
     blocks = [by_name[n] for n in names]
+    if options.jobs < 1:
+        raise Failure(f"--jobs {options.jobs}: give 1 or more")
     if options.list:
         for block in blocks:
             minutes = sum(run.estimate_s() for run in block.runs()) / 60
@@ -773,20 +787,19 @@ def main():
             raise Failure(f"{options.runs} holds no finished run")
     if options.check:
         with tempfile.TemporaryDirectory(prefix="figures-check-") as folder:
-            wrong = check(options.root, blocks, Runner(cli, folder, fresh=True))
+            wrong = check(options.root, blocks, Runner(cli, folder, fresh=True), options.jobs)
         if wrong:
             raise Failure(f"{wrong} shown figure(s) differ from what their command gives today")
         return 0
 
     runner = Runner(cli, os.path.join(options.cache, binary_hash(cli)), given=given)
     runs = list(dict.fromkeys(run for block in blocks for run in block.runs()))
-    say_cost(runs, runner)
+    say_cost(runs, runner, options.jobs)
     if options.dry_run:
         for run in runs:
             print(("kept   " if runner.cached(run) else "train  ") + run.command())
         return 0
-    for number, run in enumerate(runs, 1):
-        runner.train(run, number, len(runs))
+    train_all(runs, runner, options.jobs)
     tools = options.screenshots or os.path.join(os.path.dirname(os.path.dirname(cli)), "tests/ui/normlab-ui-screenshots")
     for block in blocks:
         if block.charts and not os.access(tools, os.X_OK):
