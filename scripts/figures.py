@@ -114,6 +114,7 @@ class Cell:
     stalls: bool = False  # "(stalls)" after a loss within STALL_NATS of the baseline
     measure: str = "final"  # a MEASURES key, or a recorded series (its last value)
     pick: str = ""  # the record's name, for a command that trains several
+    best: bool = False  # "(its best on the way …)" when the held-out loss ended well above its lowest
 
     def runs(self):
         return [self.run.seeded(seed) for seed in SEEDS[: self.seeds]]
@@ -130,7 +131,26 @@ class Cell:
         out = f"{mean:.3f}" if len(values) == 1 else f"{mean:.3f} ({min(values):.3f}–{max(values):.3f})"
         if self.stalls and mean > records[0]["baseline_loss"] - STALL_NATS:
             out += " (stalls)"
+        if self.best and len(records) == 1 and min(records[0]["evals"]["val_loss"]) < values[0] - STALL_NATS:
+            out += f" (its best on the way {min(records[0]['evals']['val_loss']):.3f})"
+        diverged = [r["steps"]["step"][-1] for r in records if r["status"] == "diverged"]
+        if diverged:
+            out += f" (diverged at step {', '.join(map(str, diverged))} of {records[0]['config']['steps']})"
         return out
+
+
+@dataclasses.dataclass
+class Span:
+    """A table cell: the lowest to the highest final held-out loss of several runs."""
+
+    runs_: list
+
+    def runs(self):
+        return self.runs_
+
+    def text(self, results):
+        values = [final_loss(pick(results[run])) for run in self.runs_]
+        return f"{min(values):.2f} to {max(values):.2f}"
 
 
 def pick(records, name=""):
@@ -148,12 +168,12 @@ class Table:
     checks: list  # (row, column) of the cells --check trains again
 
     def runs(self):
-        return [run for row in self.rows for cell in row if isinstance(cell, Cell) for run in cell.runs()]
+        return [run for row in self.rows for cell in row if not isinstance(cell, str) for run in cell.runs()]
 
     def markdown(self, results):
         lines = ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header)]
         for row in self.rows:
-            lines.append("| " + " | ".join(c.text(results) if isinstance(c, Cell) else c for c in row) + " |")
+            lines.append("| " + " | ".join(c if isinstance(c, str) else c.text(results) for c in row) + " |")
         return "\n".join(lines)
 
 
@@ -544,11 +564,38 @@ normlab-cli train --scale cpu --device cpu --threads 1 --steps 200 --warmup 30 -
     return Block("dyt-probe", ["docs/designs.md"], [table], render)
 
 
+def dyt_recipe():
+    def run(a0, lr, warmup, otherwise="", placement="pre", flags=""):
+        alpha = {} if a0 == "0.5" else {"dyt_alpha0": a0}  # 0.5 is the default: the designs' own runs
+        cell = Cell(train(f"--norm {placement} --norm-type dyt {flags}".strip(), lr=lr, warmup=warmup, **alpha),
+                    best=True)
+        return [a0, lr, warmup, otherwise, cell]
+
+    rows = [run("0.05", "1e-3", "30"), run("0.1", "1e-3", "30"), run("0.2", "1e-3", "30"),
+            run("2", "1e-3", "30"), run("2", "6e-3", "30"), run("0.5", "1e-3", "200"),
+            run("0.5", "1e-3", "30", "`--clip 1`", flags="--clip 1"),
+            run("0.1", "1e-3", "30", "`--clip 1`", flags="--clip 1"),
+            run("0.5", "1e-3", "30", "post placement", "post"), run("0.5", "6e-3", "30", "post placement", "post")]
+    # α₀ 0.5 at warmup 30 is the default: the learning-rate table's DyT row, one seed each.
+    rows.insert(3, ["0.5", "3e-4 to 1e-2", "30", "(the learning-rate table's runs)",
+                    Span([train("--norm pre --norm-type dyt", lr=lr) for lr in LR_SWEEP])])
+    table = Table(["α₀", "peak lr", "warmup", "otherwise", "final held-out"], rows, checks=[(0, 4)])
+
+    def render(results, docs):
+        return f"""Then, with the paper's language-model recipe (the embedding scale from √d, now part of
+DyT), full 600-step runs, seed 1337 (`normlab-cli train --scale cpu --device cpu --threads 1
+--norm P --norm-type dyt --dyt-alpha0 A0 --lr LR --warmup W [OTHERWISE]`; final held-out):
+
+{table.markdown(results)}"""
+
+    return Block("dyt-recipe", ["docs/designs.md"], [table], render)
+
+
 BLOCKS = [placements_table(), what_it_learned(), course_cpu(), matmul_kernels(), course_pictures(),
           sweep_block("depth", "layers", DEPTHS, ["pre", "post"], "depth"),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
-          designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), course_full()]
+          designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full()]
 
 
 # --- running ------------------------------------------------------------------------------
@@ -559,7 +606,8 @@ def load_done(folder):
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         with open(path) as f:
             record = json.load(f)
-        if record.get("schema") == "normlab.run" and record.get("status") == "done":
+        # A run that diverged has a result too: its losses up to there (Cell says where).
+        if record.get("schema") == "normlab.run" and record.get("status") in ("done", "diverged"):
             records[record["name"]] = record
     return records
 
