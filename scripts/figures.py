@@ -196,6 +196,18 @@ class Summary:
     runs: list
 
 
+@dataclasses.dataclass(frozen=True)
+class Printout:
+    """What a normlab-cli command prints about one of the block's runs: CLI RUN.json ARGUMENTS."""
+
+    command: str  # normlab-cli's command, e.g. sample
+    run: Run
+    arguments: tuple
+
+    def runs(self):
+        return [self.run]
+
+
 @dataclasses.dataclass
 class Block:
     name: str
@@ -204,10 +216,12 @@ class Block:
     render: object  # (results, path from the file to docs/) -> Markdown
     charts: list = dataclasses.field(default_factory=list)
     summaries: list = dataclasses.field(default_factory=list)
+    printouts: list = dataclasses.field(default_factory=list)  # render finds each one's text in results
 
     def runs(self):
         every = [r for t in self.tables for r in t.runs()]
         every += [r for c in self.charts + self.summaries for r in c.runs]
+        every += [r for p in self.printouts for r in p.runs()]
         return list(dict.fromkeys(every))
 
 
@@ -300,6 +314,29 @@ text, which `--show-text` prints as they come):
 {story}"""
 
     return Block("what-it-learned", ["README.md"], [table], render)
+
+
+def sample_example():
+    run = train("--norm pre", lr="1e-3")  # the placements table's, its best-trained
+    prompt = "In the beginning God created"
+    printout = Printout("sample", run, ("--prompt", prompt, "--tokens", "30", "--top", "8"))
+
+    def render(results, docs):
+        text, _, table = results[printout].partition("\n\n")
+        shown = "\n".join(table.splitlines()[:4])  # the header and the three likeliest
+        file = os.path.basename(results[printout, "file"])
+        return f"""```
+$ normlab-cli sample runs/{file} --prompt "{prompt}" --tokens 30 --top 8
+{text.strip()}
+
+{shown}
+  ...
+```
+
+(that run: `normlab-cli train --scale cpu --device cpu --threads 1 --norm pre --lr 1e-3 --warmup 30
+--out runs`, held-out {final_loss(pick(results[run])):.3f} nats.)"""
+
+    return Block("sample-example", ["README.md"], [], render, printouts=[printout])
 
 
 COURSE = [("pre-norm, lr 1e-3, warmup 30", "pre", "1e-3", 30), ("post-norm, lr 1e-3, warmup 30", "post", "1e-3", 30),
@@ -591,7 +628,7 @@ DyT), full 600-step runs, seed 1337 (`normlab-cli train --scale cpu --device cpu
     return Block("dyt-recipe", ["docs/designs.md"], [table], render)
 
 
-BLOCKS = [placements_table(), what_it_learned(), course_cpu(), matmul_kernels(), course_pictures(),
+BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(), matmul_kernels(), course_pictures(),
           sweep_block("depth", "layers", DEPTHS, ["pre", "post"], "depth"),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
@@ -730,6 +767,13 @@ def draw(root, block, runner, tools):
                               f"{done.stdout.strip().splitlines()[-1:]}")
             shutil.copy(made[0], os.path.join(root, "docs", summary.file))
         print(f"wrote docs/{summary.file}")
+    for printout in block.printouts:
+        file = runner.files([printout.run])[0]
+        done = subprocess.run([runner.cli, printout.command, file, *printout.arguments], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise Failure(f"normlab-cli {printout.command} failed: {done.stderr.strip().splitlines()[-1:]}")
+        runner.results[printout] = done.stdout
+        runner.results[printout, "file"] = file
 
 
 def shown_rows(root, block, table_index):
