@@ -47,7 +47,9 @@ stage() {
   local name=$1 limit=$2 status=0 start=$SECONDS
   shift 2
   say "$name (at most $limit s)"
-  timeout --signal=INT --kill-after=10 "$limit" bash -c 'set -euo pipefail; "$@"' "$name" "$@" 2>&1 |
+  # TERM, not INT: normlab-cli stops on either after its step, and Python ends on TERM
+  # without the KeyboardInterrupt traceback INT gave in each cut stage's output.
+  timeout --signal=TERM --kill-after=10 "$limit" bash -c 'set -euo pipefail; "$@"' "$name" "$@" 2>&1 |
     tee "$out/$name.txt" || status=${PIPESTATUS[0]}
   case $status in
     0) echo "$name: ok in $((SECONDS - start)) s" >>"$out/stages.txt" ;;
