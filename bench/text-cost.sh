@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # What recording a run's text costs: the same run with text as often as the scale records
-# it (or at every Nth evaluation, `text-every`) and without (--text-every 0), in turn, PAIRS times, the
+# it (or at every Nth evaluation, `text-every`) and without (--text-every 0), PAIRS times, the
 # ratio taken pair by pair so that a machine whose speed drifts moves both alike. Two
 # figures a run: its training wall time, the wall_s its run file gives its last step (the
 # process's and the tokenizer's start left out), and the CPU time of its process (start
-# included), which other work on a busy machine moves far less than the wall time. Context use, frequency mismatch and the unigram's loss are
-# computed at every evaluation either way: they read the evaluation's own logits.
+# included), which other work on a busy machine moves far less than the wall time. Context
+# use, frequency mismatch and the unigram's loss are computed at every evaluation either
+# way: they read the evaluation's own logits.
 #
 #   bench/text-cost.sh [cpu|full] [steps] [pairs] [device] [build-dir] [text-every]
 #       defaults: cpu, 200 steps, 3 pairs, cpu, build/release, the scale's
@@ -38,8 +39,15 @@ PY
 echo "text cost: --scale $scale, $steps steps, device $device, $pairs pairs, $(date -u +%F), $(git rev-parse --short HEAD)"
 pairs_seen=()
 for pair in $(seq "$pairs"); do
-  read -r with_wall with_cpu < <(train "with-$pair" "${text_every[@]}")
-  read -r without_wall without_cpu < <(train "without-$pair" --text-every 0)
+  # Odd pairs start with text, even pairs without: a machine's first run (cold caches) or a
+  # drift within a pair then weighs on both sides alike.
+  if ((pair % 2)); then
+    read -r with_wall with_cpu < <(train "with-$pair" "${text_every[@]}")
+    read -r without_wall without_cpu < <(train "without-$pair" --text-every 0)
+  else
+    read -r without_wall without_cpu < <(train "without-$pair" --text-every 0)
+    read -r with_wall with_cpu < <(train "with-$pair" "${text_every[@]}")
+  fi
   pairs_seen+=("$with_wall,$without_wall,$with_cpu,$without_cpu")
   printf 'pair %d: training wall %7.2f s with text, %7.2f s without; process CPU %7.2f s with, %7.2f s without\n' \
     "$pair" "$with_wall" "$without_wall" "$with_cpu" "$without_cpu"
