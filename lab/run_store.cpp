@@ -14,8 +14,8 @@ namespace normlab::lab {
 RunStore::RunStore(QObject* parent) : QObject(parent) {}
 
 int RunStore::shade_for(const TrainConfig& config) const {
-  std::vector<ShadedRun> shown;
-  for (const RunEntry& run : runs_) shown.push_back({&run.record.config, run.shade});
+  std::vector<const TrainConfig*> shown;
+  for (const RunEntry& run : runs_) shown.push_back(&run.record.config);
   return next_shade(config, shown);
 }
 
@@ -23,10 +23,9 @@ int RunStore::add(RunRecord record, const QString& file, bool followed) {
   // The shade its file keeps, so that it looks the same after a restart whatever was
   // removed meanwhile; another program's run (followed) gets one here.
   if (followed || record.config.shade < 0) record.config.shade = shade_for(record.config);
-  const int shade = record.config.shade;
   const int id = next_id_++;
   emit run_about_to_be_added(int(runs_.size()));
-  runs_.push_back({id, std::move(record), shade, true, file, followed});
+  runs_.push_back({id, std::move(record), true, file, followed});
   emit run_added(id);
   return id;
 }
@@ -143,8 +142,9 @@ void RunStore::append_text(int id, const TextSample& text) {
 void RunStore::finish(int id, const RunRecord& record) {
   RunEntry* run = entry(id);
   if (!run) return;
+  const int shade = run->record.config.shade;  // a checkpoint's record may be older than its shade
   run->record = record;
-  run->record.config.shade = run->shade;  // a checkpoint's record may be older than its shade
+  run->record.config.shade = shade;
   emit status_changed(id);
   emit points_changed(id);
   emit text_changed(id);

@@ -1,7 +1,8 @@
 #pragma once
 // Every run the lab knows: trained here, queued, restored or imported. Data only: the
 // window's run table and charts read it and follow its signals; the lab and its queue
-// change it. Files are the archive's business, colours the window's (from `shade`).
+// change it. Files are the archive's business, colours the window's (from the record's
+// config.shade, which every run here has).
 #include <QObject>
 #include <QString>
 #include <vector>
@@ -12,8 +13,7 @@ namespace normlab::lab {
 
 struct RunEntry {
   int id = 0;        // unique for the session, never reused
-  RunRecord record;  // record.config.name is the run's name
-  int shade = 0;     // which look of its hue it is drawn in (core/runs/palette.h)
+  RunRecord record;  // record.config.name is the run's name, record.config.shade its look
   bool visible = true;
   QString file;           // the app's own copy in its runs folder; empty if none
   bool followed = false;  // shown from a followed folder: another program's run, never trained here

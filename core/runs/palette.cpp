@@ -81,18 +81,18 @@ std::uint32_t hue_colour(Hue hue, int shade) {
 
 bool shade_squared(int shade) { return ((shade % kShades) + kShades) % kShades >= kLightnessSteps; }
 
-int next_shade(const TrainConfig& config, const std::vector<ShadedRun>& shown) {
+int next_shade(const TrainConfig& config, const std::vector<const TrainConfig*>& shown) {
   const Hue hue = family_of(config);
   std::array<int, kShades> groups_using{};
   std::vector<const TrainConfig*> counted;  // one run per seed group
-  for (const ShadedRun& run : shown) {
-    if (family_of(*run.config) != hue) continue;
-    if (differ_only_in_seed(*run.config, config)) return run.shade;
+  for (const TrainConfig* run : shown) {
+    if (family_of(*run) != hue) continue;
+    if (differ_only_in_seed(*run, config)) return run->shade;
     const bool group_seen = std::any_of(counted.begin(), counted.end(),
-                                        [&](const TrainConfig* c) { return differ_only_in_seed(*c, *run.config); });
+                                        [&](const TrainConfig* c) { return differ_only_in_seed(*c, *run); });
     if (group_seen) continue;
-    counted.push_back(run.config);
-    ++groups_using[std::size_t(((run.shade % kShades) + kShades) % kShades)];
+    counted.push_back(run);
+    ++groups_using[std::size_t(((run->shade % kShades) + kShades) % kShades)];
   }
   return int(std::min_element(groups_using.begin(), groups_using.end()) - groups_using.begin());
 }

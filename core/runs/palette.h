@@ -28,14 +28,9 @@ std::uint32_t hue_colour(Hue hue, int shade);
 // Shades from kLightnessSteps on mark their held-out points with squares.
 bool shade_squared(int shade);
 
-// A run already shown and its shade.
-struct ShadedRun {
-  const TrainConfig* config;
-  int shade;
-};
-// The shade a new run takes among `shown`: its seed group's when it joins one, else the
-// shade least used by the other groups of its hue (the lowest of equals), so two curves of
-// one hue look alike only once all kShades are in use.
-int next_shade(const TrainConfig& config, const std::vector<ShadedRun>& shown);
+// The shade a new run takes among the runs `shown` (each config with its shade): its seed
+// group's when it joins one, else the shade least used by the other groups of its hue (the
+// lowest of equals), so two curves of one hue look alike only once all kShades are in use.
+int next_shade(const TrainConfig& config, const std::vector<const TrainConfig*>& shown);
 
 }  // namespace normlab

@@ -100,27 +100,29 @@ TEST(Palette, ASeedGroupSharesAShadeAndNewCurvesTakeTheLeastUsed) {
   b.peak_lr = 6e-3;
   c.model.layers = 2;
   other_hue.model.norm = NormPlacement::Post;
-  std::vector<ShadedRun> shown;
+  std::vector<const TrainConfig*> shown;
   TrainConfig a_seeds[3] = {a, a, a};
   for (int i = 0; i < 3; ++i) {
     a_seeds[i].seed = a.seed + std::uint64_t(i);
-    const int shade = next_shade(a_seeds[i], shown);
-    EXPECT_EQ(shade, 0) << "seed " << i << ": one group, one curve, one shade";
-    shown.push_back({&a_seeds[i], shade});
+    a_seeds[i].shade = next_shade(a_seeds[i], shown);
+    EXPECT_EQ(a_seeds[i].shade, 0) << "seed " << i << ": one group, one curve, one shade";
+    shown.push_back(&a_seeds[i]);
   }
   EXPECT_EQ(next_shade(other_hue, shown), 0) << "another hue counts its own shades";
-  const int b_shade = next_shade(b, shown);
-  EXPECT_EQ(b_shade, 1);
-  shown.push_back({&b, b_shade});
+  b.shade = next_shade(b, shown);
+  EXPECT_EQ(b.shade, 1);
+  shown.push_back(&b);
   EXPECT_EQ(next_shade(c, shown), 2) << "not the group's shade, however many seeds it has";
   // With every shade taken once, the next curve reuses the one least used.
   std::vector<TrainConfig> more(kShades);
-  std::vector<ShadedRun> full;
+  std::vector<const TrainConfig*> full;
   for (int i = 0; i < kShades; ++i) {
     more[std::size_t(i)].peak_lr = 1e-4 * (i + 1);
-    full.push_back({&more[std::size_t(i)], i});
+    more[std::size_t(i)].shade = i;
+    full.push_back(&more[std::size_t(i)]);
   }
-  full.push_back({&a, 0});  // shade 0 twice now
+  a.shade = 0;
+  full.push_back(&a);  // shade 0 twice now
   EXPECT_EQ(next_shade(b, full), 1);
 }
 

@@ -644,15 +644,15 @@ TEST_F(LabTest, ARunLooksTheSameAfterARestartWhateverWasRemoved) {
     ASSERT_EQ(lab.import_runs({first, second}).added, 2);
     const RunEntry& run = lab.store().runs()[1];
     name = run.record.config.name;
-    shade = run.shade;
-    EXPECT_NE(shade, lab.store().runs()[0].shade) << "two curves of one hue";
+    shade = run.record.config.shade;
+    EXPECT_NE(shade, lab.store().runs()[0].record.config.shade) << "two curves of one hue";
     lab.remove_runs({lab.store().runs()[0].id});
   }
   Lab next(runs());
   next.restore();
   ASSERT_EQ(next.store().runs().size(), 1u);
   EXPECT_EQ(next.store().runs()[0].record.config.name, name);
-  EXPECT_EQ(next.store().runs()[0].shade, shade);
+  EXPECT_EQ(next.store().runs()[0].record.config.shade, shade);
 
   // A file without a shade: the one it is given is written to it.
   RunRecord old = finished(tiny(5));
@@ -665,8 +665,8 @@ TEST_F(LabTest, ARunLooksTheSameAfterARestartWhateverWasRemoved) {
   Lab third(runs());
   third.restore();
   ASSERT_EQ(third.store().runs().size(), 2u);
-  EXPECT_EQ(read_json(older.toStdString()).config.shade, third.store().runs()[0].shade);
-  EXPECT_EQ(third.store().runs()[1].shade, shade) << "the run that was there first keeps its look";
+  EXPECT_EQ(read_json(older.toStdString()).config.shade, third.store().runs()[0].record.config.shade);
+  EXPECT_EQ(third.store().runs()[1].record.config.shade, shade) << "the run that was there first keeps its look";
 }
 
 // Issue 30: a rename and a note are the run file's, and come back with the folder; the
