@@ -53,6 +53,15 @@ int run_bench(const Options& options) {
         r.median_ms_per_recorded_step, 100 * extra, config.steps, r.recorded_steps_per_run,
         100 * extra * r.recorded_steps_per_run / config.steps);
   }
+  if (r.text_recordings_per_run > 0) {
+    const double share = r.text_recordings_per_run * r.median_ms_per_text / (config.steps * r.median_ms_per_step);
+    std::printf(
+        "text       %.0f ms a recording (the fixed prompts continued greedily and sampled, and the reference "
+        "text's probabilities) = %.1f steps; a %d-step run records text at %d evaluations: %+.1f %% over its "
+        "steps\n",
+        r.median_ms_per_text, r.median_ms_per_text / r.median_ms_per_step, config.steps, r.text_recordings_per_run,
+        100 * share);
+  }
   // A checkpoint comes with a save, so at most as often as saves come.
   const double every_s = std::max<double>(config.checkpoint_interval, kSaveIntervalSeconds);
   const double checkpoint_ms = checkpoint.serialise_ms + checkpoint.write_ms;

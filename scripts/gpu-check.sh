@@ -9,8 +9,7 @@
 #   one-run       one full-scale run (3000 x 32 x 128), its training wall time (target <= 3 s)
 #   course        the five-run course side by side, full scale (target <= 10 s)
 #   course-cpu    the course at --scale cpu on the GPU, to set beside the CPU's figures
-#   text-cost     what recording text costs, with and without, at full scale
-#   bench         steps a second under TF32 and bf16 settings
+#   bench         steps a second under TF32 and bf16 settings, and what recording text costs
 #   compare       NormLab against eager and torch.compile(max-autotune) PyTorch: the slowest, last
 #
 #   scripts/gpu-check.sh --prepare   here, once: Debian packages and the KJV cache into .dev/
@@ -150,10 +149,6 @@ course_cpu() {
 }
 export -f course_cpu
 stage course-cpu 90 course_cpu
-text_steps=1000
-$cpu_only && text_steps=200
-stage text-cost 90 bench/text-cost.sh full "$text_steps" 1 "$device" build/gpu
-
 bench() {
   for setting in "--tf32 off" "--tf32 auto" "--tf32 auto --autocast bf16"; do
     echo "-- $setting"

@@ -15,6 +15,7 @@
 
 #include "layer_stats.h"
 #include "learner.h"
+#include "text_samples.h"
 #include "trainer.h"
 #include "training_state.h"
 
@@ -119,14 +120,27 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
     return split_windows(torch::tensor(ids, torch::kInt64).view({config.batch_size, m.context + 1}));
   };
 
+  // A text recording (text_samples.h) on random held-out ids: the prompts continued both
+  // ways, then the pass that gives the reference text's probabilities.
+  const bool text_on = config.text_every > 0;
+  const auto heldout = torch::randint(m.vocab, {4 * (m.context + kContinuationTokens)}, torch::kInt64);
+  const auto prompts = fixed_prompts(heldout, m.context);
+  const auto references = prompts_with_references(prompts, fixed_references(heldout, m.context)).to(device);
+  const std::vector<std::uint64_t> seeds(prompts.size(), config.seed);
+  auto record_text = [&] {
+    continue_prompts(learner.decoder(), prompts, kContinuationTokens, 1.0, seeds, device);
+    learner.true_token_probabilities(references);  // on the host: the recording has finished
+  };
+
   for (int i = 0; i < warmup; ++i) learner.step(to_device(random_batch(), device), config.peak_lr);
+  if (text_on && warmup > 0) record_text();  // its first shapes set up, as a run's earlier evaluations did
   // Timed in blocks of steps with one sync at the end of each, as training reads losses
   // in bulk: per-step syncs would charge a GPU for idling. Batches are made beforehand.
   // With the layer statistics on, each block is followed by as many recording steps, each
   // timed alone (they copy their statistics to the host), so load hits both alike.
   const bool statistics_on = config.layer_stats_every > 0;
   const int blocks = std::min(steps, 5);
-  std::vector<double> times, recorded_times;
+  std::vector<double> times, recorded_times, text_times;
   for (int block = 0; block < blocks; ++block) {
     const int count = steps / blocks + (block < steps % blocks ? 1 : 0);
     std::vector<Batch> batches;
@@ -145,10 +159,20 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
       learner.step(batch, config.peak_lr, &statistics).item<double>();
       recorded_times.push_back(now_s() - recorded_start);
     }
+    if (text_on) {
+      synchronize(device);
+      const double text_start = now_s();
+      record_text();
+      text_times.push_back(now_s() - text_start);
+    }
   }
   if (statistics_on) {
     result.median_ms_per_recorded_step = 1e3 * median(recorded_times);
     for (int step = 1; step <= config.steps; ++step) result.recorded_steps_per_run += records_layer_stats(config, step);
+  }
+  if (text_on) {
+    result.median_ms_per_text = 1e3 * median(text_times);
+    result.text_recordings_per_run = text_recordings(config);
   }
   const double tokens = double(config.batch_size) * m.context;
   result.model_flop_per_step = step_flops(config);
@@ -176,6 +200,9 @@ std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint,
                             {"median_ms_per_recorded_step", r.median_ms_per_recorded_step},
                             {"recorded_steps_per_run", r.recorded_steps_per_run},
                             {"run_steps", config.steps},
+                            {"text_every", config.text_every},
+                            {"median_ms_per_text", r.median_ms_per_text},
+                            {"text_recordings_per_run", r.text_recordings_per_run},
                             {"checkpoint_bytes", checkpoint.bytes},
                             {"checkpoint_serialise_ms", checkpoint.serialise_ms},
                             {"checkpoint_write_ms", checkpoint.write_ms},

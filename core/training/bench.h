@@ -18,6 +18,10 @@ struct BenchResult {
   // the others so a busy machine slows both alike; 0 when off.
   double median_ms_per_recorded_step = 0;
   int recorded_steps_per_run = 0;  // of config.steps, how many record them
+  // With text on (text_every > 0): one text recording as an evaluation makes it, timed
+  // alone after each block of steps; 0 when off.
+  double median_ms_per_text = 0;
+  int text_recordings_per_run = 0;
 };
 
 // Random tokens (speed does not depend on the text); `warmup` steps are not timed.

@@ -38,6 +38,33 @@ std::vector<std::vector<int>> fixed_references(const torch::Tensor& heldout_ids,
   return windows(heldout_ids, context, prompt, std::min<std::int64_t>(kContinuationTokens, context - prompt));
 }
 
+torch::Tensor prompts_with_references(const std::vector<std::vector<int>>& prompts,
+                                      const std::vector<std::vector<int>>& references) {
+  const std::size_t length = references.empty() ? 0 : references.front().size();
+  if (length == 0 || prompts.size() != references.size() ||
+      std::any_of(references.begin(), references.end(), [&](const auto& r) { return r.size() != length; })) {
+    return {};
+  }
+  std::vector<std::int64_t> rows;
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    rows.insert(rows.end(), prompts[i].begin(), prompts[i].end());
+    rows.insert(rows.end(), references[i].begin(), references[i].end());
+  }
+  return torch::tensor(rows).view({std::int64_t(prompts.size()), -1});
+}
+
+bool records_text(const TrainConfig& config, int evaluation, int step) {
+  return config.text_every > 0 && (evaluation % config.text_every == 0 || step == config.steps);
+}
+
+int text_recordings(const TrainConfig& config) {
+  int count = records_text(config, 0, 0), evaluation = 0;
+  for (int step = 1; step <= config.steps; ++step) {
+    if (step % config.eval_interval == 0 || step == config.steps) count += records_text(config, ++evaluation, step);
+  }
+  return count;
+}
+
 std::uint64_t sample_seed(std::uint64_t run_seed, int step, int prompt) {
   // splitmix64 over the three, so nearby steps and prompts get unrelated streams.
   auto mix = [](std::uint64_t x) {

@@ -10,6 +10,8 @@
 #include <torch/torch.h>
 #include <vector>
 
+#include "core/runs/config.h"
+
 namespace normlab {
 
 inline constexpr int kPromptCount = 3;
@@ -22,6 +24,17 @@ std::vector<std::vector<int>> fixed_prompts(const torch::Tensor& heldout_ids, in
 // What follows each prompt in the held-out text: kContinuationTokens, or as many as the
 // context leaves after the prompt.
 std::vector<std::vector<int>> fixed_references(const torch::Tensor& heldout_ids, int context);
+
+// Prompt i followed by reference i, one row each: the batch whose true next tokens a run's
+// text shades by their probability. Undefined when the references differ in length.
+torch::Tensor prompts_with_references(const std::vector<std::vector<int>>& prompts,
+                                      const std::vector<std::vector<int>>& references);
+
+// Whether a run of `config` records its text at its `evaluation`-th evaluation (0: the one
+// before the first step), which comes at `step`: every text_every-th, and the last.
+bool records_text(const TrainConfig& config, int evaluation, int step);
+// How many of a whole run's evaluations record text.
+int text_recordings(const TrainConfig& config);
 
 // The seed of prompt `prompt`'s samples at evaluation `step` of a run seeded `run_seed`.
 std::uint64_t sample_seed(std::uint64_t run_seed, int step, int prompt);

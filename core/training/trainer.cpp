@@ -306,33 +306,27 @@ void TrainingRun::evaluate(int step, bool with_checkpoint) {
   std::vector<SeriesPoint> points = prediction_points(predictions.result(), step);
   record_statistics(step, points);
   const int evaluation = int(record_.evals.size()) - 1;
-  if (!prompts_.empty() && (evaluation % config_.text_every == 0 || step == config_.steps)) record_text(step);
+  if (!prompts_.empty() && records_text(config_, evaluation, step)) record_text(step);
   if (callbacks_.on_eval) callbacks_.on_eval(record_.evals.back(), record_);
   save(with_checkpoint);
   last_read_ = std::chrono::steady_clock::now();  // evaluation time is not training time
 }
 
-// Each fixed prompt continued both ways, decoded.
 // The held-out text after each prompt, its tokens kept in the record to be shaded by the
 // probability the run gives them, and prompt and reference together as one batch of ids.
 void TrainingRun::prepare_references() {
   const auto references = fixed_references(data_.heldout_ids(), config_.model.context);
   // A split too short to give every prompt as long a reference: none, rather than some.
-  const auto reference_length = references.front().size();
-  if (reference_length == 0 ||
-      std::any_of(references.begin(), references.end(), [&](const auto& r) { return r.size() != reference_length; })) {
-    return;
+  const torch::Tensor rows = prompts_with_references(prompts_, references);
+  if (!rows.defined()) return;
+  for (const auto& reference : references) {
+    auto& pieces = record_.text.references.emplace_back();
+    for (const int id : reference) pieces.push_back(tokenizer_.piece(id));
   }
-  std::vector<std::int64_t> rows;
-  for (std::size_t i = 0; i < prompts_.size(); ++i) {
-    record_.text.references.emplace_back();
-    for (const int id : references[i]) record_.text.references[i].push_back(tokenizer_.piece(id));
-    rows.insert(rows.end(), prompts_[i].begin(), prompts_[i].end());
-    rows.insert(rows.end(), references[i].begin(), references[i].end());
-  }
-  prompted_references_ = torch::tensor(rows).view({std::int64_t(prompts_.size()), -1}).to(device_);
+  prompted_references_ = rows.to(device_);
 }
 
+// Each fixed prompt continued both ways, decoded, and the held-out text shaded.
 void TrainingRun::record_text(int step) {
   std::vector<std::uint64_t> seeds;
   for (int i = 0; i < int(prompts_.size()); ++i) seeds.push_back(sample_seed(config_.seed, step, i));

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/training/learner.h"
+#include "core/training/text_samples.h"
 
 #include "test_support.h"
 
@@ -29,10 +30,17 @@ TEST(Bench, MeasuresATinyModel) {
   EXPECT_GT(r.parameters, 0);
   EXPECT_GT(r.median_ms_per_recorded_step, 0);   // the layer statistics are on by default
   EXPECT_EQ(r.recorded_steps_per_run, 100 + 5);  // of 150 steps: every one up to 100, then 110, 120 … 150
+  config.text_every = 2;
+  const BenchResult writing = benchmark(config, 1, 3);
+  EXPECT_GT(writing.median_ms_per_text, 0);
+  EXPECT_EQ(writing.text_recordings_per_run, text_recordings(config));
   config.layer_stats_every = 0;
+  config.text_every = 0;
   const BenchResult quiet = benchmark(config, 1, 3);
   EXPECT_EQ(quiet.median_ms_per_recorded_step, 0);
   EXPECT_EQ(quiet.recorded_steps_per_run, 0);
+  EXPECT_EQ(quiet.median_ms_per_text, 0);
+  EXPECT_EQ(quiet.text_recordings_per_run, 0);
 
   EXPECT_THAT(user_error([&] { benchmark(config, 0, 0); }), HasSubstr("step"));
   config.model.heads = 3;

@@ -151,6 +151,7 @@ TEST_F(TrainerTest, TextEveryFewEvaluationsAndAtTheLast) {
   std::vector<int> steps;
   for (const TextSample& sample : run.text.samples) steps.push_back(sample.step);
   EXPECT_EQ(steps, (std::vector<int>{0, 80, 120}));
+  EXPECT_EQ(text_recordings(config_), 3) << "what the bench charges a run for";
 }
 
 // Trained, the model's predictions depend on the context; untrained, they hardly do.
