@@ -186,6 +186,13 @@ Decoder Learner::decoder() {
   auto cache = std::make_shared<std::vector<AttentionCache>>();
   auto run = [this, cache](const torch::Tensor& ids, bool fresh) {
     torch::NoGradGuard no_grad;
+    // A few rows at a time, where oneDNN's set-up per product costs more than LibTorch's
+    // sgemm takes (text only: the losses keep the run's kernel).
+    struct LibTorchMatmuls {
+      const bool onednn = onednn_matmuls();
+      LibTorchMatmuls() { set_onednn_matmuls(false); }
+      ~LibTorchMatmuls() { set_onednn_matmuls(onednn); }
+    } libtorch_matmuls;
     model_->eval();
     if (fresh) cache->clear();
     torch::Tensor last;
