@@ -31,10 +31,10 @@ TrainConfig scaled(TrainConfig c, Scale scale) {
     c.steps = 600;
     c.eval_interval = 50;
     c.eval_batches = 8;
-    // Writing the text costs about two of these small steps whatever the batch (0.4 s of
-    // one core): at every evaluation 3.7 % of a CPU-scale run's CPU time, median of 3
-    // pairs (bench/text-cost.sh cpu 200 3 cpu build/release 1); every other one and the last halves that.
-    c.text_every = 2;
+    // Writing the text costs about two of these small steps whatever the batch: at every
+    // evaluation some 4 % of a run; at every third and the last (steps 0, 150, … 600),
+    // under 2 % (`normlab-cli bench --scale cpu` prints it).
+    c.text_every = 3;
   }
   return c;
 }
