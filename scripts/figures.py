@@ -15,9 +15,16 @@ by `normlab-cli sweep --status`. Runs are kept in build/figures/<hash of the bin
 a block made again, or one sharing runs with another, trains only what is missing; another
 binary trains everything afresh. It says how long that will take before it starts.
 
+A timing block runs benchmarks instead (normlab-cli bench, bench/*): one at a time, after
+every run of the invocation has trained, since runs trained --jobs at once would slow them,
+in rounds that alternate the order of its commands; it fills its table from what they
+print, and says how much CPU other work took meanwhile. --list marks them; time them on a
+quiet machine, e.g.  scripts/figures.py --only step-cost
+
 --check trains each table's check cells afresh and fails when one differs from the number
 shown. Run it before resolving an issue that changes the engine, on the machine the blocks
 name (chaotic runs differ between CPUs):  nice -n 19 scripts/figures.py --check
+It leaves timing blocks out and says so: a timing is not the same twice to the digit.
 
 Python, not Bash: it reads run files (JSON) and Markdown tables.
 """
@@ -32,10 +39,12 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The commit stamped beside a block: the last one that changed what computes the numbers.
@@ -47,6 +56,8 @@ CPU_STEP_S = 0.24
 FULL_STEP_S = 1.1
 SEEDS = (1337, 1338, 1339)
 STALL_NATS = 0.1  # the sweeps' "stalled": within this of the unigram baseline, or above it
+with open(os.path.join(ROOT, "cmake", "torch.version")) as f:
+    TORCH = f.read().strip()  # the torch LibTorch comes from, and bench/compare_pytorch.py runs on
 
 
 class Failure(Exception):
@@ -208,6 +219,27 @@ class Printout:
         return [self.run]
 
 
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    """A benchmark a timing block shows: its printout's figures and wall time, one dict a round."""
+
+    command: str  # as the docs print it: normlab-cli …, or a script in bench/ and its arguments
+    estimate_s: float  # on this 2-core machine, from the step costs above
+    reads: object = None  # its printout -> a dict of figures; None: only its wall time counts
+    runs_as: tuple = ()  # a bench/*.sh's positional arguments in full: it takes the build folder last
+
+    def argv(self, cli, python, out):
+        """The command with this build's normlab-cli and torch's Python; a run trains into out."""
+        words = self.command.split()
+        if words[0] == "normlab-cli":
+            return [cli, *words[1:]] + (["--out", out] if words[1] == "train" else [])
+        script = os.path.join(ROOT, words[0])
+        if script.endswith(".py"):
+            return [python, script, *words[1:], "--cli", cli]
+        build = os.path.dirname(os.path.dirname(cli))
+        return [script, *[word.format(cores=os.cpu_count(), build=build) for word in self.runs_as]]
+
+
 @dataclasses.dataclass
 class Block:
     name: str
@@ -217,6 +249,11 @@ class Block:
     charts: list = dataclasses.field(default_factory=list)
     summaries: list = dataclasses.field(default_factory=list)
     printouts: list = dataclasses.field(default_factory=list)  # render finds each one's text in results
+    timings: list = dataclasses.field(default_factory=list)  # render finds each one's rounds in results
+    rounds: int = 1  # each round times every one of its timings once
+
+    def timings_s(self):
+        return self.rounds * sum(timing.estimate_s for timing in self.timings)
 
     def runs(self):
         every = [r for t in self.tables for r in t.runs()]
@@ -628,11 +665,74 @@ DyT), full 600-step runs, seed 1337 (`normlab-cli train --scale cpu --device cpu
     return Block("dyt-recipe", ["docs/designs.md"], [table], render)
 
 
+# --- timing blocks ------------------------------------------------------------------------
+
+# A bench's own start: the matmul rate it sets the step against and a checkpoint it times.
+BENCH_START_S = 3
+
+
+def bench_s(steps, step_s=CPU_STEP_S):
+    return BENCH_START_S + steps * step_s
+
+
+def bench_json(text):  # normlab-cli bench --json prints one object, last
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def figures_of(results, timing, key):
+    """A figure of each round of a timing."""
+    return [r[key] for r in results[timing]]
+
+
+def median_of(results, timing, key):
+    return statistics.median(figures_of(results, timing, key))
+
+
+def ms(value):  # a step's time as the docs give it: three figures
+    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def others(results, timings):
+    """What other work did meanwhile, as the renders say it."""
+    worst = max(r["others"] for timing in timings for r in results[timing])
+    return f"other work took at most {worst:.2f} of the {os.cpu_count()} cores while one ran"
+
+
+def step_cost():
+    designs = [("pre-norm, LayerNorm", "--norm pre"), ("pre-norm, RMSNorm", "--norm-type rmsnorm"),
+               ("pre-norm, DyT", "--norm-type dyt"), ("LayerNorm Scaling", "--norm lns"),
+               ("ReZero", "--norm rezero"), ("pre-norm + QK-norm", "--qk-norm on"),
+               ("pre-norm + scaled init", "--scaled-init on")]
+    bench = ("normlab-cli bench --scale cpu --device cpu --threads 1 --layer-stats-every 0 --bench-steps 30 "
+             "--bench-warmup 3 --json")
+    timings = [Timing(f"{bench} {flags}", bench_s(33), bench_json) for _, flags in designs]
+    rounds = 3
+
+    def render(results, docs):
+        rows = [[f"{label} (`{flags}`)", ms(min(figures_of(results, timing, "median_ms_per_step"))),
+                 ms(median_of(results, timing, "median_ms_per_step"))]
+                for (label, flags), timing in zip(designs, timings)]
+        table = Table(["design (`DESIGN`)", "ms/step, fastest round", f"median of {rounds} rounds"], rows, checks=[])
+        intro = wrap(f"""**Cost of a step.** One training step at the CPU scale (8 × 64 tokens, one thread, layer
+statistics off), median of 30 timed steps after 3 untimed ones, each design benched in turn, {rounds} rounds,
+every other one in reverse order ({others(results, timings)}):""")
+        return f"""{intro}
+
+```sh
+{bench} DESIGN
+```
+
+{table.markdown(results)}"""
+
+    return Block("step-cost", ["docs/designs.md"], [], render, timings=timings, rounds=rounds)
+
+
 BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(), matmul_kernels(), course_pictures(),
           sweep_block("depth", "layers", DEPTHS, ["pre", "post"], "depth"),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
-          designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full()]
+          designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full(),
+          step_cost()]
 
 
 # --- running ------------------------------------------------------------------------------
@@ -776,6 +876,42 @@ def draw(root, block, runner, tools):
         runner.results[printout, "file"] = file
 
 
+def busy_s():
+    """CPU seconds the machine has been busy since it started, every process's together."""
+    with open("/proc/stat") as f:
+        user, nice, system, idle, iowait, irq, softirq, steal = map(int, f.readline().split()[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def own_s():
+    """CPU seconds this script's finished commands took, theirs and their children's."""
+    used = os.times()
+    return used.children_user + used.children_system
+
+
+def time_block(block, runner, python):
+    """Runs the block's timings one at a time, each once a round and every other round in reverse
+    order, so that none always comes first or after the same one; notes what else the machine did."""
+    for number in range(block.rounds):
+        for timing in block.timings if number % 2 == 0 else block.timings[::-1]:
+            print(f"[round {number + 1}/{block.rounds}] {timing.command}", flush=True)
+            with tempfile.TemporaryDirectory(prefix="figures-timing-") as out:
+                busy, own, start = busy_s(), own_s(), time.perf_counter()
+                done = subprocess.run(timing.argv(runner.cli, python, out), cwd=ROOT, capture_output=True, text=True)
+                wall = time.perf_counter() - start
+                others_s = busy_s() - busy - (own_s() - own)
+            if done.returncode != 0:
+                raise Failure(f"{timing.command} failed (exit {done.returncode}): "
+                              f"{(done.stderr or done.stdout).strip().splitlines()[-1:]}")
+            try:
+                figures = timing.reads(done.stdout) if timing.reads else {}
+            except (ValueError, IndexError) as e:
+                raise Failure(f"{timing.command} printed what figures.py cannot read ({e}): "
+                              f"{done.stdout.strip().splitlines()[-1:]}")
+            # others: the cores other work kept busy on average while it ran
+            runner.results.setdefault(timing, []).append(dict(figures, wall_s=wall, others=max(others_s, 0) / wall))
+
+
 def shown_rows(root, block, table_index):
     """The rows of a block's table as its first file shows them, header and rule left out."""
     tables, current = [], []
@@ -807,6 +943,10 @@ def check(root, blocks, runner, jobs):
         raise Failure(f"the docs hold a block figures.py does not know: {unknown[0]}")
     cells = []
     for block in blocks:
+        if block.timings:
+            print(f"{'skipped':8} {block.name}: timings, not the same twice to the digit "
+                  f"(remade by --only {block.name})")
+            continue
         for index, table in enumerate(block.tables):
             shown = shown_rows(root, block, index)
             for row, column in table.checks:
@@ -833,6 +973,15 @@ def say_cost(runs, runner, jobs):
           f"({len(runs) - len(todo)} kept from before)", flush=True)
 
 
+def say_timings(blocks):
+    timed = [block for block in blocks if block.timings]
+    if timed:
+        commands = sum(block.rounds * len(block.timings) for block in timed)
+        minutes = sum(block.timings_s() for block in timed) / 60
+        print(f"then {commands} timed commands, about {minutes:.0f} min here, one at a time after all training",
+              flush=True)
+
+
 def train_all(runs, runner, jobs):
     """Each run trained or read back; `jobs` commands at once, their results the same (one thread each)."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -845,6 +994,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cli", default=os.path.join(ROOT, "build/release/app/normlab-cli"))
     parser.add_argument("--screenshots", help="normlab-ui-screenshots (default: beside --cli's build)")
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    parser.add_argument("--python", default=os.path.join(cache, "normlab", f"torch-{TORCH}", "bin", "python"),
+                        help="a Python with the torch LibTorch comes from, for bench/compare_pytorch.py "
+                             "(default: the one scripts/normlab.sh installs)")
     parser.add_argument("--only", help="comma-separated block names (default: every block)")
     parser.add_argument("--check", action="store_true", help="train the check cells afresh, fail on a difference")
     parser.add_argument("--jobs", type=int, default=1,
@@ -866,8 +1019,11 @@ def main():
         raise Failure(f"--jobs {options.jobs}: give 1 or more")
     if options.list:
         for block in blocks:
-            minutes = sum(run.estimate_s() for run in block.runs()) / 60
-            print(f"{block.name:20} {len(block.runs()):3} commands, about {minutes:5.0f} min  {', '.join(block.files)}")
+            minutes = (sum(run.estimate_s() for run in block.runs()) + block.timings_s()) / 60
+            commands = len(block.runs()) + block.rounds * len(block.timings)
+            rounds = f"{block.rounds} round{'s' * (block.rounds > 1)}"
+            timed = f"  (timed, {rounds}, after all training)" if block.timings else ""
+            print(f"{block.name:20} {commands:3} commands, about {minutes:5.0f} min  {', '.join(block.files)}{timed}")
         return 0
     if not os.access(options.cli, os.X_OK):
         raise Failure(f"{options.cli} is not an executable normlab-cli (build it, or give --cli)")
@@ -887,15 +1043,24 @@ def main():
     runner = Runner(cli, os.path.join(options.cache, binary_hash(cli)), given=given)
     runs = list(dict.fromkeys(run for block in blocks for run in block.runs()))
     say_cost(runs, runner, options.jobs)
+    say_timings(blocks)
     if options.dry_run:
         for run in runs:
             print(("kept   " if runner.cached(run) else "train  ") + run.command())
+        for block in blocks:
+            for timing in block.timings:
+                print(f"time   {timing.command}" + (f"  ({block.rounds} rounds)" if block.rounds > 1 else ""))
         return 0
+    if any(t.command.split()[0].endswith(".py") for block in blocks for t in block.timings) and \
+            not os.access(options.python, os.X_OK):
+        raise Failure(f"{options.python} is not an executable Python with torch (give --python)")
     train_all(runs, runner, options.jobs)
     tools = options.screenshots or os.path.join(os.path.dirname(os.path.dirname(cli)), "tests/ui/normlab-ui-screenshots")
-    for block in blocks:
+    # Timing blocks last: every run has trained by then, and a failed timing costs no other block.
+    for block in sorted(blocks, key=lambda b: bool(b.timings)):
         if block.charts and not os.access(tools, os.X_OK):
             raise Failure(f"{tools} is not an executable normlab-ui-screenshots (give --screenshots)")
+        time_block(block, runner, os.path.abspath(options.python))
         draw(options.root, block, runner, tools)
         rewrite(options.root, block, runner.results)
     return 0
