@@ -669,6 +669,7 @@ DyT), full 600-step runs, seed 1337 (`normlab-cli train --scale cpu --device cpu
 
 # A bench's own start: the matmul rate it sets the step against and a checkpoint it times.
 BENCH_START_S = 3
+TWO_THREADS = 1.24  # a CPU-scale step's speed-up from a second thread (README, Runs side by side)
 
 
 def bench_s(steps, step_s=CPU_STEP_S):
@@ -696,6 +697,84 @@ def others(results, timings):
     """What other work did meanwhile, as the renders say it."""
     worst = max(r["others"] for timing in timings for r in results[timing])
     return f"other work took at most {worst:.2f} of the {os.cpu_count()} cores while one ran"
+
+
+PYTORCH_SIDES = ("normlab", "pytorch (fused)", "pytorch (for-loop)")  # the table's columns, as the script names them
+
+
+def compare_medians(text):
+    """bench/compare_pytorch.py's median ms/step of each side (its table's next-to-last column), and
+    the sides it calls inconclusive (rounds that differed more than the sides do)."""
+    lines = text.splitlines()
+    figures = {}
+    for side in PYTORCH_SIDES:
+        row = next((line for line in lines if line.startswith(side + " ")), None)
+        if row is None:
+            raise ValueError(f"no '{side}' row")
+        figures[side] = float(row[len(side):].split()[-2])
+    figures["inconclusive"] = [side for side in PYTORCH_SIDES[1:] for line in lines
+                               if line.startswith("INCONCLUSIVE") and f"eager {side} (" in line]
+    return figures
+
+
+def compare_s(step_s):  # 3 rounds of 3 + 15 steps: NormLab's, then PyTorch's two at about 1.5 times its cost
+    return 15 + 3 * 18 * (1 + 2 * 1.5) * step_s
+
+
+def speed_pytorch():
+    shapes = [("8 × 64, fp32", " --batch 8 --context 64", CPU_STEP_S),
+              ("8 × 64, bf16 autocast (both)", " --batch 8 --context 64 --autocast bf16", 2 * CPU_STEP_S),
+              ("32 × 128, fp32", "", FULL_STEP_S)]  # the script's own batch
+    timings = [Timing(f"bench/compare_pytorch.py --device cpu --threads 2{options}", compare_s(step_s / TWO_THREADS),
+                      compare_medians) for _, options, step_s in shapes]
+
+    def render(results, docs):
+        rows = []
+        for (label, _, _), timing in zip(shapes, timings):
+            side = {name: median_of(results, timing, name) for name in PYTORCH_SIDES}
+            shaky = any("pytorch (fused)" in r["inconclusive"] for r in results[timing])
+            rows.append([label] + [ms(side[name]) for name in PYTORCH_SIDES] +
+                        [f"{side['pytorch (fused)'] / side['normlab']:.2f}×" + (" (inconclusive)" if shaky else "")])
+        table = Table(["ms/step", "NormLab", "PyTorch, fused AdamW", "PyTorch, default AdamW", "NormLab faster than fused"],
+                      rows, checks=[])
+        shaky = any("inconclusive" in row[-1] for row in rows)
+        intro = wrap(f"""`bench/compare_pytorch.py` trains the same model on the same batches with an eager PyTorch
+loop on the same torch {TORCH}, alternating rounds with `normlab-cli bench` (median of 3 rounds, 2 threads;
+{others(results, timings)}{'; "inconclusive": the script found the rounds differed more than the sides do'
+                            if shaky else ''}):""")
+        return f"""{intro}
+
+```sh
+p=~/.cache/normlab/torch-{TORCH}/bin/python    # the Python of LibTorch's wheel
+$p bench/compare_pytorch.py --device cpu --threads 2 --batch 8 --context 64 [--autocast bf16]
+$p bench/compare_pytorch.py --device cpu --threads 2    # 32 × 128
+```
+
+{table.markdown(results)}"""
+
+    return Block("speed-pytorch", ["README.md"], [], render, timings=timings)
+
+
+def matmul_speed():
+    bench = "normlab-cli bench --device cpu --batch 8 --context 64 --json"
+    slower = {"onednn": 1, "libtorch": 1.7}  # LibTorch's own matmuls, as Run.estimate_s has it
+    timings = {(threads, kernel): Timing(f"{bench} --threads {threads} --cpu-matmul {kernel}",
+                                         bench_s(23, CPU_STEP_S * slower[kernel] / (TWO_THREADS if threads == 2 else 1)),
+                                         bench_json)
+               for threads in (1, 2) for kernel in slower}
+    rounds = 3
+
+    def render(results, docs):
+        def step(threads, kernel):
+            return median_of(results, timings[threads, kernel], "median_ms_per_step")
+
+        one, two = [(step(t, "onednn"), step(t, "libtorch")) for t in (1, 2)]
+        return wrap(f"""One thread, 8 × 64, medians of {rounds} alternated rounds (`{bench} --threads 1 --cpu-matmul
+onednn|libtorch`; {others(results, timings.values())}): {ms(one[0])} ms a step with oneDNN's matmuls against
+{ms(one[1])} with LibTorch's ({one[1] / one[0]:.2f} times as long); 2 threads: {ms(two[0])} against {ms(two[1])} ms
+({two[1] / two[0]:.2f}).""")
+
+    return Block("matmul-speed", ["README.md"], [], render, timings=list(timings.values()), rounds=rounds)
 
 
 def step_cost():
@@ -732,7 +811,7 @@ BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
           designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full(),
-          step_cost()]
+          speed_pytorch(), matmul_speed(), step_cost()]
 
 
 # --- running ------------------------------------------------------------------------------
