@@ -777,6 +777,85 @@ onednn|libtorch`; {others(results, timings.values())}): {ms(one[0])} ms a step w
     return Block("matmul-speed", ["README.md"], [], render, timings=list(timings.values()), rounds=rounds)
 
 
+def side_by_side_times(text):  # bench/side-by-side.sh: both wall times
+    figures = {}
+    for key, label in (("serial", "one after another"), ("together", "side by side")):
+        found = re.search(rf"^{label} +([0-9.]+) s", text, re.M)
+        if not found:
+            raise ValueError(f"no '{label}' line")
+        figures[key] = float(found.group(1))
+    return figures
+
+
+def two_process_rounds(text):  # bench/two-processes.sh: a line a round, serial and together seconds
+    rounds = re.findall(r"^\d+ +([0-9.]+) +([0-9.]+) +[0-9.]+$", text, re.M)
+    if not rounds:
+        raise ValueError("no round")
+    return {"serial": [float(r[0]) for r in rounds], "together": [float(r[1]) for r in rounds]}
+
+
+def serial_s(runs, steps, cores=2):
+    """CPU-scale runs one after another, each at every core."""
+    return runs * steps * CPU_STEP_S / (TWO_THREADS if cores > 1 else 1)
+
+
+def side_by_side():
+    def script(arguments, runs, steps, cores=2, ratio=0.8, shown=""):  # side by side at about ratio of serial
+        return Timing(f"bench/side-by-side.sh {shown or arguments}", (1 + ratio) * serial_s(runs, steps, cores),
+                      side_by_side_times, runs_as=tuple(arguments.split()) + ("{build}",))
+
+    course = script("course {cores} 600", 5, 600, shown="course")
+    five = Timing("normlab-cli train --preset workshop --scale cpu --device cpu --side-by-side 5",
+                  0.85 * serial_s(5, 600))
+    alone = {threads: Timing(f"normlab-cli train --scale cpu --device cpu --threads {threads}",
+                             600 * CPU_STEP_S / (TWO_THREADS if threads == 2 else 1)) for threads in (1, 2)}
+    pair = Timing("normlab-cli train --scale cpu --device cpu --threads 1 --seeds 2 --side-by-side 2",
+                  1.1 * 600 * CPU_STEP_S)
+    sweep = script("lr-sweep {cores} 600", 10, 600, shown="lr-sweep")
+    one_core = script("course 1 200", 5, 200, cores=1, ratio=1.1)
+    # 3 rounds of two 60-step runs in turn, then together, each with a few seconds' start
+    spin = Timing("bench/two-processes.sh 3 60", 3 * 2 * (2 * 60 * CPU_STEP_S / TWO_THREADS + 4), two_process_rounds,
+                  runs_as=("3", "60", "{build}"))
+    timings = [course, five, alone[1], alone[2], pair, sweep, one_core, spin]
+
+    def render(results, docs):
+        def seconds(timing, key="wall_s"):
+            return median_of(results, timing, key)
+
+        def span(values, digits, unit=""):  # lowest–highest over the script's own rounds
+            low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+            return (low if low == high else f"{low}–{high}") + unit
+
+        def pair_row(label, timing):
+            serial, together = seconds(timing, "serial"), seconds(timing, "together")
+            return [label, f"{serial:.1f} s", f"{together:.1f} s", f"{together / serial:.2f}"]
+
+        one, two, both = seconds(alone[1]), seconds(alone[2]), seconds(pair)
+        spins = {key: [value for r in results[spin] for value in r[key]] for key in ("serial", "together")}
+        rows = [pair_row("the course's five runs, `--scale cpu` (`bench/side-by-side.sh course`)", course),
+                ["the same, all five at once (`train --preset workshop --scale cpu --side-by-side 5`)", "",
+                 f"{seconds(five):.1f} s", f"{seconds(five) / seconds(course, 'serial'):.2f}"],
+                ["one run alone, 1 thread / 2 threads; two 1-thread runs at once", f"{one:.1f} s / {two:.1f} s",
+                 f"{both:.1f} s for both", f"{both / (2 * two):.2f} of two in turn"],
+                pair_row("the learning-rate sweep, pre and post, 10 runs of 600 steps (`bench/side-by-side.sh lr-sweep`)",
+                         sweep),
+                pair_row("the course on one core, 200 steps a run (`bench/side-by-side.sh course 1 200`)", one_core),
+                ["two processes started together (`bench/two-processes.sh 3 60`)", span(spins["serial"], 1, " s"),
+                 span(spins["together"], 1, " s"), span([t / s for t, s in zip(spins["together"], spins["serial"])], 2)]]
+        cores = os.cpu_count()
+        table = Table([f"on this {cores}-core machine, oneDNN matmuls", f"one after another ({cores} threads each)",
+                       "side by side (2 at once)", "ratio"], rows, checks=[])
+        intro = wrap(f"""Wall times of whole commands, one round ({others(results, timings)}); one run alone is
+`normlab-cli train --scale cpu --device cpu --threads 1` (or `2`), two at once `--threads 1 --seeds 2
+--side-by-side 2`:""")
+        gain = "so two side by side beat two in turn" if both < 2 * two else "so two in turn were as fast"
+        after = wrap(f"""Two 1-thread runs at once took {both / one:.2f} times as long as one alone, and a second
+thread made one run {one / two:.2f} times as fast, {gain}.""")
+        return f"{intro}\n\n{table.markdown(results)}\n\n{after}"
+
+    return Block("side-by-side", ["README.md"], [], render, timings=timings)
+
+
 def step_cost():
     designs = [("pre-norm, LayerNorm", "--norm pre"), ("pre-norm, RMSNorm", "--norm-type rmsnorm"),
                ("pre-norm, DyT", "--norm-type dyt"), ("LayerNorm Scaling", "--norm lns"),
@@ -811,7 +890,7 @@ BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
           designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full(),
-          speed_pytorch(), matmul_speed(), step_cost()]
+          speed_pytorch(), matmul_speed(), side_by_side(), step_cost()]
 
 
 # --- running ------------------------------------------------------------------------------
