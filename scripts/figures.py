@@ -15,9 +15,16 @@ by `normlab-cli sweep --status`. Runs are kept in build/figures/<hash of the bin
 a block made again, or one sharing runs with another, trains only what is missing; another
 binary trains everything afresh. It says how long that will take before it starts.
 
+A timing block runs benchmarks instead (normlab-cli bench, bench/*): one at a time, after
+every run of the invocation has trained, since runs trained --jobs at once would slow them,
+in rounds that alternate the order of its commands; it fills its table from what they
+print, and says how much CPU other work took meanwhile. --list marks them; time them on a
+quiet machine, e.g.  scripts/figures.py --only step-cost
+
 --check trains each table's check cells afresh and fails when one differs from the number
 shown. Run it before resolving an issue that changes the engine, on the machine the blocks
 name (chaotic runs differ between CPUs):  nice -n 19 scripts/figures.py --check
+It leaves timing blocks out and says so: a timing is not the same twice to the digit.
 
 Python, not Bash: it reads run files (JSON) and Markdown tables.
 """
@@ -32,10 +39,12 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The commit stamped beside a block: the last one that changed what computes the numbers.
@@ -47,6 +56,8 @@ CPU_STEP_S = 0.24
 FULL_STEP_S = 1.1
 SEEDS = (1337, 1338, 1339)
 STALL_NATS = 0.1  # the sweeps' "stalled": within this of the unigram baseline, or above it
+with open(os.path.join(ROOT, "cmake", "torch.version")) as f:
+    TORCH = f.read().strip()  # the torch LibTorch comes from, and bench/compare_pytorch.py runs on
 
 
 class Failure(Exception):
@@ -208,6 +219,27 @@ class Printout:
         return [self.run]
 
 
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    """A benchmark a timing block shows: its printout's figures and wall time, one dict a round."""
+
+    command: str  # as the docs print it: normlab-cli …, or a script in bench/ and its arguments
+    estimate_s: float  # on this 2-core machine, from the step costs above
+    reads: object = None  # its printout -> a dict of figures; None: only its wall time counts
+    runs_as: tuple = ()  # a bench/*.sh's positional arguments in full: it takes the build folder last
+
+    def argv(self, cli, python, out):
+        """The command with this build's normlab-cli and torch's Python; a run trains into out."""
+        words = self.command.split()
+        if words[0] == "normlab-cli":
+            return [cli, *words[1:]] + (["--out", out] if words[1] == "train" else [])
+        script = os.path.join(ROOT, words[0])
+        if script.endswith(".py"):
+            return [python, script, *words[1:], "--cli", cli]
+        build = os.path.dirname(os.path.dirname(cli))
+        return [script, *[word.format(cores=os.cpu_count(), build=build) for word in self.runs_as]]
+
+
 @dataclasses.dataclass
 class Block:
     name: str
@@ -217,6 +249,11 @@ class Block:
     charts: list = dataclasses.field(default_factory=list)
     summaries: list = dataclasses.field(default_factory=list)
     printouts: list = dataclasses.field(default_factory=list)  # render finds each one's text in results
+    timings: list = dataclasses.field(default_factory=list)  # render finds each one's rounds in results
+    rounds: int = 1  # each round times every one of its timings once
+
+    def timings_s(self):
+        return self.rounds * sum(timing.estimate_s for timing in self.timings)
 
     def runs(self):
         every = [r for t in self.tables for r in t.runs()]
@@ -628,11 +665,232 @@ DyT), full 600-step runs, seed 1337 (`normlab-cli train --scale cpu --device cpu
     return Block("dyt-recipe", ["docs/designs.md"], [table], render)
 
 
+# --- timing blocks ------------------------------------------------------------------------
+
+# A bench's own start: the matmul rate it sets the step against and a checkpoint it times.
+BENCH_START_S = 3
+TWO_THREADS = 1.24  # a CPU-scale step's speed-up from a second thread (README, Runs side by side)
+
+
+def bench_s(steps, step_s=CPU_STEP_S):
+    return BENCH_START_S + steps * step_s
+
+
+def bench_json(text):  # normlab-cli bench --json prints one object, last
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def figures_of(results, timing, key):
+    """A figure of each round of a timing."""
+    return [r[key] for r in results[timing]]
+
+
+def median_of(results, timing, key):
+    return statistics.median(figures_of(results, timing, key))
+
+
+def ms(value):  # a step's time as the docs give it: three figures
+    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def others(results, timings):
+    """What other work did meanwhile, as the renders say it."""
+    worst = max(r["others"] for timing in timings for r in results[timing])
+    return f"other work took at most {worst:.2f} of the {os.cpu_count()} cores while one ran"
+
+
+PYTORCH_SIDES = ("normlab", "pytorch (fused)", "pytorch (for-loop)")  # the table's columns, as the script names them
+
+
+def compare_medians(text):
+    """bench/compare_pytorch.py's median ms/step of each side (its table's next-to-last column), and
+    the sides it calls inconclusive (rounds that differed more than the sides do)."""
+    lines = text.splitlines()
+    figures = {}
+    for side in PYTORCH_SIDES:
+        row = next((line for line in lines if line.startswith(side + " ")), None)
+        if row is None:
+            raise ValueError(f"no '{side}' row")
+        figures[side] = float(row[len(side):].split()[-2])
+    figures["inconclusive"] = [side for side in PYTORCH_SIDES[1:] for line in lines
+                               if line.startswith("INCONCLUSIVE") and f"eager {side} (" in line]
+    return figures
+
+
+def compare_s(step_s):  # 3 rounds of 3 + 15 steps: NormLab's, then PyTorch's two at about 1.5 times its cost
+    return 15 + 3 * 18 * (1 + 2 * 1.5) * step_s
+
+
+def speed_pytorch():
+    shapes = [("8 × 64, fp32", " --batch 8 --context 64", CPU_STEP_S),
+              ("8 × 64, bf16 autocast (both)", " --batch 8 --context 64 --autocast bf16", 2 * CPU_STEP_S),
+              ("32 × 128, fp32", "", FULL_STEP_S)]  # the script's own batch
+    timings = [Timing(f"bench/compare_pytorch.py --device cpu --threads 2{options}", compare_s(step_s / TWO_THREADS),
+                      compare_medians) for _, options, step_s in shapes]
+
+    def render(results, docs):
+        rows = []
+        for (label, _, _), timing in zip(shapes, timings):
+            side = {name: median_of(results, timing, name) for name in PYTORCH_SIDES}
+            shaky = any("pytorch (fused)" in r["inconclusive"] for r in results[timing])
+            rows.append([label] + [ms(side[name]) for name in PYTORCH_SIDES] +
+                        [f"{side['pytorch (fused)'] / side['normlab']:.2f}×" + (" (inconclusive)" if shaky else "")])
+        table = Table(["ms/step", "NormLab", "PyTorch, fused AdamW", "PyTorch, default AdamW", "NormLab faster than fused"],
+                      rows, checks=[])
+        shaky = any("inconclusive" in row[-1] for row in rows)
+        intro = wrap(f"""`bench/compare_pytorch.py` trains the same model on the same batches with an eager PyTorch
+loop on the same torch {TORCH}, alternating rounds with `normlab-cli bench` (median of 3 rounds, 2 threads;
+{others(results, timings)}{'; "inconclusive": the script found the rounds differed more than the sides do'
+                            if shaky else ''}):""")
+        return f"""{intro}
+
+```sh
+p=~/.cache/normlab/torch-{TORCH}/bin/python    # the Python of LibTorch's wheel
+$p bench/compare_pytorch.py --device cpu --threads 2 --batch 8 --context 64 [--autocast bf16]
+$p bench/compare_pytorch.py --device cpu --threads 2    # 32 × 128
+```
+
+{table.markdown(results)}"""
+
+    return Block("speed-pytorch", ["README.md"], [], render, timings=timings)
+
+
+def matmul_speed():
+    bench = "normlab-cli bench --device cpu --batch 8 --context 64 --json"
+    slower = {"onednn": 1, "libtorch": 1.7}  # LibTorch's own matmuls, as Run.estimate_s has it
+    timings = {(threads, kernel): Timing(f"{bench} --threads {threads} --cpu-matmul {kernel}",
+                                         bench_s(23, CPU_STEP_S * slower[kernel] / (TWO_THREADS if threads == 2 else 1)),
+                                         bench_json)
+               for threads in (1, 2) for kernel in slower}
+    rounds = 3
+
+    def render(results, docs):
+        def step(threads, kernel):
+            return median_of(results, timings[threads, kernel], "median_ms_per_step")
+
+        one, two = [(step(t, "onednn"), step(t, "libtorch")) for t in (1, 2)]
+        return wrap(f"""One thread, 8 × 64, medians of {rounds} alternated rounds (`{bench} --threads 1 --cpu-matmul
+onednn|libtorch`; {others(results, timings.values())}): {ms(one[0])} ms a step with oneDNN's matmuls against
+{ms(one[1])} with LibTorch's ({one[1] / one[0]:.2f} times as long); 2 threads: {ms(two[0])} against {ms(two[1])} ms
+({two[1] / two[0]:.2f}).""")
+
+    return Block("matmul-speed", ["README.md"], [], render, timings=list(timings.values()), rounds=rounds)
+
+
+def side_by_side_times(text):  # bench/side-by-side.sh: both wall times
+    figures = {}
+    for key, label in (("serial", "one after another"), ("together", "side by side")):
+        found = re.search(rf"^{label} +([0-9.]+) s", text, re.M)
+        if not found:
+            raise ValueError(f"no '{label}' line")
+        figures[key] = float(found.group(1))
+    return figures
+
+
+def two_process_rounds(text):  # bench/two-processes.sh: a line a round, serial and together seconds
+    rounds = re.findall(r"^\d+ +([0-9.]+) +([0-9.]+) +[0-9.]+$", text, re.M)
+    if not rounds:
+        raise ValueError("no round")
+    return {"serial": [float(r[0]) for r in rounds], "together": [float(r[1]) for r in rounds]}
+
+
+def serial_s(runs, steps, cores=2):
+    """CPU-scale runs one after another, each at every core."""
+    return runs * steps * CPU_STEP_S / (TWO_THREADS if cores > 1 else 1)
+
+
+def side_by_side():
+    def script(arguments, runs, steps, cores=2, ratio=0.8, shown=""):  # side by side at about ratio of serial
+        return Timing(f"bench/side-by-side.sh {shown or arguments}", (1 + ratio) * serial_s(runs, steps, cores),
+                      side_by_side_times, runs_as=tuple(arguments.split()) + ("{build}",))
+
+    course = script("course {cores} 600", 5, 600, shown="course")
+    five = Timing("normlab-cli train --preset workshop --scale cpu --device cpu --side-by-side 5",
+                  0.85 * serial_s(5, 600))
+    alone = {threads: Timing(f"normlab-cli train --scale cpu --device cpu --threads {threads}",
+                             600 * CPU_STEP_S / (TWO_THREADS if threads == 2 else 1)) for threads in (1, 2)}
+    pair = Timing("normlab-cli train --scale cpu --device cpu --threads 1 --seeds 2 --side-by-side 2",
+                  1.1 * 600 * CPU_STEP_S)
+    sweep = script("lr-sweep {cores} 600", 10, 600, shown="lr-sweep")
+    one_core = script("course 1 200", 5, 200, cores=1, ratio=1.1)
+    # 3 rounds of two 60-step runs in turn, then together, each with a few seconds' start
+    spin = Timing("bench/two-processes.sh 3 60", 3 * 2 * (2 * 60 * CPU_STEP_S / TWO_THREADS + 4), two_process_rounds,
+                  runs_as=("3", "60", "{build}"))
+    timings = [course, five, alone[1], alone[2], pair, sweep, one_core, spin]
+
+    def render(results, docs):
+        def seconds(timing, key="wall_s"):
+            return median_of(results, timing, key)
+
+        def span(values, digits, unit=""):  # lowest–highest over the script's own rounds
+            low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+            return (low if low == high else f"{low}–{high}") + unit
+
+        def pair_row(label, timing):
+            serial, together = seconds(timing, "serial"), seconds(timing, "together")
+            return [label, f"{serial:.1f} s", f"{together:.1f} s", f"{together / serial:.2f}"]
+
+        one, two, both = seconds(alone[1]), seconds(alone[2]), seconds(pair)
+        spins = {key: [value for r in results[spin] for value in r[key]] for key in ("serial", "together")}
+        rows = [pair_row("the course's five runs, `--scale cpu` (`bench/side-by-side.sh course`)", course),
+                ["the same, all five at once (`train --preset workshop --scale cpu --side-by-side 5`)", "",
+                 f"{seconds(five):.1f} s", f"{seconds(five) / seconds(course, 'serial'):.2f}"],
+                ["one run alone, 1 thread / 2 threads; two 1-thread runs at once", f"{one:.1f} s / {two:.1f} s",
+                 f"{both:.1f} s for both", f"{both / (2 * two):.2f} of two in turn"],
+                pair_row("the learning-rate sweep, pre and post, 10 runs of 600 steps (`bench/side-by-side.sh lr-sweep`)",
+                         sweep),
+                pair_row("the course on one core, 200 steps a run (`bench/side-by-side.sh course 1 200`)", one_core),
+                ["two processes started together (`bench/two-processes.sh 3 60`)", span(spins["serial"], 1, " s"),
+                 span(spins["together"], 1, " s"), span([t / s for t, s in zip(spins["together"], spins["serial"])], 2)]]
+        cores = os.cpu_count()
+        table = Table([f"on this {cores}-core machine, oneDNN matmuls", f"one after another ({cores} threads each)",
+                       "side by side (2 at once)", "ratio"], rows, checks=[])
+        intro = wrap(f"""Wall times of whole commands, one round ({others(results, timings)}); one run alone is
+`normlab-cli train --scale cpu --device cpu --threads 1` (or `2`), two at once `--threads 1 --seeds 2
+--side-by-side 2`:""")
+        gain = "so two side by side beat two in turn" if both < 2 * two else "so two in turn were as fast"
+        after = wrap(f"""Two 1-thread runs at once took {both / one:.2f} times as long as one alone, and a second
+thread made one run {one / two:.2f} times as fast, {gain}.""")
+        return f"{intro}\n\n{table.markdown(results)}\n\n{after}"
+
+    return Block("side-by-side", ["README.md"], [], render, timings=timings)
+
+
+def step_cost():
+    designs = [("pre-norm, LayerNorm", "--norm pre"), ("pre-norm, RMSNorm", "--norm-type rmsnorm"),
+               ("pre-norm, DyT", "--norm-type dyt"), ("LayerNorm Scaling", "--norm lns"),
+               ("ReZero", "--norm rezero"), ("pre-norm + QK-norm", "--qk-norm on"),
+               ("pre-norm + scaled init", "--scaled-init on")]
+    bench = ("normlab-cli bench --scale cpu --device cpu --threads 1 --layer-stats-every 0 --bench-steps 30 "
+             "--bench-warmup 3 --json")
+    timings = [Timing(f"{bench} {flags}", bench_s(33), bench_json) for _, flags in designs]
+    rounds = 3
+
+    def render(results, docs):
+        rows = [[f"{label} (`{flags}`)", ms(min(figures_of(results, timing, "median_ms_per_step"))),
+                 ms(median_of(results, timing, "median_ms_per_step"))]
+                for (label, flags), timing in zip(designs, timings)]
+        table = Table(["design (`DESIGN`)", "ms/step, fastest round", f"median of {rounds} rounds"], rows, checks=[])
+        intro = wrap(f"""**Cost of a step.** One training step at the CPU scale (8 × 64 tokens, one thread, layer
+statistics off), median of 30 timed steps after 3 untimed ones, each design benched in turn, {rounds} rounds,
+every other one in reverse order ({others(results, timings)}):""")
+        return f"""{intro}
+
+```sh
+{bench} DESIGN
+```
+
+{table.markdown(results)}"""
+
+    return Block("step-cost", ["docs/designs.md"], [], render, timings=timings, rounds=rounds)
+
+
 BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(), matmul_kernels(), course_pictures(),
           sweep_block("depth", "layers", DEPTHS, ["pre", "post"], "depth"),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
-          designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full()]
+          designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full(),
+          speed_pytorch(), matmul_speed(), side_by_side(), step_cost()]
 
 
 # --- running ------------------------------------------------------------------------------
@@ -776,6 +1034,42 @@ def draw(root, block, runner, tools):
         runner.results[printout, "file"] = file
 
 
+def busy_s():
+    """CPU seconds the machine has been busy since it started, every process's together."""
+    with open("/proc/stat") as f:
+        user, nice, system, idle, iowait, irq, softirq, steal = map(int, f.readline().split()[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def own_s():
+    """CPU seconds this script's finished commands took, theirs and their children's."""
+    used = os.times()
+    return used.children_user + used.children_system
+
+
+def time_block(block, runner, python):
+    """Runs the block's timings one at a time, each once a round and every other round in reverse
+    order, so that none always comes first or after the same one; notes what else the machine did."""
+    for number in range(block.rounds):
+        for timing in block.timings if number % 2 == 0 else block.timings[::-1]:
+            print(f"[round {number + 1}/{block.rounds}] {timing.command}", flush=True)
+            with tempfile.TemporaryDirectory(prefix="figures-timing-") as out:
+                busy, own, start = busy_s(), own_s(), time.perf_counter()
+                done = subprocess.run(timing.argv(runner.cli, python, out), cwd=ROOT, capture_output=True, text=True)
+                wall = time.perf_counter() - start
+                others_s = busy_s() - busy - (own_s() - own)
+            if done.returncode != 0:
+                raise Failure(f"{timing.command} failed (exit {done.returncode}): "
+                              f"{(done.stderr or done.stdout).strip().splitlines()[-1:]}")
+            try:
+                figures = timing.reads(done.stdout) if timing.reads else {}
+            except (ValueError, IndexError) as e:
+                raise Failure(f"{timing.command} printed what figures.py cannot read ({e}): "
+                              f"{done.stdout.strip().splitlines()[-1:]}")
+            # others: the cores other work kept busy on average while it ran
+            runner.results.setdefault(timing, []).append(dict(figures, wall_s=wall, others=max(others_s, 0) / wall))
+
+
 def shown_rows(root, block, table_index):
     """The rows of a block's table as its first file shows them, header and rule left out."""
     tables, current = [], []
@@ -807,6 +1101,10 @@ def check(root, blocks, runner, jobs):
         raise Failure(f"the docs hold a block figures.py does not know: {unknown[0]}")
     cells = []
     for block in blocks:
+        if block.timings:
+            print(f"{'skipped':8} {block.name}: timings, not the same twice to the digit "
+                  f"(remade by --only {block.name})")
+            continue
         for index, table in enumerate(block.tables):
             shown = shown_rows(root, block, index)
             for row, column in table.checks:
@@ -833,6 +1131,15 @@ def say_cost(runs, runner, jobs):
           f"({len(runs) - len(todo)} kept from before)", flush=True)
 
 
+def say_timings(blocks):
+    timed = [block for block in blocks if block.timings]
+    if timed:
+        commands = sum(block.rounds * len(block.timings) for block in timed)
+        minutes = sum(block.timings_s() for block in timed) / 60
+        print(f"then {commands} timed commands, about {minutes:.0f} min here, one at a time after all training",
+              flush=True)
+
+
 def train_all(runs, runner, jobs):
     """Each run trained or read back; `jobs` commands at once, their results the same (one thread each)."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -845,6 +1152,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cli", default=os.path.join(ROOT, "build/release/app/normlab-cli"))
     parser.add_argument("--screenshots", help="normlab-ui-screenshots (default: beside --cli's build)")
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    parser.add_argument("--python", default=os.path.join(cache, "normlab", f"torch-{TORCH}", "bin", "python"),
+                        help="a Python with the torch LibTorch comes from, for bench/compare_pytorch.py "
+                             "(default: the one scripts/normlab.sh installs)")
     parser.add_argument("--only", help="comma-separated block names (default: every block)")
     parser.add_argument("--check", action="store_true", help="train the check cells afresh, fail on a difference")
     parser.add_argument("--jobs", type=int, default=1,
@@ -866,8 +1177,11 @@ def main():
         raise Failure(f"--jobs {options.jobs}: give 1 or more")
     if options.list:
         for block in blocks:
-            minutes = sum(run.estimate_s() for run in block.runs()) / 60
-            print(f"{block.name:20} {len(block.runs()):3} commands, about {minutes:5.0f} min  {', '.join(block.files)}")
+            minutes = (sum(run.estimate_s() for run in block.runs()) + block.timings_s()) / 60
+            commands = len(block.runs()) + block.rounds * len(block.timings)
+            rounds = f"{block.rounds} round{'s' * (block.rounds > 1)}"
+            timed = f"  (timed, {rounds}, after all training)" if block.timings else ""
+            print(f"{block.name:20} {commands:3} commands, about {minutes:5.0f} min  {', '.join(block.files)}{timed}")
         return 0
     if not os.access(options.cli, os.X_OK):
         raise Failure(f"{options.cli} is not an executable normlab-cli (build it, or give --cli)")
@@ -887,15 +1201,24 @@ def main():
     runner = Runner(cli, os.path.join(options.cache, binary_hash(cli)), given=given)
     runs = list(dict.fromkeys(run for block in blocks for run in block.runs()))
     say_cost(runs, runner, options.jobs)
+    say_timings(blocks)
     if options.dry_run:
         for run in runs:
             print(("kept   " if runner.cached(run) else "train  ") + run.command())
+        for block in blocks:
+            for timing in block.timings:
+                print(f"time   {timing.command}" + (f"  ({block.rounds} rounds)" if block.rounds > 1 else ""))
         return 0
+    if any(t.command.split()[0].endswith(".py") for block in blocks for t in block.timings) and \
+            not os.access(options.python, os.X_OK):
+        raise Failure(f"{options.python} is not an executable Python with torch (give --python)")
     train_all(runs, runner, options.jobs)
     tools = options.screenshots or os.path.join(os.path.dirname(os.path.dirname(cli)), "tests/ui/normlab-ui-screenshots")
-    for block in blocks:
+    # Timing blocks last: every run has trained by then, and a failed timing costs no other block.
+    for block in sorted(blocks, key=lambda b: bool(b.timings)):
         if block.charts and not os.access(tools, os.X_OK):
             raise Failure(f"{tools} is not an executable normlab-ui-screenshots (give --screenshots)")
+        time_block(block, runner, os.path.abspath(options.python))
         draw(options.root, block, runner, tools)
         rewrite(options.root, block, runner.results)
     return 0
