@@ -97,10 +97,11 @@ export cli=build/gpu/app/normlab-cli runs=build/gpu-runs
 [ -x "$cli" ] || { echo "no normlab-cli: the build failed, nothing to check"; exit 1; }
 export NORMLAB_CACHE_DIR=$root/.dev/cache
 
-export device=cuda full="--scale full"
+export device=cuda full="--scale full" bench_steps="--bench-steps 50 --bench-warmup 10"
 if $cpu_only; then  # the dry run: every stage, a few steps each
   device=cpu
   full="--scale full --steps 20 --eval-interval 10"
+  bench_steps="--bench-steps 2 --bench-warmup 1"
 else
   export NORMLAB_REQUIRE_CUDA=1  # a CUDA test that skips there is a failure
 fi
@@ -153,7 +154,7 @@ bench() {
   for setting in "--tf32 off" "--tf32 auto" "--tf32 auto --autocast bf16"; do
     echo "-- $setting"
     # shellcheck disable=SC2086
-    "$cli" bench --device "$device" --bench-steps 50 --bench-warmup 10 $setting --json | tee -a "$out/bench.jsonl"
+    "$cli" bench --device "$device" $bench_steps $setting --json | tee -a "$out/bench.jsonl"
   done
 }
 export -f bench
