@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "layer_recorder.h"
+#include "schedule.h"
 
 namespace normlab {
 
@@ -171,8 +172,7 @@ std::string layers_summary(const RunRecord& run) {
 
 bool records_layer_stats(const TrainConfig& config, int step) {
   if (config.layer_stats_every == 0) return false;
-  return step <= kDenseStatisticSteps || step % config.layer_stats_every == 0 || step % config.eval_interval == 0 ||
-         step == config.steps;
+  return step <= kDenseStatisticSteps || step % config.layer_stats_every == 0 || evaluates_at(config, step);
 }
 
 LayerRecorder::LayerRecorder(Gpt& model) : state_(new State{model, {}, {}, {}, {}}) {

@@ -14,4 +14,8 @@ double learning_rate(int step, int total_steps, int warmup_steps, double peak) {
   return floor + 0.5 * (1.0 + std::cos(M_PI * progress)) * (peak - floor);
 }
 
+bool evaluates_at(const TrainConfig& config, int step) {
+  return step % config.eval_interval == 0 || step == config.steps;
+}
+
 }  // namespace normlab

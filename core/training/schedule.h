@@ -1,4 +1,5 @@
 #pragma once
+#include "core/runs/config.h"
 
 namespace normlab {
 
@@ -7,5 +8,8 @@ namespace normlab {
 double learning_rate(int step, int total_steps, int warmup_steps, double peak);
 
 inline constexpr double kFinalLrFraction = 0.1;
+
+// Whether a run evaluates after its 1-based `step`: every eval_interval steps and at the last.
+bool evaluates_at(const TrainConfig& config, int step);
 
 }  // namespace normlab

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "schedule.h"
+
 namespace normlab {
 
 namespace {
@@ -60,7 +62,7 @@ bool records_text(const TrainConfig& config, int evaluation, int step) {
 int text_recordings(const TrainConfig& config) {
   int count = records_text(config, 0, 0), evaluation = 0;
   for (int step = 1; step <= config.steps; ++step) {
-    if (step % config.eval_interval == 0 || step == config.steps) count += records_text(config, ++evaluation, step);
+    if (evaluates_at(config, step)) count += records_text(config, ++evaluation, step);
   }
   return count;
 }

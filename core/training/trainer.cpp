@@ -242,7 +242,7 @@ bool TrainingRun::take_step(int step) {
   std::vector<SeriesPoint> statistics;
   pending_.push_back(
       {step, lr, learner_.step(batch_for(step), lr, records_layer_stats(config_, step) ? &statistics : nullptr)});
-  const bool evaluating = step % config_.eval_interval == 0 || step == config_.steps;
+  const bool evaluating = evaluates_at(config_, step);
   const bool saving = evaluating || seconds_since(last_save_) >= kSaveIntervalSeconds;
   // A checkpoint comes with a save and holds every loss up to its step, so they are read
   // first. The last step's is left to the end, which keeps it only if asked.
