@@ -11,6 +11,8 @@ namespace normlab {
 
 namespace {
 
+int shade_slot(int shade) { return ((shade % kShades) + kShades) % kShades; }  // shades repeat every kShades
+
 std::uint32_t base_colour(Hue hue) {
   switch (hue) {
     case Hue::Blue: return 0x1f5fb0;
@@ -72,14 +74,14 @@ Hue family_of(const TrainConfig& config) {
 }
 
 std::uint32_t hue_colour(Hue hue, int shade) {
-  const int step = ((shade % kShades) + kShades) % kShades % kLightnessSteps;
+  const int step = shade_slot(shade) % kLightnessSteps;
   if (step == 0) return base_colour(hue);
   Hsl c = to_hsl(base_colour(hue));
   c.l = std::clamp(c.l + kLightnessShift[std::size_t(step)], 0.08, 0.62);
   return to_rgb(c);
 }
 
-bool shade_squared(int shade) { return ((shade % kShades) + kShades) % kShades >= kLightnessSteps; }
+bool shade_squared(int shade) { return shade_slot(shade) >= kLightnessSteps; }
 
 int next_shade(const TrainConfig& config, const std::vector<const TrainConfig*>& shown) {
   const Hue hue = family_of(config);
@@ -92,7 +94,7 @@ int next_shade(const TrainConfig& config, const std::vector<const TrainConfig*>&
                                         [&](const TrainConfig* c) { return differ_only_in_seed(*c, *run); });
     if (group_seen) continue;
     counted.push_back(run);
-    ++groups_using[std::size_t(((run->shade % kShades) + kShades) % kShades)];
+    ++groups_using[std::size_t(shade_slot(run->shade))];
   }
   return int(std::min_element(groups_using.begin(), groups_using.end()) - groups_using.begin());
 }
