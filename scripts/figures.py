@@ -248,7 +248,7 @@ class Block:
     render: object  # (results, path from the file to docs/) -> Markdown
     charts: list = dataclasses.field(default_factory=list)
     summaries: list = dataclasses.field(default_factory=list)
-    printouts: list = dataclasses.field(default_factory=list)  # render finds each one's text in results
+    printouts: list = dataclasses.field(default_factory=list)  # render finds each one's text and file in results
     timings: list = dataclasses.field(default_factory=list)  # render finds each one's rounds in results
     rounds: int = 1  # each round times every one of its timings once
 
@@ -359,9 +359,9 @@ def sample_example():
     printout = Printout("sample", run, ("--prompt", prompt, "--tokens", "30", "--top", "8"))
 
     def render(results, docs):
-        text, _, table = results[printout].partition("\n\n")
+        text, _, table = results[printout]["printed"].partition("\n\n")
         shown = "\n".join(table.splitlines()[:4])  # the header and the three likeliest
-        file = os.path.basename(results[printout, "file"])
+        file = os.path.basename(results[printout]["file"])
         return f"""```
 $ normlab-cli sample runs/{file} --prompt "{prompt}" --tokens 30 --top 8
 {text.strip()}
@@ -1030,8 +1030,7 @@ def draw(root, block, runner, tools):
         done = subprocess.run([runner.cli, printout.command, file, *printout.arguments], capture_output=True, text=True)
         if done.returncode != 0:
             raise Failure(f"normlab-cli {printout.command} failed: {done.stderr.strip().splitlines()[-1:]}")
-        runner.results[printout] = done.stdout
-        runner.results[printout, "file"] = file
+        runner.results[printout] = {"printed": done.stdout, "file": file}
 
 
 def busy_s():
