@@ -104,7 +104,7 @@ def final_loss(record):
     return record["evals"]["val_loss"][-1]
 
 
-def train_loss(record):  # the mean of the last 50 steps: one step's loss is noisy
+def train_loss(record):  # the mean of the last 50 steps, as RunRecord::final_train_loss for a finished run
     tail = record["steps"]["train_loss"][-50:]
     return sum(tail) / len(tail)
 

@@ -308,6 +308,17 @@ bool same_points(const RunRecord& a, const RunRecord& b) {
 
 double RunRecord::final_val_loss() const { return evals.empty() ? std::nan("") : evals.back().val_loss; }
 
+double RunRecord::final_train_loss() const {
+  if (evals.empty()) return std::nan("");
+  const auto end = std::upper_bound(steps.begin(), steps.end(), evals.back().step,
+                                    [](int step, const StepMetrics& s) { return step < s.step; });
+  const auto begin = end - std::min<std::ptrdiff_t>(end - steps.begin(), std::ptrdiff_t(kGapWindow));
+  if (begin == end) return std::nan("");
+  double sum = 0;
+  for (auto s = begin; s != end; ++s) sum += s->train_loss;
+  return sum / double(end - begin);
+}
+
 const Series* RunRecord::find_series(const std::string& name) const {
   for (const Series& s : series) {
     if (s.name == name) return &s;

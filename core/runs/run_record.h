@@ -95,6 +95,13 @@ struct RunRecord {
 
   // Last held-out loss, or NaN when there was no evaluation yet.
   double final_val_loss() const;
+  // The training loss where the held-out loss was last measured: the mean over the
+  // kGapWindow steps up to that evaluation, as one step's loss is noisy. NaN without both.
+  double final_train_loss() const;
+  // How far the held-out loss sits above the training loss at the last evaluation: what the
+  // model learnt of its training text that does not carry over to unseen text.
+  double generalisation_gap() const { return final_val_loss() - final_train_loss(); }
+  static constexpr std::size_t kGapWindow = 50;
   const Series* find_series(const std::string& name) const;  // nullptr if not recorded
   // Appends to the series of that name, which it creates on first use.
   void add_point(const SeriesPoint& point);

@@ -236,6 +236,27 @@ TEST_F(RunRecordTest, StatusNamesAndFinalValLoss) {
   EXPECT_THAT(user_error([] { parse_status("exploded"); }), HasSubstr("exploded"));
 }
 
+// The gap compares like with like: the held-out loss at the last evaluation against the
+// training steps up to it, not the steps trained since (a running run has some).
+TEST_F(RunRecordTest, TrainingLossAndGapAtTheLastEvaluation) {
+  RunRecord run = sample_run();  // evaluated at step 4; step 5 diverged after it
+  EXPECT_DOUBLE_EQ(run.final_train_loss(), (6.9 + 6.8 + 6.7 + 6.6) / 4);
+  EXPECT_DOUBLE_EQ(run.generalisation_gap(), 6.123456789012345 - (6.9 + 6.8 + 6.7 + 6.6) / 4);
+
+  RunRecord long_run;
+  for (int s = 1; s <= 130; ++s) long_run.steps.push_back({s, 0.0, 1e-3, double(s), 0.0});
+  long_run.evals = {{0, 0.0, 9.0}, {100, 1.0, 80.0}};
+  const double window = double(RunRecord::kGapWindow);
+  EXPECT_DOUBLE_EQ(long_run.final_train_loss(), 100 - (window - 1) / 2) << "the mean of the steps up to 100";
+  EXPECT_DOUBLE_EQ(long_run.generalisation_gap(), 80 - (100 - (window - 1) / 2));
+
+  long_run.evals.resize(1);  // only the evaluation before training: nothing to compare
+  EXPECT_TRUE(std::isnan(long_run.final_train_loss()));
+  EXPECT_TRUE(std::isnan(long_run.generalisation_gap()));
+  long_run.evals.clear();
+  EXPECT_TRUE(std::isnan(long_run.final_train_loss()));
+}
+
 TEST_F(RunRecordTest, ReadNotJson) {
   EXPECT_THAT(user_error([&] { read_json(temp_ / "absent.json"); }), HasSubstr("absent.json"));
 
