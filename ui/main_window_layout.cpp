@@ -406,6 +406,7 @@ void MainWindow::build_run_dock() {
   run_table_->setColumnWidth(RunTableModel::StatusColumn, status_column_width(*run_table_));
   run_table_->setColumnWidth(RunTableModel::ProgressColumn, 84);
   run_table_->setColumnWidth(RunTableModel::HeldOutColumn, 70);
+  run_table_->setColumnWidth(RunTableModel::GapColumn, 56);
   run_table_->addAction(remove_action_);
   connect(run_table_, &QWidget::customContextMenuRequested, this, &MainWindow::show_run_menu);
   connect(run_table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {

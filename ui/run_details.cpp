@@ -96,6 +96,15 @@ QString run_details_html(const lab::RunEntry& run) {
                                              .arg(loss_text(best->val_loss))
                                              .arg(best->step)
                                              .arg(loss_text(r.baseline_loss)));
+    if (const double train = r.final_train_loss(); std::isfinite(train)) {
+      const int at = r.evals.back().step;
+      html += row(QObject::tr("Training"),
+                  QObject::tr("%1, the mean of the %2 steps up to step %3; the gap to held-out <b>%4</b>")
+                      .arg(loss_text(train))
+                      .arg(std::min(int(RunRecord::kGapWindow), at))
+                      .arg(at)
+                      .arg(loss_text(r.generalisation_gap())));
+    }
   }
   if (!r.steps.empty()) {
     const StepMetrics& last = r.steps.back();
@@ -146,6 +155,7 @@ QString runs_difference_html(const std::vector<const lab::RunEntry*>& runs) {
     });
   }
   line(QObject::tr("Held-out, last"), [](const RunRecord& r) { return loss_text(r.final_val_loss()); });
+  line(QObject::tr("Gap to training"), [](const RunRecord& r) { return loss_text(r.generalisation_gap()); });
   html += QStringLiteral("</table>");
   if (fields.empty()) {
     html += QStringLiteral("<p style='color:#5f6b7a'>%1</p>").arg(QObject::tr("The same settings, seed included."));

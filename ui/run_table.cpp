@@ -103,6 +103,15 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
             .arg(loss_text(r.baseline_loss > 0 ? r.baseline_loss : std::nan("")));
       }
       break;
+    case GapColumn:
+      if (role == Qt::DisplayRole) return loss_text(r.generalisation_gap());
+      if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
+      if (role == Qt::ToolTipRole) {
+        return tr("Held-out loss above the training loss (mean of the %1 steps up to the last evaluation): "
+                  "what the model learnt of its training text that does not carry over to unseen text")
+            .arg(RunRecord::kGapWindow);
+      }
+      break;
     default: break;
   }
   return {};
@@ -116,6 +125,7 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
     case StatusColumn: return tr("Status");
     case ProgressColumn: return tr("Step");
     case HeldOutColumn: return tr("Held-out");
+    case GapColumn: return tr("Gap");
     default: return {};
   }
 }

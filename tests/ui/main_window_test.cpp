@@ -971,6 +971,12 @@ TEST_F(MainWindowTest, SelectedRunsShowOnlyTheSettingsTheyDifferIn) {
   EXPECT_FALSE(text.contains(QStringLiteral("Layers")));
   EXPECT_TRUE(text.contains(QStringLiteral("Held-out, last")));
   EXPECT_TRUE(text.contains(loss_text(window_->store().runs()[1].record.final_val_loss())));
+  EXPECT_TRUE(text.contains(QStringLiteral("Gap to training")));
+  EXPECT_TRUE(text.contains(loss_text(window_->store().runs()[1].record.generalisation_gap())));
+  for (int row = 0; row < 2; ++row) {  // and the run table's column, row by row
+    EXPECT_EQ(table->model()->index(row, RunTableModel::GapColumn).data().toString(),
+              loss_text(window_->store().runs()[std::size_t(row)].record.generalisation_gap()));
+  }
 
   table->selectionModel()->select(table->model()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
   text = details->toPlainText();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "lab/run_store.h"
+#include "ui/format.h"
 
 #include "test_support.h"
 
@@ -30,6 +31,23 @@ TEST(RunDetails, NameTheBlockAsThePlacementsDo) {
   run.config.model.norm = NormPlacement::Pre;
   run.config.model.norm_type = NormType::LayerNorm;
   EXPECT_TRUE(details_text(run).contains(QStringLiteral("Block\nPre-norm, "))) << details_text(run).toStdString();
+}
+
+// Issue 31: a run that ends lower in training loss can end higher in held-out loss, so the
+// details say both where the held-out loss was last measured, and the gap between them.
+TEST(RunDetails, GiveTheTrainingLossAndTheGapAtTheLastEvaluation) {
+  RunRecord run = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 300, 100);
+  run.steps.resize(250);  // trained on after its evaluation at step 200
+  run.evals.resize(3);
+  ASSERT_EQ(run.evals.back().step, 200);
+  const QString text = details_text(run);
+  const QString expected =
+      QStringLiteral("Training\n%1, the mean of the 50 steps up to step 200; the gap to held-out %2")
+          .arg(loss_text(run.final_train_loss()), loss_text(run.generalisation_gap()));
+  EXPECT_TRUE(text.contains(expected)) << text.toStdString();
+
+  run.evals.resize(1);  // only the evaluation before training: no training loss to give
+  EXPECT_FALSE(details_text(run).contains(QStringLiteral("Training\n"))) << details_text(run).toStdString();
 }
 
 }  // namespace
