@@ -175,8 +175,9 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   if (tty) std::printf("\n");
   save(run, file);
   if (!keeps_checkpoint(run)) fs::remove(checkpoint, error);
-  std::printf("%s  %s: %s, final held-out %.3f nats (baseline %.3f); wrote %s.{json,csv}\n", label.c_str(),
-              run.config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss(), run.baseline_loss,
+  std::printf("%s  %s: %s, final held-out %.3f nats (training %.3f, gap %.3f; baseline %.3f); wrote %s.{json,csv}\n",
+              label.c_str(), run.config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss(),
+              run.final_train_loss(), run.generalisation_gap(), run.baseline_loss,
               fs::path(file).replace_extension().c_str());
   if (!run.message.empty()) std::printf("%s  %s\n", label.c_str(), run.message.c_str());
   if (run.status == RunStatus::Stopped && fs::exists(checkpoint, error)) {

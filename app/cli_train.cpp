@@ -114,9 +114,10 @@ int run_train(const Options& options) {
   }
   if (runs.size() > 1) {
     write_csv(runs, out / (options.preset.empty() ? "seeds.csv" : "workshop.csv"));  // every run, one table
-    std::printf("\n%-40s %-9s %10s\n", "run", "status", "held-out");
+    std::printf("\n%-40s %-9s %10s %10s %8s\n", "run", "status", "held-out", "training", "gap");
     for (const auto& run : runs) {
-      std::printf("%-40s %-9s %10.3f\n", run.config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss());
+      std::printf("%-40s %-9s %10.3f %10.3f %8.3f\n", run.config.name.c_str(), to_string(run.status).c_str(),
+                  run.final_val_loss(), run.final_train_loss(), run.generalisation_gap());
     }
     std::printf("%-40s %-9s %10.3f\n", "unigram baseline", "", runs.front().baseline_loss);
   }
