@@ -148,19 +148,26 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
         resuming ? ("; resumed after step " + std::to_string(run.steps.size())).c_str() : "");
     std::fflush(stdout);
   };
-  callbacks.on_step = [&](const StepMetrics& s) {
-    token_rate.add(s.wall_s, double(config.batch_size) * config.model.context);
-    const bool last = s.step == config.steps;
-    if (tty ? (s.wall_s - last_print < 0.25 && !last) : (s.step % config.eval_interval != 0 && !last)) return;
-    last_print = s.wall_s;
+  StepMetrics last_step;
+  const auto print_progress = [&] {
+    const StepMetrics& s = last_step;
     const double eta = s.wall_s / s.step * (config.steps - s.step);
     std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f  %.0f tok/s  ETA %s%s", tty ? "\r\033[K" : "",
                 label.c_str(), s.step, config.steps, s.lr, s.train_loss, last_val, token_rate.value(),
                 duration_text(eta).c_str(), tty ? "" : "\n");
     std::fflush(stdout);
+    last_print = s.wall_s;
+  };
+  // On a terminal the line is redrawn a few times a second; elsewhere (a log, runs side by
+  // side) it is printed once per evaluation, with that evaluation's held-out loss.
+  callbacks.on_step = [&](const StepMetrics& s) {
+    token_rate.add(s.wall_s, double(config.batch_size) * config.model.context);
+    last_step = s;
+    if (tty && s.wall_s - last_print >= 0.25) print_progress();
   };
   callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
     last_val = e.val_loss;
+    if (e.step > 0) print_progress();
     std::string shown_text = shown.layers_summary ? normlab::layers_summary(run) : "";
     if (shown.text) shown_text += evaluation_text(run, e.step);
     std::printf("%s%s", tty && !shown_text.empty() ? "\n" : "", shown_text.c_str());

@@ -71,6 +71,19 @@ TEST_F(CliTest, TrainWritesRunFiles) {
   EXPECT_EQ(j["config"]["layers"], 2);
   EXPECT_EQ(j["steps"]["step"].size(), 12u);
   EXPECT_EQ(j["evals"]["step"], nlohmann::json({0, 5, 10, 12}));
+  // Seen: each line per evaluation gave the evaluation before it. The line for step 5 holds
+  // step 5's held-out loss, and the last line gives the training loss and the gap.
+  const auto held_out_text = [&](int i) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", j["evals"]["val_loss"][std::size_t(i)].get<double>());
+    return std::string(text);
+  };
+  EXPECT_THAT(out_,
+              ::testing::ContainsRegex("step 5/12  lr [-0-9.e+]+  train [0-9.]+  held-out " + held_out_text(1) + " "));
+  EXPECT_THAT(out_,
+              ::testing::ContainsRegex("step 12/12  lr [-0-9.e+]+  train [0-9.]+  held-out " + held_out_text(3) + " "));
+  EXPECT_THAT(out_, ::testing::ContainsRegex("final held-out " + held_out_text(3) +
+                                             " nats \\(training [0-9.]+, gap -?[0-9.]+;"));
 
   const auto csv = read_lines(temp_ / "runs" / "tiny__run.csv");
   ASSERT_EQ(csv.size(), 14u);  // the header, step 0's evaluation, 12 steps
