@@ -140,7 +140,7 @@ class Cell:
         values = [self.value(r) for r in records]
         mean = sum(values) / len(values)
         out = f"{mean:.3f}" if len(values) == 1 else f"{mean:.3f} ({min(values):.3f}–{max(values):.3f})"
-        if self.stalls and mean > records[0]["baseline_loss"] - STALL_NATS:
+        if self.stalls and stalled(mean, records[0]):
             out += " (stalls)"
         if self.best and len(records) == 1 and min(records[0]["evals"]["val_loss"]) < values[0] - STALL_NATS:
             out += f" (its best on the way {min(records[0]['evals']['val_loss']):.3f})"
@@ -162,6 +162,10 @@ class Span:
     def text(self, results):
         values = [final_loss(pick(results[run])) for run in self.runs_]
         return f"{min(values):.2f} to {max(values):.2f}"
+
+
+def stalled(loss, record):
+    return loss > record["baseline_loss"] - STALL_NATS
 
 
 def pick(records, name=""):
@@ -498,14 +502,17 @@ def sweep_block(preset, option, values, placements, what):
         return train(f"--norm {placement}", lr="1e-3", layers=value) if option == "layers" else \
             train(f"--norm {placement}", lr=value)
 
+    def setting(value):
+        return f"{value} layers" if option == "layers" else f"lr {value}"
+
     rows = [[p] + [Cell(run(p, v), stalls=True) for v in values] for p in placements]
-    header = ["placement"] + [f"{v} layers" if option == "layers" else f"lr {v}" for v in values]
+    header = ["placement"] + [setting(v) for v in values]
     table = Table(header, rows, checks=[(1, 1)])
     arguments = f"--preset {preset} --device cpu --threads 1"
     runs = [cell.run for row in rows for cell in row[1:]]
 
     def render(results, docs):
-        intro = wrap(f"""The {what} sweep at the CPU scale, `normlab-cli sweep {arguments} --out runs`, final
+        intro = wrap(f"""The {preset} sweep at the CPU scale, `normlab-cli sweep {arguments} --out runs`, final
 held-out loss in nats, seed 1337 ("stalls": within 0.1 nats of the baseline or above it; the script
 trains each point as the same run, `normlab-cli train --scale cpu --device cpu --threads 1 --norm P
 --lr LR --warmup 30 [--layers N]`, and reads the sweep's summary back with `--status`). Summary:
@@ -514,12 +521,33 @@ trains each point as the same run, `normlab-cli train --scale cpu --device cpu -
 
 {table.markdown(results)}
 
+{wrap(where_each_trains(rows, values, setting, results))}
+
 ![Final held-out loss against {what}, one line per placement, stalled points hollow, the unigram baseline dashed]({docs}sweep-{preset}.png)"""
 
     return Block(f"sweep-{preset}", ["README.md", "docs/designs.md"], [table], render,
                  charts=[Chart(f"sweep-{preset}{kind}.png", runs, f"sweep-{preset}{kind}.png", sweep=preset)
                          for kind in ("", "-window")[:2 if preset == "learning-rate" else 1]],  # only this window is in the docs
                  summaries=[Summary(arguments, f"sweep-{preset}.csv", runs)])
+
+
+def where_each_trains(rows, values, setting, results):
+    """A sweep table's rows in words: the settings at which each placement does not stall."""
+    parts = []
+    for row in rows:
+        losses = [(final_loss(pick(results[cell.run])), pick(results[cell.run])) for cell in row[1:]]
+        trains = [value for value, (loss, record) in zip(values, losses) if not stalled(loss, record)]
+        lowest = setting(values[min(range(len(values)), key=lambda i: losses[i][0])])
+        if len(trains) == len(values):
+            where = f"at all {len(values)}, lowest at {lowest}"
+        elif not trains:
+            where = "at none"
+        elif len(trains) == 1:
+            where = f"at {setting(trains[0])} only"
+        else:
+            where = f"at {', '.join(setting(v) for v in trains)}, lowest at {lowest}"
+        parts.append(f"{row[0]} {where}")
+    return f"Where each trains (not stalled): {'; '.join(parts)}."
 
 
 DESIGNS = [("pre-norm (LayerNorm)", "--norm pre"), ("post-norm (LayerNorm)", "--norm post"),
