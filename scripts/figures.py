@@ -569,12 +569,35 @@ def designs_table(designs, name="lr", values=("1e-3", "6e-3"), seeds=lambda desi
     return Table(["design"] + header, rows, checks=[(0, 1 + shared)])
 
 
+def against_plain(table, results):
+    """Each design against its placement's plain LayerNorm row: the difference of the means,
+    and whether the seeds' ranges are apart (the table's own runs, so it cannot drift)."""
+    def losses(cell):
+        return [final_loss(pick(results[run])) for run in cell.runs()]
+
+    by_name = {row[0]: row[1:] for row in table.rows}
+    lines = ["| design | against | " + " | ".join(table.header[1:]) + " |", "|" + "---|" * (len(table.header) + 1)]
+    for name, cells in by_name.items():
+        if name.endswith("(LayerNorm)"):
+            continue
+        plain = "post-norm (LayerNorm)" if name.startswith("post-norm") else "pre-norm (LayerNorm)"
+        texts = []
+        for cell, plain_cell in zip(cells, by_name[plain]):
+            mine, theirs = losses(cell), losses(plain_cell)
+            difference = sum(mine) / len(mine) - sum(theirs) / len(theirs)
+            apart = max(mine) < min(theirs) or min(mine) > max(theirs)
+            texts.append(f"{difference:+.3f}, {'apart' if apart else 'overlapping'}")
+        lines.append(f"| {name} | {plain.split(' ')[0]} | " + " | ".join(texts) + " |")
+    return "\n".join(lines)
+
+
 def designs_results():
     table = designs_table(DESIGNS)
 
     def render(results, docs):
-        return f"""The designs that drop or tame the norm, at the same scale, **three seeds each** (mean,
-lowest–highest; "stalls": within 0.1 nats of the baseline or above it; {DESIGN_RUNS}):
+        intro = wrap(f"""The designs that drop or tame the norm, at the same scale, **three seeds each** (mean,
+lowest–highest; "stalls": within 0.1 nats of the baseline or above it; {DESIGN_RUNS}):""")
+        return f"""{intro}
 
 {table.markdown(results)}"""
 
@@ -593,9 +616,14 @@ normlab-cli sweep $t --placements pre,post --qk-norm on
 normlab-cli sweep $t --placements pre,post --scaled-init on
 ```
 
-**Three seeds (1337–1339), mean and range** ({DESIGN_RUNS}):
+{wrap(f"**Three seeds (1337–1339), mean and range** ({DESIGN_RUNS}):")}
 
-{table.markdown(results)}"""
+{table.markdown(results)}
+
+Each design against the same placement with plain LayerNorm: the difference of the means in
+nats (negative: lower, better) and whether the three seeds' ranges are apart or overlap:
+
+{against_plain(table, results)}"""
 
     return Block("designs-seeds", ["docs/designs.md"], [table], render)
 
@@ -615,7 +643,7 @@ normlab-cli sweep $l --placements pre --norm-type dyt
 normlab-cli sweep $l --placements pre,post --qk-norm on --seeds 3
 ```
 
-Mean (lowest–highest) over seeds 1337–1339; DyT one seed away from the table's two rates ({DESIGN_RUNS}):
+{wrap(f"Mean (lowest–highest) over seeds 1337–1339; DyT one seed away from the table's two rates ({DESIGN_RUNS}):")}
 
 {table.markdown(results)}"""
 
