@@ -166,8 +166,8 @@ leave 0. <i>Here:</i> the lowest held-out loss of every design at 6e-3, but slow
 where the &alpha; open slowly.</li>
 <li><b>Scaled residual init</b> (a switch): the attention's output matrix and the MLP's
 down matrix start 1/&radic;(2N) as large as the others (GPT-2), so the stream does not grow
-with depth at the start. <i>Here:</i> no change beyond the seed spread, for pre-norm or
-post-norm.</li>
+with depth at the start. <i>Here:</i> no change beyond the seed spread for post-norm, nor
+for pre-norm at 1e-3; pre-norm at 6e-3 ends a little worse with it.</li>
 </ul>
 <p>These are 600-step runs on about a million tokens, three seeds each: the figures, the
 learning-rate and depth sweeps and what they cost are in <i>docs/designs.md</i>. A design
