@@ -164,6 +164,15 @@ class Span:
         return f"{min(values):.2f} to {max(values):.2f}"
 
 
+def losses_of(cell, results):
+    return [final_loss(pick(results[run])) for run in cell.runs()]
+
+
+def mean_loss(cell, results):
+    losses = losses_of(cell, results)
+    return sum(losses) / len(losses)
+
+
 def stalled(loss, record):
     return loss > record["baseline_loss"] - STALL_NATS
 
@@ -535,9 +544,10 @@ def where_each_trains(rows, values, setting, results):
     """A sweep table's rows in words: the settings at which each placement does not stall."""
     parts = []
     for row in rows:
-        losses = [(final_loss(pick(results[cell.run])), pick(results[cell.run])) for cell in row[1:]]
-        trains = [value for value, (loss, record) in zip(values, losses) if not stalled(loss, record)]
-        lowest = setting(values[min(range(len(values)), key=lambda i: losses[i][0])])
+        means = [mean_loss(cell, results) for cell in row[1:]]
+        first_run = pick(results[row[1].run])  # its baseline is the row's
+        trains = [value for value, loss in zip(values, means) if not stalled(loss, first_run)]
+        lowest = setting(values[min(range(len(values)), key=lambda i: means[i])])
         if len(trains) == len(values):
             where = f"at all {len(values)}, lowest at {lowest}"
         elif not trains:
@@ -572,9 +582,6 @@ def designs_table(designs, name="lr", values=("1e-3", "6e-3"), seeds=lambda desi
 def against_plain(table, results):
     """Each design against its placement's plain LayerNorm row: the difference of the means,
     and whether the seeds' ranges are apart (the table's own runs, so it cannot drift)."""
-    def losses(cell):
-        return [final_loss(pick(results[run])) for run in cell.runs()]
-
     by_name = {row[0]: row[1:] for row in table.rows}
     lines = ["| design | against | " + " | ".join(table.header[1:]) + " |", "|" + "---|" * (len(table.header) + 1)]
     for name, cells in by_name.items():
@@ -583,7 +590,7 @@ def against_plain(table, results):
         plain = "post-norm (LayerNorm)" if name.startswith("post-norm") else "pre-norm (LayerNorm)"
         texts = []
         for cell, plain_cell in zip(cells, by_name[plain]):
-            mine, theirs = losses(cell), losses(plain_cell)
+            mine, theirs = losses_of(cell, results), losses_of(plain_cell, results)
             difference = sum(mine) / len(mine) - sum(theirs) / len(theirs)
             apart = max(mine) < min(theirs) or min(mine) > max(theirs)
             texts.append(f"{difference:+.3f}, {'apart' if apart else 'overlapping'}")
@@ -645,7 +652,14 @@ normlab-cli sweep $l --placements pre,post --qk-norm on --seeds 3
 
 {wrap(f"Mean (lowest–highest) over seeds 1337–1339; DyT one seed away from the table's two rates ({DESIGN_RUNS}):")}
 
-{table.markdown(results)}"""
+{table.markdown(results)}
+
+{wrap(where_each_trains(table.rows, LR_SWEEP, str, results))}
+
+Each design against the same placement with plain LayerNorm (difference of the means in
+nats, negative lower; the seeds' ranges apart or overlapping):
+
+{against_plain(table, results)}"""
 
     return Block("designs-lr", ["docs/designs.md"], [table], render)
 
@@ -668,7 +682,14 @@ At 1e-3, mean (lowest–highest) over seeds 1337–1339 where there are three
 (`normlab-cli train --scale cpu --device cpu --threads 1 --warmup 30 --lr 1e-3 --layers N --seed S`
 with the design's options):
 
-{table.markdown(results)}"""
+{table.markdown(results)}
+
+{wrap(where_each_trains(table.rows, DEPTHS, lambda depth: f"{depth} blocks", results))}
+
+Each design against pre-norm (difference of the means in nats, negative lower; the ranges
+apart or overlapping, a single run's value counting as its range):
+
+{against_plain(table, results)}"""
 
     return Block("designs-depth", ["docs/designs.md"], [table], render)
 
