@@ -173,6 +173,15 @@ def mean_loss(cell, results):
     return sum(losses) / len(losses)
 
 
+def run_times(table, results):
+    """What a table's runs took, from their own records (load on the machine included)."""
+    seconds = sorted(pick(results[run])["steps"]["wall_s"][-1] for run in dict.fromkeys(table.runs()))
+    median = seconds[len(seconds) // 2]
+    return (f"Run time: {len(seconds)} runs, a median of {median:.0f} s each ({seconds[0]:.0f}–{seconds[-1]:.0f} s), "
+            f"{sum(seconds) / 3600:.1f} h in all, at one thread, trained two at a time on this machine's 2 cores "
+            f"beside other work.")
+
+
 def stalled(loss, record):
     return loss > record["baseline_loss"] - STALL_NATS
 
@@ -630,7 +639,9 @@ normlab-cli sweep $t --placements pre,post --scaled-init on
 Each design against the same placement with plain LayerNorm: the difference of the means in
 nats (negative: lower, better) and whether the three seeds' ranges are apart or overlap:
 
-{against_plain(table, results)}"""
+{against_plain(table, results)}
+
+{wrap(run_times(table, results))}"""
 
     return Block("designs-seeds", ["docs/designs.md"], [table], render)
 
@@ -659,7 +670,9 @@ normlab-cli sweep $l --placements pre,post --qk-norm on --seeds 3
 Each design against the same placement with plain LayerNorm (difference of the means in
 nats, negative lower; the seeds' ranges apart or overlapping):
 
-{against_plain(table, results)}"""
+{against_plain(table, results)}
+
+{wrap(run_times(table, results))}"""
 
     return Block("designs-lr", ["docs/designs.md"], [table], render)
 
@@ -689,7 +702,9 @@ with the design's options):
 Each design against pre-norm (difference of the means in nats, negative lower; the ranges
 apart or overlapping, a single run's value counting as its range):
 
-{against_plain(table, results)}"""
+{against_plain(table, results)}
+
+{wrap(run_times(table, results))}"""
 
     return Block("designs-depth", ["docs/designs.md"], [table], render)
 
