@@ -135,8 +135,14 @@ class Cell:
             return MEASURES[self.measure](record)
         return record["series"][self.measure]["values"][-1]
 
+    def records(self, results):
+        return [pick(results[run], self.pick) for run in self.runs()]
+
+    def values(self, results):
+        return [self.value(r) for r in self.records(results)]
+
     def text(self, results):
-        records = [pick(results[run], self.pick) for run in self.runs()]
+        records = self.records(results)
         values = [self.value(r) for r in records]
         mean = sum(values) / len(values)
         out = f"{mean:.3f}" if len(values) == 1 else f"{mean:.3f} ({min(values):.3f}–{max(values):.3f})"
@@ -162,15 +168,6 @@ class Span:
     def text(self, results):
         values = [final_loss(pick(results[run])) for run in self.runs_]
         return f"{min(values):.2f} to {max(values):.2f}"
-
-
-def losses_of(cell, results):
-    return [final_loss(pick(results[run])) for run in cell.runs()]
-
-
-def mean_loss(cell, results):
-    losses = losses_of(cell, results)
-    return sum(losses) / len(losses)
 
 
 def run_times(table, results):
@@ -553,8 +550,8 @@ def where_each_trains(rows, values, setting, results):
     """A sweep table's rows in words: the settings at which each placement does not stall."""
     parts = []
     for row in rows:
-        means = [mean_loss(cell, results) for cell in row[1:]]
-        first_run = pick(results[row[1].run])  # its baseline is the row's
+        means = [sum(v) / len(v) for v in (cell.values(results) for cell in row[1:])]
+        first_run = row[1].records(results)[0]  # its baseline is the row's
         trains = [value for value, loss in zip(values, means) if not stalled(loss, first_run)]
         lowest = setting(values[min(range(len(values)), key=lambda i: means[i])])
         if len(trains) == len(values):
@@ -592,19 +589,29 @@ def against_plain(table, results):
     """Each design against its placement's plain LayerNorm row: the difference of the means,
     and whether the seeds' ranges are apart (the table's own runs, so it cannot drift)."""
     by_name = {row[0]: row[1:] for row in table.rows}
-    lines = ["| design | against | " + " | ".join(table.header[1:]) + " |", "|" + "---|" * (len(table.header) + 1)]
+    intro = wrap("""Each design against the same placement with plain LayerNorm: the difference of the means
+in nats (negative: lower, better) and whether the seeds' ranges are apart or overlap, a single run
+counting as its own range:""")
+    lines = [intro, "", "| design | against | " + " | ".join(table.header[1:]) + " |", "|" + "---|" * (len(table.header) + 1)]
     for name, cells in by_name.items():
         if name.endswith("(LayerNorm)"):
             continue
         plain = "post-norm (LayerNorm)" if name.startswith("post-norm") else "pre-norm (LayerNorm)"
         texts = []
         for cell, plain_cell in zip(cells, by_name[plain]):
-            mine, theirs = losses_of(cell, results), losses_of(plain_cell, results)
+            mine, theirs = cell.values(results), plain_cell.values(results)
             difference = sum(mine) / len(mine) - sum(theirs) / len(theirs)
             apart = max(mine) < min(theirs) or min(mine) > max(theirs)
             texts.append(f"{difference:+.3f}, {'apart' if apart else 'overlapping'}")
         lines.append(f"| {name} | {plain.split(' ')[0]} | " + " | ".join(texts) + " |")
     return "\n".join(lines)
+
+
+def design_readings(table, results, values=None, setting=str):
+    """What a design table's runs say, generated under it: where each trains (for a sweep),
+    each against plain LayerNorm, and what the runs took."""
+    where = [wrap(where_each_trains(table.rows, values, setting, results))] if values else []
+    return "\n\n".join(where + [against_plain(table, results), wrap(run_times(table, results))])
 
 
 def designs_results():
@@ -636,12 +643,7 @@ normlab-cli sweep $t --placements pre,post --scaled-init on
 
 {table.markdown(results)}
 
-Each design against the same placement with plain LayerNorm: the difference of the means in
-nats (negative: lower, better) and whether the three seeds' ranges are apart or overlap:
-
-{against_plain(table, results)}
-
-{wrap(run_times(table, results))}"""
+{design_readings(table, results)}"""
 
     return Block("designs-seeds", ["docs/designs.md"], [table], render)
 
@@ -665,14 +667,7 @@ normlab-cli sweep $l --placements pre,post --qk-norm on --seeds 3
 
 {table.markdown(results)}
 
-{wrap(where_each_trains(table.rows, LR_SWEEP, str, results))}
-
-Each design against the same placement with plain LayerNorm (difference of the means in
-nats, negative lower; the seeds' ranges apart or overlapping):
-
-{against_plain(table, results)}
-
-{wrap(run_times(table, results))}"""
+{design_readings(table, results, LR_SWEEP)}"""
 
     return Block("designs-lr", ["docs/designs.md"], [table], render)
 
@@ -697,14 +692,7 @@ with the design's options):
 
 {table.markdown(results)}
 
-{wrap(where_each_trains(table.rows, DEPTHS, lambda depth: f"{depth} blocks", results))}
-
-Each design against pre-norm (difference of the means in nats, negative lower; the ranges
-apart or overlapping, a single run's value counting as its range):
-
-{against_plain(table, results)}
-
-{wrap(run_times(table, results))}"""
+{design_readings(table, results, DEPTHS, lambda depth: f"{depth} blocks")}"""
 
     return Block("designs-depth", ["docs/designs.md"], [table], render)
 
