@@ -73,8 +73,15 @@ torch::Tensor Dataset::unigram_log_probs() const {
   return (counts / counts.sum()).log();
 }
 
-double Dataset::unigram_baseline() const {
-  return -unigram_log_probs().index_select(0, heldout_).mean().item<double>();
+double Dataset::unigram_loss(const std::vector<Batch>& batches) const {
+  const torch::Tensor log_probs = unigram_log_probs();
+  double nats = 0;
+  std::int64_t positions = 0;
+  for (const Batch& batch : batches) {
+    nats -= log_probs.index_select(0, batch.targets.reshape({-1})).sum().item<double>();
+    positions += batch.targets.numel();
+  }
+  return positions > 0 ? nats / double(positions) : std::nan("");
 }
 
 }  // namespace normlab

@@ -463,6 +463,22 @@ std::string to_json_text(const RunRecord& run) {
   return out.str();
 }
 
+namespace {
+
+// Before version 9 baseline_loss was over the whole held-out split while the held-out loss
+// averages over the evaluated batches, which can be easier or harder. Versions 7 and 8 also
+// recorded the unigram's loss on those batches as the series "unigram_loss": that is
+// today's baseline, and the series goes (it repeated one number at every evaluation).
+void take_baseline_from_evaluated_positions(RunRecord& run) {
+  const auto unigram = std::find_if(run.series.begin(), run.series.end(),
+                                    [](const Series& s) { return s.name == "unigram_loss" && s.layers == 0; });
+  if (unigram == run.series.end()) return;
+  if (!unigram->values.empty()) run.baseline_loss = unigram->values.back();
+  run.series.erase(unigram);
+}
+
+}  // namespace
+
 RunRecord from_json_text(const std::string& text) {
   json j;
   try {
@@ -513,6 +529,7 @@ RunRecord from_json_text(const std::string& text) {
     for (const auto& [name, s] : series.items()) run.series.push_back(series_from_json(name, s));
   }
   if (version >= 7) run.text = text_from_json(field<json>(j, "text", ""));
+  if (version < 9) take_baseline_from_evaluated_positions(run);
   return run;
 }
 

@@ -128,10 +128,12 @@ inline constexpr double kLostAfterSeconds = 60;
 // layer statistics' interval, version 4 the checkpoint settings, version 5 DyT's α₀ and the
 // QK-norm and scaled-init switches, version 6 the CPU matmul kernel, version 7 the text a
 // run writes (text, config.text_every), version 8 config.final_weights, the text's
-// references and the user's label and note; older files still load, with those fields at
-// their defaults (the switches off, no text, no weights, no note) or, for the kernel, at
-// what they ran with (LibTorch's), and a name of the user's own as the label.
-inline constexpr int kRunSchemaVersion = 8;
+// references and the user's label and note, version 9 baseline_loss on the evaluated
+// positions rather than the whole held-out split; older files still load, with those
+// fields at their defaults (the switches off, no text, no weights, no note) or, for the
+// kernel, at what they ran with (LibTorch's), a name of the user's own as the label, and
+// the baseline from their series "unigram_loss" (versions 7 and 8 recorded it there).
+inline constexpr int kRunSchemaVersion = 9;
 
 // The run file's text, streamed: the numbers are written as they are formatted.
 void write_json_text(std::ostream& out, const RunRecord& run);

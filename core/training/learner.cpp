@@ -159,7 +159,7 @@ double Learner::evaluate(const std::vector<Batch>& batches, PredictionTally* pre
       logits = model_->forward(batch.inputs);
       losses.push_back(next_token_loss(logits, batch.targets));
     }
-    if (predictions) predictions->add(logits, batch.targets);  // in float64, outside autocast
+    if (predictions) predictions->add(logits);  // in float64, outside autocast
   }
   model_->train();
   // Summed in double on the host, in batch order: the same number as reading each one.

@@ -25,14 +25,12 @@ const std::vector<StatisticInfo>& prediction_statistics() {
        "how far the model's average prediction is from the tokens' training frequencies (the baseline's "
        "predictor): 0 when they agree",
        false},
-      {"unigram_loss", "Unigram loss here", "nats",
-       "the frequency predictor's loss on the positions the held-out loss is measured on", false},
   };
   return table;
 }
 
 std::vector<SeriesPoint> prediction_points(const PredictionStats& stats, int step) {
-  const double values[] = {stats.context_use, stats.frequency_mismatch, stats.unigram_loss};
+  const double values[] = {stats.context_use, stats.frequency_mismatch};
   std::vector<SeriesPoint> points;
   for (std::size_t i = 0; i < prediction_statistics().size(); ++i) {
     points.push_back({prediction_statistics()[i].name, 0, step, {values[i]}});
@@ -116,13 +114,11 @@ std::string text_markdown(const RunRecord& run) {
 PredictionTally::PredictionTally(torch::Tensor unigram_log_probs)
     : log_u_(std::move(unigram_log_probs)),
       sum_q_(torch::zeros_like(log_u_)),
-      sum_entropy_(torch::zeros({}, log_u_.options())),
-      sum_unigram_loss_(torch::zeros({}, log_u_.options())) {}
+      sum_entropy_(torch::zeros({}, log_u_.options())) {}
 
-void PredictionTally::add(const torch::Tensor& logits, const torch::Tensor& targets) {
+void PredictionTally::add(const torch::Tensor& logits) {
   torch::NoGradGuard no_grad;
   const auto rows = logits.reshape({-1, logits.size(-1)});
-  const auto next = targets.reshape({-1});
   for (std::int64_t first = 0; first < rows.size(0); first += kRowsPerBlock) {
     const auto count = std::min(kRowsPerBlock, rows.size(0) - first);
     const auto log_q = torch::log_softmax(rows.narrow(0, first, count).to(torch::kFloat64), -1);
@@ -130,7 +126,6 @@ void PredictionTally::add(const torch::Tensor& logits, const torch::Tensor& targ
     sum_q_ += q.sum(0);
     // q log q is 0 where q underflows to 0, not NaN (0 · −inf).
     sum_entropy_ -= torch::where(q > 0, q * log_q, torch::zeros_like(q)).sum();
-    sum_unigram_loss_ -= log_u_.index_select(0, next.narrow(0, first, count)).sum();
   }
   positions_ += rows.size(0);
 }
@@ -142,8 +137,7 @@ PredictionStats PredictionTally::result() const {
   const auto log_q_mean = torch::where(q_mean > 0, q_mean.log(), torch::zeros_like(q_mean));
   const double entropy_of_mean = -(q_mean * log_q_mean).sum().item<double>();
   const double mean_entropy = sum_entropy_.item<double>() / n;
-  return {entropy_of_mean - mean_entropy, (q_mean * (log_q_mean - log_u_.to(torch::kCPU))).sum().item<double>(),
-          sum_unigram_loss_.item<double>() / n};
+  return {entropy_of_mean - mean_entropy, (q_mean * (log_q_mean - log_u_.to(torch::kCPU))).sum().item<double>()};
 }
 
 }  // namespace normlab

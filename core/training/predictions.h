@@ -23,26 +23,25 @@ namespace normlab {
 struct PredictionStats {
   double context_use = 0;
   double frequency_mismatch = 0;
-  double unigram_loss = 0;  // the unigram's loss on the same positions (the baseline is on all of them)
 };
 
-// The three series, in this order, each one value per evaluation (per_layer false).
+// The two series, in this order, each one value per evaluation (per_layer false).
 const std::vector<StatisticInfo>& prediction_statistics();
 
 // The points an evaluation at `step` adds to its run's record, in prediction_statistics() order.
 std::vector<SeriesPoint> prediction_points(const PredictionStats& stats, int step);
 
-// "context use 0.842 nats · frequency mismatch 0.021 nats · …": those of the three
+// "context use 0.842 nats · frequency mismatch 0.021 nats · …": those of the two
 // statistics `run` recorded at `step`; empty when none.
 std::string statistics_line(const RunRecord& run, int step);
 
-// What the evaluation at `step` of `run` found, for a terminal: one line of the three
+// What the evaluation at `step` of `run` found, for a terminal: one line of the two
 // statistics, then each prompt with its greedy and sampled continuation when the run wrote
 // text there; line breaks in the text shown as "↵". Empty when nothing was recorded there.
 std::string evaluation_text(const RunRecord& run, int step);
 
 // The run's text as Markdown: its prompts, then a section per evaluation with each
-// prompt's continuations, and its three statistics there.
+// prompt's continuations, and its two statistics there.
 std::string text_markdown(const RunRecord& run);
 
 }  // namespace normlab

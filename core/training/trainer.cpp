@@ -169,6 +169,7 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const fs::path* checkpoin
   for (const auto& prompt : prompts_) record_.text.prompts.push_back(tokenizer_.decode(prompt));
   if (!prompts_.empty()) prepare_references();
   heldout_ = data_.heldout_batches(config_.batch_size, config_.eval_batches);
+  record_.baseline_loss = data_.unigram_loss(heldout_);  // on the positions the held-out loss averages
   if (checkpoint_) {
     stage("Resuming from the checkpoint");
     restore_checkpoint(*checkpoint_, fingerprint_, state_);
@@ -187,14 +188,13 @@ void TrainingRun::stage(const std::string& what) const {
 
 bool TrainingRun::cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
 
-// The corpus as token ids on the run's device; their counts, baseline and fingerprint
-// are taken on the host first.
+// The corpus as token ids on the run's device; their counts and fingerprint are taken on
+// the host first.
 RunData TrainingRun::prepare_data() {
   RunData prepared = prepare_run_data(config_, [this](const std::string& what) { stage(what); });
   const Dataset& data = prepared.data;
   record_.train_tokens = data.train_tokens();
   record_.heldout_tokens = data.heldout_tokens();
-  record_.baseline_loss = data.unigram_baseline();
   fingerprint_ = data_fingerprint(data);
   prepared.data.to(device_);  // batches are cut where the model is
   return prepared;

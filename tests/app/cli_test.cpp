@@ -87,7 +87,7 @@ TEST_F(CliTest, TrainWritesRunFiles) {
 
   const auto csv = read_lines(temp_ / "runs" / "tiny__run.csv");
   ASSERT_EQ(csv.size(), 14u);  // the header, step 0's evaluation, 12 steps
-  EXPECT_EQ(csv[0].rfind("run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,unigram_loss,grad_norm,"
+  EXPECT_EQ(csv[0].rfind("run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,grad_norm,"
                          "attention_grad_norm[0],attention_grad_norm[1],",
                          0),
             0u)
@@ -303,7 +303,7 @@ TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
   // The evaluations' own statistics stay (predictions.h).
   const std::string header = read_lines(temp_ / "runs" / "off.csv").at(0);
   EXPECT_EQ(header.substr(0, header.find(",config.")),
-            "run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,unigram_loss,display_name,note");
+            "run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,display_name,note");
 }
 
 // A sweep trains each point, writes its files, the summary CSV, JSON and chart, and a

@@ -146,9 +146,12 @@ TEST(DatasetBaseline, MatchesHandComputation) {
   std::vector<double> counts(vocab, 1.0);  // add-one smoothing
   for (int i = 0; i < 36; ++i) counts[ids[i]] += 1;
   const double total = 36 + vocab;
-  double nats = 0;
-  for (int id : held) nats -= std::log(counts[id] / total);
-  EXPECT_NEAR(data.unigram_baseline(), nats / held.size(), 1e-12);
+  auto nats = [&](int id) { return -std::log(counts[id] / total); };
+  // Context 2: the two held-out windows start at 0 and 1, their targets {1, 4} and {4, 4};
+  // the held-out token 0 is never a target, so it does not count.
+  const double expected = (nats(1) + 3 * nats(4)) / 4;
+  EXPECT_NEAR(data.unigram_loss(data.heldout_batches(/*batch_size=*/2, /*count=*/1)), expected, 1e-12);
+  EXPECT_NEAR(data.unigram_loss(data.heldout_batches(1, 2)), expected, 1e-12) << "however the windows are batched";
 }
 
 TEST(DatasetErrors, TooShortIsUserError) {

@@ -627,6 +627,26 @@ TEST_F(RunRecordTest, VersionSevenFileLoadsWithoutReferencesOrWeights) {
   EXPECT_EQ(run.config.final_weights, "drop");
 }
 
+// Version 8 and before measured the baseline on the whole held-out split; versions 7 and 8
+// also recorded the unigram's loss on the evaluated positions, which becomes the baseline.
+TEST_F(RunRecordTest, VersionEightFileTakesItsBaselineFromTheEvaluatedPositions) {
+  RunRecord old = run_with_series();
+  old.add_point({"unigram_loss", 0, 2, {6.25}});
+  old.add_point({"unigram_loss", 0, 4, {6.125}});
+  json j = json::parse(to_json_text(old));
+  j["version"] = 8;
+  const RunRecord run = from_json_text(j.dump());
+  EXPECT_EQ(run.baseline_loss, 6.125);
+  EXPECT_EQ(run.find_series("unigram_loss"), nullptr) << "one number repeated, now the baseline";
+  EXPECT_NE(run.find_series("grad_norm"), nullptr);
+
+  json without = json::parse(to_json_text(run_with_series()));
+  without["version"] = 8;
+  EXPECT_EQ(from_json_text(without.dump()).baseline_loss, 5.4321) << "nothing better recorded";
+  j["version"] = kRunSchemaVersion;
+  EXPECT_EQ(from_json_text(j.dump()).baseline_loss, 5.4321) << "today's is the baseline already";
+}
+
 // Version 6 (before the text) loads with no text and text_every off: those runs wrote none.
 TEST_F(RunRecordTest, VersionSixFileLoadsWithoutText) {
   json j = json::parse(to_json_text(run_with_text()));
