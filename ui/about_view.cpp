@@ -54,9 +54,10 @@ Pre-norm's gradients are sensible from the start, so a few dozen warmup steps ar
 even at a learning rate several times higher.</p>
 
 <h2>The dashed line</h2>
-<p>The faint dashed line is the <b>unigram baseline</b>: the held-out loss of guessing every
-token by its overall frequency in the training text, ignoring all context. It is what a
-model scores once it knows which tokens are common and nothing else. A curve that flattens
+<p>The faint dashed line is the <b>unigram baseline</b>: the loss of guessing every token
+by its overall frequency in the training text, ignoring all context, on the same held-out
+passages as the dark curve. It is what a model scores once it knows which tokens are
+common and nothing else. A curve that flattens
 out on this line has learned no context at all; a model that trains drops well below it.</p>
 
 <h2>Reading the chart</h2>

@@ -26,7 +26,8 @@ void LossChart::update_baselines() {
   for (const lab::RunEntry& run : store_.runs()) {
     const double b = run.record.baseline_loss;
     if (!drawn(run) || !std::isfinite(b) || b <= 0) continue;
-    // Runs on the same corpus and vocabulary share one line (labels show two decimals).
+    // Runs evaluated on the same held-out positions (corpus, vocabulary, context and
+    // evaluation batches) share one line (labels show two decimals).
     const bool known = std::any_of(wanted.begin(), wanted.end(), [b](double w) { return std::abs(w - b) < 0.005; });
     if (!known) wanted.push_back(b);
   }
