@@ -260,14 +260,19 @@ std::map<int, std::string> read_jobs(const SweepFolder& files) {
                                        : std::map<int, std::string>{};
 }
 
-// Where each point stands: its run file, and Slurm's word for the tasks submitted.
+// Where each point stands: its run file, or another run in the folder that answers it
+// (as training would read it back), and Slurm's word for the tasks submitted.
 std::vector<PointState> point_states(const std::vector<SweepRun>& runs, const SweepFolder& files,
                                      std::vector<std::optional<RunRecord>>* records) {
   const std::map<int, std::string> slurm = slurm_states(read_jobs(files));
+  FolderRuns others(files.out);
   std::vector<PointState> states;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     PointEvidence evidence;
     records->push_back(read_point(runs[i].config, files.out, &evidence.file_age_s));
+    if (!records->back() || !answers(*records->back(), runs[i].config)) {
+      if (auto other = others.answering(runs[i].config)) records->back() = std::move(other->second);
+    }
     if (records->back()) evidence.run = &*records->back();
     if (auto found = slurm.find(int(i)); found != slurm.end()) evidence.slurm_state = found->second;
     states.push_back(point_state(evidence, runs[i].config));

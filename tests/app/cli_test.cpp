@@ -349,7 +349,7 @@ TEST_F(CliTest, SweepWritesEveryRunAndASummary) {
 
 // A run answers a point whatever its file is called: a one-seed sweep after a --seeds
 // sweep of the same settings reads back the seed-1337 runs ("… seed 1337"), as the window
-// would, instead of training them again under the shorter name.
+// would, instead of training them again under the shorter name; --status says so too.
 TEST_F(CliTest, SweepReadsBackARunOfTheSameSettingsUnderAnotherName) {
   corpus_file(synthetic_corpus());
   const std::string tiny =
@@ -357,6 +357,9 @@ TEST_F(CliTest, SweepReadsBackARunOfTheSameSettingsUnderAnotherName) {
       "--layers 1 --steps 6 --warmup 2 --eval-interval 3 --eval-batches 1 --out runs ";
   ASSERT_EQ(run("sweep --vary lr --values 1e-3 --placements pre --seeds 2 " + tiny), 0) << out_ << err_;
   ASSERT_TRUE(fs::exists(temp_ / "runs" / "pre-norm_lr_1e-3_warmup_2_layers_1_seed_1337.json"));
+  ASSERT_EQ(run("sweep --vary lr --values 1e-3 --placements pre --status " + tiny), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("lr-sweep: 1 done, 0 queued, 0 running, 0 failed, 0 missing"))
+      << "--status counts the run that training would read back";
   ASSERT_EQ(run("sweep --vary lr --values 1e-3,2e-3 --placements pre " + tiny), 0) << out_ << err_;
   EXPECT_THAT(out_, HasSubstr("[1/2]  pre-norm lr 1e-3 warmup 2 layers 1: done before with the same settings as "
                               "\u201cpre-norm lr 1e-3 warmup 2 layers 1 seed 1337\u201d"));
