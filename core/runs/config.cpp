@@ -47,6 +47,11 @@ std::string format_lr(double lr) {
 std::string design_name(const TrainConfig& c) {
   std::string name = info(c.model.norm).label;  // "Pre-norm" -> "pre-norm"
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  return name + design_options(c) + " lr " + format_lr(c.peak_lr) + " warmup " + std::to_string(c.warmup_steps);
+}
+
+std::string design_options(const TrainConfig& c) {
+  std::string name;
   // LayerNorm, the default and every earlier run's norm, goes unsaid.
   // ReZero has no norm, so its norm type goes unsaid as well.
   const bool has_norms = info(c.model.norm).norms;
@@ -57,7 +62,7 @@ std::string design_name(const TrainConfig& c) {
   }
   if (c.model.qk_norm == Switch::On) name += " QK-norm";
   if (c.model.scaled_residual_init == Switch::On) name += " scaled init";
-  return name + " lr " + format_lr(c.peak_lr) + " warmup " + std::to_string(c.warmup_steps);
+  return name;
 }
 
 std::string default_run_name(const TrainConfig& c) {

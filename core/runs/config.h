@@ -153,6 +153,9 @@ void validate(const TrainConfig& config);
 // when they are not the defaults, the learning rate and the warmup (the fields marked
 // in_design_name): "pre-norm DyT alpha0 2 QK-norm lr 1e-3 warmup 30".
 std::string design_name(const TrainConfig& config);
+// What design_name says between the placement and the learning rate, with a leading
+// space: " DyT alpha0 2 QK-norm"; empty for LayerNorm with both switches off.
+std::string design_options(const TrainConfig& config);
 // The run's name in files when it is given none: its design name, and the depth when it is
 // not the default, "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16".
 std::string default_run_name(const TrainConfig& config);

@@ -110,9 +110,11 @@ std::vector<SweepMark> marks_of(const Geometry& g) {
 }  // namespace
 
 std::string sweep_chart_title(const Sweep& sweep) {
-  return "Final held-out loss against " + config_field(sweep.setting).noun + " (" + std::to_string(sweep.base.steps) +
-         " steps of " + std::to_string(sweep.base.batch_size) + " x " + std::to_string(sweep.base.model.context) +
-         " tokens)";
+  // The legend names only placements, so a sweep of QK-norm or DyT says so here.
+  const std::string options = design_options(sweep.base);
+  return "Final held-out loss against " + config_field(sweep.setting).noun +
+         (options.empty() ? "" : ", with" + options) + " (" + std::to_string(sweep.base.steps) + " steps of " +
+         std::to_string(sweep.base.batch_size) + " x " + std::to_string(sweep.base.model.context) + " tokens)";
 }
 
 std::vector<SweepMark> sweep_chart_marks(const SweepChart& chart) { return marks_of(geometry_of(chart)); }

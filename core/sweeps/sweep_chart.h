@@ -22,7 +22,8 @@ struct SweepChart {
 };
 
 std::string sweep_chart_svg(const SweepChart& chart);
-// "Final held-out loss against depth (600 steps of 8 x 64 tokens)"
+// "Final held-out loss against depth (600 steps of 8 x 64 tokens)", "… against peak
+// learning rate, with QK-norm (…)" when the sweep fixes a norm type or switch
 std::string sweep_chart_title(const Sweep& sweep);
 
 // Each point's mark and where the picture draws it (pixels from the top left), so a

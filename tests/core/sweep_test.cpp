@@ -251,6 +251,17 @@ TEST(SweepChart, OneLinePerPlacementWithBaselineAndMarks) {
   EXPECT_EQ(count(sweep_chart_svg(chart), "class=\"band\""), 3u);
 }
 
+// The legend names placements only, so the title says a norm type or switch the sweep fixes.
+TEST(SweepChart, TheTitleSaysTheDesignTheSweepFixes) {
+  Sweep sweep = sweep_preset(SweepPreset::LearningRate, scaled(TrainConfig{}, Scale::Cpu), Scale::Cpu);
+  EXPECT_EQ(sweep_chart_title(sweep), "Final held-out loss against peak learning rate (600 steps of 8 x 64 tokens)");
+  sweep.base.model.qk_norm = Switch::On;
+  EXPECT_EQ(sweep_chart_title(sweep),
+            "Final held-out loss against peak learning rate, with QK-norm (600 steps of 8 x 64 tokens)");
+  sweep.base.model.norm_type = NormType::Dyt;
+  EXPECT_THAT(sweep_chart_title(sweep), HasSubstr(", with DyT QK-norm ("));
+}
+
 TEST(SweepChart, LogAxisSpacesDecadesEvenly) {
   using P = NormPlacement;
   std::vector<SweepResult> results = {result(P::Pre, 1e-4, 6, Outcome::Trained),
