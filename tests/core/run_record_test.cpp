@@ -585,7 +585,7 @@ TEST_F(RunRecordTest, AShadeComesBackAndABadOneIsNone) {
   RunRecord run = run_with_text();
   run.config.shade = 3;
   EXPECT_EQ(from_json_text(to_json_text(run)).config.shade, 3);
-  for (const json bad : {json(4294967298LL), json(-2), json(1.5), json("2")}) {
+  for (const json& bad : {json(4294967298LL), json(-2), json(1.5), json("2")}) {
     json j = json::parse(to_json_text(run));
     j["shade"] = bad;
     EXPECT_EQ(from_json_text(j.dump()).config.shade, -1) << bad.dump();
