@@ -231,6 +231,7 @@ class Summary:
     arguments: str  # the sweep's options
     file: str  # in docs/
     runs: list
+    chart: str = ""  # in docs/: the SVG the sweep draws beside its summary, when the docs show it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -419,8 +420,9 @@ def course_cpu():
         first = [pick(results[row[1].run]) for row in rows]
         wall = sum(r["steps"]["wall_s"][-1] for r in first)
         steps = sum(r["steps"]["step"][-1] + 1 for r in first)
-        cost = wrap(f"""Cost: the five seed-1337 runs took {wall / 60:.1f} min one after another at one
-thread ({1000 * wall / steps:.0f} ms a step), on this machine shared with other work. Same seed, device,
+        cost = wrap(f"""Cost: the five seed-1337 runs' own wall times add up to {wall / 60:.1f} min at one
+thread ({1000 * wall / steps:.0f} ms a step), trained two at a time on this machine's 2 cores beside
+other work. Same seed, device,
 CPU, thread count and CPU matmul kernel give the same losses to the last digit; another sums in
 another order, which the chaotic runs (post-norm on the baseline, pre-norm at 6e-3) amplify to about
 0.1 nats.""")
@@ -655,6 +657,12 @@ normlab-cli sweep $t --placements pre,post --scaled-init on
     return Block("designs-seeds", ["docs/designs.md"], [table], render)
 
 
+def design_summary(table, designs, arguments, name):
+    """The summary and chart of a design sweep, read back from the rows of `designs`."""
+    runs = [run for row in table.rows if row[0] in designs for cell in row[1:] for run in cell.runs()]
+    return Summary(f"--scale cpu --device cpu --threads 1 {arguments}", f"{name}.csv", runs, chart=f"{name}.svg")
+
+
 def designs_lr():
     names = ("pre-norm (LayerNorm)", "post-norm (LayerNorm)", "DyT, pre placement", "pre-norm + QK-norm",
              "post-norm + QK-norm", "ReZero")
@@ -676,7 +684,10 @@ normlab-cli sweep $l --placements pre,post --qk-norm on --seeds 3
 
 {design_readings(table, results, LR_SWEEP)}"""
 
-    return Block("designs-lr", ["docs/designs.md"], [table], render)
+    sweep = f"--vary lr --values {','.join(LR_SWEEP)} --seeds 3 --placements"
+    return Block("designs-lr", ["docs/designs.md"], [table], render, summaries=[
+        design_summary(table, names[:2] + ("ReZero",), f"{sweep} pre,post,rezero", "designs-lr"),
+        design_summary(table, names[3:5], f"{sweep} pre,post --qk-norm on", "designs-lr-qk")])
 
 
 def designs_depth():
@@ -701,7 +712,9 @@ with the design's options):
 
 {design_readings(table, results, DEPTHS, lambda depth: f"{depth} blocks")}"""
 
-    return Block("designs-depth", ["docs/designs.md"], [table], render)
+    return Block("designs-depth", ["docs/designs.md"], [table], render, summaries=[
+        design_summary(table, names[:2], f"--vary layers --values {','.join(DEPTHS)} --seeds 3 --placements pre,lns",
+                       "designs-depth")])
 
 
 def dyt_probe():
@@ -725,6 +738,37 @@ normlab-cli train --scale cpu --device cpu --threads 1 --steps 200 --warmup 30 -
     return Block("dyt-probe", ["docs/designs.md"], [table], render)
 
 
+def dyt_statistics(record):
+    """What a DyT run recorded: the last block's RMS into its norms (the larger of the two) at
+    step 40 and at its highest, the largest gradient norm into any block's attention or MLP
+    from step 100 on, and the furthest any α moved from α₀."""
+    series, last = record["series"], record["config"]["layers"] - 1
+    steps = series["mlp_norm_input_rms"]["step"]
+    rms = [max(series[f"{part}_norm_input_rms"]["values"][last][i] for part in ("attention", "mlp"))
+           for i in range(len(steps))]
+    grads = [series[f"{part}_grad_norm"]["values"] for part in ("attention", "mlp")]
+    later = [i for i, step in enumerate(steps) if step >= 100]
+    grad = max(layer[i] for values in grads for layer in values for i in later)
+    alpha0 = record["config"]["dyt_alpha0"]
+    moved = max(abs(a - alpha0) for part in ("attention", "mlp")
+                for layer in series[f"{part}_dyt_alpha"]["values"] for a in layer)
+    return rms[steps.index(40)], max(rms), grad, moved
+
+
+def dyt_statistics_table(rows, results):
+    """One row per run of the recipe table, the learning-rate row's runs one by one."""
+    out = ["| α₀ | peak lr | warmup | otherwise | last block's RMS into its norms, step 40 (highest) "
+           "| largest block gradient from step 100 | α's largest move |", "|---|---|---|---|---|---|---|"]
+    for a0, lr, warmup, otherwise, cell in rows:
+        runs = cell.runs()
+        for run in runs:
+            rms40, rms_max, grad, moved = dyt_statistics(pick(results[run]))
+            rate = run.option("--lr", lr) if len(runs) > 1 else lr
+            out.append(f"| {a0} | {rate} | {warmup} | {otherwise if len(runs) == 1 else ''} | {rms40:.1f} ({rms_max:.1f}) "
+                       f"| {grad:.0e} | {moved:.3f} |".replace("| 0e+00 |", "| 0 |"))
+    return "\n".join(out)
+
+
 def dyt_recipe():
     def run(a0, lr, warmup, otherwise="", placement="pre", flags=""):
         alpha = {} if a0 == "0.5" else {"dyt_alpha0": a0}  # 0.5 is the default: the designs' own runs
@@ -743,11 +787,19 @@ def dyt_recipe():
     table = Table(["α₀", "peak lr", "warmup", "otherwise", "final held-out"], rows, checks=[(0, 4)])
 
     def render(results, docs):
+        recorded = wrap("""What the same runs recorded (their layer statistics, every step of the first 100,
+then every 10): the RMS of what the last block's two DyTs squash, the largest gradient norm reaching
+any block's attention or MLP once 100 steps have passed, and the furthest any block's α moved from
+α₀ in 600 steps:""")
         return f"""Then, with the paper's language-model recipe (the embedding scale from √d, now part of
 DyT), full 600-step runs, seed 1337 (`normlab-cli train --scale cpu --device cpu --threads 1
 --norm P --norm-type dyt --dyt-alpha0 A0 --lr LR --warmup W [OTHERWISE]`; final held-out):
 
-{table.markdown(results)}"""
+{table.markdown(results)}
+
+{recorded}
+
+{dyt_statistics_table(rows, results)}"""
 
     return Block("dyt-recipe", ["docs/designs.md"], [table], render)
 
@@ -1102,8 +1154,10 @@ def draw(root, block, runner, tools):
         print(f"drew docs/{chart.file}")
     for summary in block.summaries:
         with tempfile.TemporaryDirectory(prefix="figures-sweep-") as out:
-            for path in runner.files(summary.runs):
-                shutil.copy(path, out)
+            # Numbered: seeds of one design share a file name, and the sweep finds a point's
+            # run by its settings whatever the file is called.
+            for i, path in enumerate(runner.files(summary.runs)):
+                shutil.copy(path, os.path.join(out, f"{i}-{os.path.basename(path)}"))
             done = subprocess.run([runner.cli, "sweep", *summary.arguments.split(), "--out", out, "--status"],
                                   capture_output=True, text=True)
             made = glob.glob(os.path.join(out, "*.csv"))
@@ -1111,7 +1165,9 @@ def draw(root, block, runner, tools):
                 raise Failure(f"normlab-cli sweep {summary.arguments} --status did not read its points back: "
                               f"{done.stdout.strip().splitlines()[-1:]}")
             shutil.copy(made[0], os.path.join(root, "docs", summary.file))
-        print(f"wrote docs/{summary.file}")
+            if summary.chart:
+                shutil.copy(made[0][:-len(".csv")] + ".svg", os.path.join(root, "docs", summary.chart))
+        print(f"wrote docs/{summary.file}" + (f" and docs/{summary.chart}" if summary.chart else ""))
     for printout in block.printouts:
         file = runner.files([printout.run])[0]
         done = subprocess.run([runner.cli, printout.command, file, *printout.arguments], capture_output=True, text=True)
