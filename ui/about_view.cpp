@@ -146,8 +146,10 @@ tanh, so a tanh can stand in for it at no loss. On a corpus as small as this one
 look better than it does at scale; read DyT's curves with that in mind, and watch its
 &alpha; in the <b>Inside the model</b> tab. <i>Here:</i> with pre placement it stalls on the
 baseline at every learning rate and every &alpha;<sub>0</sub> tried, warmup and clipping
-included. In the first forty updates the stream grows until the last DyT saturates; tanh is
-then flat, and no gradient gets back into the blocks (the gradient panels go dark).</li>
+included. In most runs the stream grows in the first forty updates until the last DyT
+saturates; tanh is then flat, and next to no gradient gets back into the blocks (the gradient
+panels go dark). Runs whose stream grows slowly keep their gradients and stall all the
+same.</li>
 <li><b>QK-norm</b> (a switch): each head's queries and keys are RMS-normalised, with a
 learnt gain, before their dot product. The claim (Henry et al., 2020; Wortsman et al., 2023):
 attention logits can no longer grow without bound, so more learning rates train.
