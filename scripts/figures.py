@@ -50,8 +50,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The commit stamped beside a block: the last one that changed what computes the numbers.
 ENGINE = ["core", "app", "cmake", "CMakeLists.txt"]
 # Seconds a step at one thread, 8 blocks: at the CPU scale (8 x 64 tokens) measured on
-# this 2-core machine on 2026-12-02 while it was shared; at full scale (32 x 128) the
-# course's 2.3 h on both cores for 5 x 3000 steps (issue 31).
+# this 2-core machine on 2026-12-02 while it was shared; at full scale (32 x 128) alone on
+# a quiet machine (issue 31). Two full-scale runs side by side take about 1.9 s a step each
+# (2026-12-03), so the course's five runs take about 4 h of both cores either way.
 CPU_STEP_S = 0.24
 FULL_STEP_S = 1.1
 SEEDS = (1337, 1338, 1339)
