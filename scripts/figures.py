@@ -765,8 +765,9 @@ def dyt_statistics_table(rows, results):
         for run in runs:
             rms40, rms_max, grad, moved = dyt_statistics(pick(results[run]))
             rate = run.option("--lr", lr) if len(runs) > 1 else lr
+            gradient = f"{grad:.0e}" if grad else "0"  # exactly 0 where tanh is flat in float32
             out.append(f"| {a0} | {rate} | {warmup} | {otherwise if len(runs) == 1 else ''} | {rms40:.1f} ({rms_max:.1f}) "
-                       f"| {grad:.0e} | {moved:.3f} |".replace("| 0e+00 |", "| 0 |"))
+                       f"| {gradient} | {moved:.3f} |")
     return "\n".join(out)
 
 
