@@ -114,6 +114,7 @@ MEASURES = {
     "final": final_loss,
     "train": train_loss,
     "gap": lambda r: final_loss(r) - train_loss(r),
+    "baseline": lambda r: baseline_loss(r),  # the unigram's, the same for every run of a scale
 }
 
 
@@ -147,6 +148,8 @@ class Cell:
         values = [self.value(r) for r in records]
         mean = sum(values) / len(values)
         out = f"{mean:.3f}" if len(values) == 1 else f"{mean:.3f} ({min(values):.3f}–{max(values):.3f})"
+        if self.measure == "baseline":  # the data's, whatever the run did
+            return out
         if self.stalls and stalled(mean, records[0]):
             out += " (stalls)"
         if self.best and len(records) == 1 and min(records[0]["evals"]["val_loss"]) < values[0] - STALL_NATS:
@@ -209,9 +212,12 @@ class Table:
         return [run for row in self.rows for cell in row if not isinstance(cell, str) for run in cell.runs()]
 
     def markdown(self, results):
-        lines = ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header)]
+        def line(texts):
+            return "|" + "|".join(f" {text} " if text else " " for text in texts) + "|"
+
+        lines = [line(self.header), "|" + "---|" * len(self.header)]
         for row in self.rows:
-            lines.append("| " + " | ".join(c if isinstance(c, str) else c.text(results) for c in row) + " |")
+            lines.append(line(c if isinstance(c, str) else c.text(results) for c in row))
         return "\n".join(lines)
 
 
@@ -310,10 +316,6 @@ def wrap(text):
     return textwrap.fill(" ".join(text.split()), 92, break_long_words=False, break_on_hyphens=False)
 
 
-def baseline(results, run):
-    return f"{baseline_loss(pick(results[run])):.3f}"
-
-
 def placements_table():
     rows = []
     for norm, norm_type in [("pre", ""), ("post", ""), ("peri", ""), ("deepnorm", ""), ("mix", ""),
@@ -321,11 +323,11 @@ def placements_table():
         flags = f"--norm {norm}" + (f" --norm-type {norm_type}" if norm_type else "")
         rows.append([norm, "RMSNorm" if norm_type else "LayerNorm"] +
                     [Cell(train(flags, lr=lr)) for lr in ("1e-3", "6e-3")])
-    table = Table(["placement", "norm", "final held-out, lr 1e-3", "final held-out, lr 6e-3"], rows,
-                  checks=[(0, 2), (1, 2)])
+    baseline_row = ["unigram baseline", ""] + 2 * [Cell(rows[0][2].run, measure="baseline")]
+    table = Table(["placement", "norm", "final held-out, lr 1e-3", "final held-out, lr 6e-3"], rows + [baseline_row],
+                  checks=[(0, 2), (1, 2), (len(rows), 2)])
 
     def render(results, docs):
-        b = baseline(results, rows[0][2].run)
         return f"""At `--scale cpu`, one command line per run, 1 thread (seed 1337, 600 steps of 8 × 64 tokens,
 warmup 30, no clipping), final held-out loss in nats:
 
@@ -334,7 +336,6 @@ normlab-cli train --scale cpu --device cpu --threads 1 --norm PLACEMENT [--norm-
 ```
 
 {table.markdown(results)}
-| unigram baseline | | {b} | {b} |
 
 One seed each. The runs at 6e-3 and those that stall are chaotic: another thread count,
 another CPU, or `--cpu-matmul libtorch` (LibTorch's own matmuls, which gave the numbers this
@@ -351,7 +352,8 @@ def what_it_learned():
     pre, post = train("--norm pre", lr="6e-3"), train("--norm post", lr="6e-3")
     rows = [[name, Cell(run), Cell(run, measure="context_use"), Cell(run, measure="frequency_mismatch")]
             for name, run in (("pre-norm", pre), ("post-norm", post))]
-    table = Table(["run", "held-out", "context use", "frequency mismatch"], rows, checks=[(1, 2)])
+    rows.append(["unigram baseline", Cell(pre, measure="baseline"), "0", "0"])
+    table = Table(["run", "held-out", "context use", "frequency mismatch"], rows, checks=[(1, 2), (2, 1)])
 
     def render(results, docs):
         p, q = pick(results[pre]), pick(results[post])
@@ -374,7 +376,6 @@ models give a token similar odds).""")
 text, which `--show-text` prints as they come):
 
 {table.markdown(results)}
-| unigram baseline | {baseline(results, pre)} | 0 | 0 |
 
 {story}"""
 
@@ -415,7 +416,8 @@ def course_cpu():
     rows = [[name, Cell(train(f"--norm {norm}", lr=lr, warmup=warmup),
                         seeds=1 if (norm, lr) == ("pre", "1e-3") or warmup == 200 else 3)]
             for name, norm, lr, warmup in runs]
-    table = Table(["run", "final held-out loss (nats)"], rows, checks=[(0, 1)])
+    baseline_row = ["unigram baseline", Cell(rows[0][1].run, measure="baseline")]
+    table = Table(["run", "final held-out loss (nats)"], rows + [baseline_row], checks=[(0, 1), (len(rows), 1)])
 
     def render(results, docs):
         first = [pick(results[row[1].run]) for row in rows]
@@ -433,7 +435,6 @@ mean (lowest–highest), the others seed 1337 (`normlab-cli train --preset works
 --threads 1 --norm P --lr LR --warmup W [--seed S]`, trained so here):
 
 {table.markdown(results)}
-| unigram baseline | {baseline(results, rows[0][1].run)} |
 
 {cost}"""
 
@@ -497,6 +498,7 @@ def course_full():
     for label, norm, lr, warmup in runs:
         name = f"{norm}-norm lr {lr} warmup {warmup}"
         rows.append([label] + [Cell(course, pick=name, measure=m) for m in ("final", "train", "gap")])
+    rows.append(["unigram baseline", Cell(course, pick=name, measure="baseline"), "", ""])
     table = Table(["run", "final held-out", "training (mean of the last 50 steps)", "gap"], rows, checks=[])
 
     def render(results, docs):
@@ -515,7 +517,6 @@ normlab-cli train --preset workshop --scale full --device cpu --threads 1 --fina
 ```
 
 {table.markdown(results)}
-| unigram baseline | {baseline_loss(pick(records)):.3f} | | |
 
 Cost: {hours:.1f} h of run time in all (the runs' own wall times, two at a time)."""
 
@@ -1250,11 +1251,17 @@ def check(root, blocks, runner, jobs):
                   f"(remade by --only {block.name})")
             continue
         for index, table in enumerate(block.tables):
+            if not table.checks:  # course-full: hours of runs, measured once by --only
+                continue
             shown = shown_rows(root, block, index)
             for row, column in table.checks:
-                labels = itertools.takewhile(lambda c: isinstance(c, str), table.rows[row])
+                labels = list(itertools.takewhile(lambda c: isinstance(c, str), table.rows[row]))
                 label = " / ".join(c for c in labels if c)
-                cells.append((f"{block.name}: {label}, column {column + 1}", shown[row][column],
+                # Found by its labels, so a row added to a table does not shift the others' checks.
+                found = [r for r in shown if r[:len(labels)] == labels]
+                if not found:
+                    raise Failure(f"{block.files[0]}: block {block.name} shows no row '{label}'")
+                cells.append((f"{block.name}: {label}, column {column + 1}", found[0][column],
                               table.rows[row][column]))
     runs = list(dict.fromkeys(run for *_, cell in cells for run in cell.runs()))
     say_cost(runs, runner, jobs)
