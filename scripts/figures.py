@@ -1016,13 +1016,22 @@ def step_cost():
         intro = wrap(f"""**Cost of a step.** One training step at the CPU scale (8 × 64 tokens, one thread, layer
 statistics off), median of 30 timed steps after 3 untimed ones, each design benched in turn, {rounds} rounds,
 every other one in reverse order ({others(results, timings)}):""")
+        medians = [median_of(results, timing, "median_ms_per_step") for timing in timings]
+        def percent(ratio):  # as the docs write a change: +6 %, −3 %, ±0 %
+            rounded = round(100 * (ratio - 1))
+            return f"{'+' if rounded > 0 else '−' if rounded < 0 else '±'}{abs(rounded)} %"
+
+        against = "; ".join(f"{label} {percent(median / medians[0])}"
+                            for (label, _), median in zip(designs[1:], medians[1:]))
         return f"""{intro}
 
 ```sh
 {bench} DESIGN
 ```
 
-{table.markdown(results)}"""
+{table.markdown(results)}
+
+{wrap(f"Against {designs[0][0]}, median for median: {against}.")}"""
 
     return Block("step-cost", ["docs/designs.md"], [], render, timings=timings, rounds=rounds)
 
