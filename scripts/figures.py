@@ -263,15 +263,19 @@ class Timing:
     runs_as: tuple = ()  # a bench/*.sh's positional arguments in full: it takes the build folder last
 
     def argv(self, cli, python, out):
-        """The command with this build's normlab-cli and torch's Python; a run trains into out."""
+        """The command with this build's normlab-cli and torch's Python; a run trains into out.
+        Leading VARIABLE=value words set its environment, as in a shell."""
         words = self.command.split()
+        settings = list(itertools.takewhile(lambda word: re.fullmatch(r"[A-Z_]+=\S*", word), words))
+        words = words[len(settings):]
+        prefix = ["env", *settings] if settings else []
         if words[0] == "normlab-cli":
-            return [cli, *words[1:]] + (["--out", out] if words[1] == "train" else [])
+            return prefix + [cli, *words[1:]] + (["--out", out] if words[1] == "train" else [])
         script = os.path.join(ROOT, words[0])
         if script.endswith(".py"):
-            return [python, script, *words[1:], "--cli", cli]
+            return prefix + [python, script, *words[1:], "--cli", cli]
         build = os.path.dirname(os.path.dirname(cli))
-        return [script, *[word.format(cores=os.cpu_count(), build=build) for word in self.runs_as]]
+        return prefix + [script, *[word.format(cores=os.cpu_count(), build=build) for word in self.runs_as]]
 
 
 @dataclasses.dataclass
@@ -919,6 +923,29 @@ onednn|libtorch`; {others(results, timings.values())}): {ms(one[0])} ms a step w
     return Block("matmul-speed", ["README.md"], [], render, timings=list(timings.values()), rounds=rounds)
 
 
+def spin_cost():
+    bench = "normlab-cli bench --device cpu --batch 8 --context 64 --json"
+    # NormLab's own spin (core/system/idle_threads.cpp) against libgomp's default
+    spins = {"1000": "", "300000": "GOMP_SPINCOUNT=300000 "}
+    timings = {(threads, spin): Timing(f"{prefix}{bench} --threads {threads}",
+                                       bench_s(23, CPU_STEP_S / (TWO_THREADS if threads == 2 else 1)), bench_json)
+               for threads in (1, 2) for spin, prefix in spins.items()}
+    rounds = 3
+
+    def render(results, docs):
+        def step(threads, spin):
+            return median_of(results, timings[threads, spin], "median_ms_per_step")
+
+        one, two = [(step(t, "1000"), step(t, "300000")) for t in (1, 2)]
+        return wrap(f"""A run alone, 8 × 64, medians of {rounds} alternated rounds (`{bench} --threads 1|2`, and
+the same after `GOMP_SPINCOUNT=300000`, libgomp's default; {others(results, timings.values())}): at 2
+threads {ms(two[0])} ms a step with NormLab's spin of 1000 against {ms(two[1])} with libgomp's
+({two[0] / two[1]:.2f} times as long); at 1 thread, where no OpenMP thread waits, {ms(one[0])} against
+{ms(one[1])}.""")
+
+    return Block("spin-cost", ["README.md"], [], render, timings=list(timings.values()), rounds=rounds)
+
+
 def side_by_side_times(text):  # bench/side-by-side.sh: both wall times
     figures = {}
     for key, label in (("serial", "one after another"), ("together", "side by side")):
@@ -1041,7 +1068,7 @@ BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
           designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full(),
-          speed_pytorch(), matmul_speed(), side_by_side(), step_cost()]
+          speed_pytorch(), matmul_speed(), side_by_side(), spin_cost(), step_cost()]
 
 
 # --- running ------------------------------------------------------------------------------
