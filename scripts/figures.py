@@ -502,7 +502,7 @@ def course_full():
     for label, norm, lr, warmup in runs:
         name = f"{norm}-norm lr {lr} warmup {warmup}"
         rows.append([label] + [Cell(course, pick=name, measure=m) for m in ("final", "train", "gap")])
-    rows.append(["unigram baseline", Cell(course, pick=name, measure="baseline"), "", ""])
+    rows.append(["unigram baseline", Cell(course, pick=rows[0][1].pick, measure="baseline"), "", ""])
     table = Table(["run", "final held-out", "training (mean of the last 50 steps)", "gap"], rows, checks=[])
 
     def render(results, docs):
@@ -901,21 +901,33 @@ $p bench/compare_pytorch.py --device cpu --threads 2    # 32 × 128
     return Block("speed-pytorch", ["README.md"], [], render, timings=timings)
 
 
+SMALL_BENCH = "normlab-cli bench --device cpu --batch 8 --context 64 --json"
+
+
+def small_bench_pair(commands):
+    """SMALL_BENCH two ways, at 1 and at 2 threads: commands maps each way's name to its
+    command (with {threads}) and its step cost against NormLab's default, for the estimate.
+    Returns the timings by (threads, name) and a function giving their median ms a step."""
+    timings = {(threads, name): Timing(command.format(threads=threads),
+                                       bench_s(23, CPU_STEP_S * slower / (TWO_THREADS if threads == 2 else 1)),
+                                       bench_json)
+               for threads in (1, 2) for name, (command, slower) in commands.items()}
+
+    def step(results, threads, name):
+        return median_of(results, timings[threads, name], "median_ms_per_step")
+
+    return timings, step
+
+
 def matmul_speed():
-    bench = "normlab-cli bench --device cpu --batch 8 --context 64 --json"
-    slower = {"onednn": 1, "libtorch": 1.7}  # LibTorch's own matmuls, as Run.estimate_s has it
-    timings = {(threads, kernel): Timing(f"{bench} --threads {threads} --cpu-matmul {kernel}",
-                                         bench_s(23, CPU_STEP_S * slower[kernel] / (TWO_THREADS if threads == 2 else 1)),
-                                         bench_json)
-               for threads in (1, 2) for kernel in slower}
+    # LibTorch's own matmuls cost 1.7 times oneDNN's, as Run.estimate_s has it
+    timings, step = small_bench_pair({kernel: (f"{SMALL_BENCH} --threads {{threads}} --cpu-matmul {kernel}", slower)
+                                      for kernel, slower in (("onednn", 1), ("libtorch", 1.7))})
     rounds = 3
 
     def render(results, docs):
-        def step(threads, kernel):
-            return median_of(results, timings[threads, kernel], "median_ms_per_step")
-
-        one, two = [(step(t, "onednn"), step(t, "libtorch")) for t in (1, 2)]
-        return wrap(f"""One thread, 8 × 64, medians of {rounds} alternated rounds (`{bench} --threads 1 --cpu-matmul
+        one, two = [(step(results, t, "onednn"), step(results, t, "libtorch")) for t in (1, 2)]
+        return wrap(f"""One thread, 8 × 64, medians of {rounds} alternated rounds (`{SMALL_BENCH} --threads 1 --cpu-matmul
 onednn|libtorch`; {others(results, timings.values())}): {ms(one[0])} ms a step with oneDNN's matmuls against
 {ms(one[1])} with LibTorch's ({one[1] / one[0]:.2f} times as long); 2 threads: {ms(two[0])} against {ms(two[1])} ms
 ({two[1] / two[0]:.2f}).""")
@@ -924,20 +936,14 @@ onednn|libtorch`; {others(results, timings.values())}): {ms(one[0])} ms a step w
 
 
 def spin_cost():
-    bench = "normlab-cli bench --device cpu --batch 8 --context 64 --json"
     # NormLab's own spin (core/system/idle_threads.cpp) against libgomp's default
-    spins = {"1000": "", "300000": "GOMP_SPINCOUNT=300000 "}
-    timings = {(threads, spin): Timing(f"{prefix}{bench} --threads {threads}",
-                                       bench_s(23, CPU_STEP_S / (TWO_THREADS if threads == 2 else 1)), bench_json)
-               for threads in (1, 2) for spin, prefix in spins.items()}
+    timings, step = small_bench_pair({spin: (f"{prefix}{SMALL_BENCH} --threads {{threads}}", 1)
+                                      for spin, prefix in (("1000", ""), ("300000", "GOMP_SPINCOUNT=300000 "))})
     rounds = 3
 
     def render(results, docs):
-        def step(threads, spin):
-            return median_of(results, timings[threads, spin], "median_ms_per_step")
-
-        one, two = [(step(t, "1000"), step(t, "300000")) for t in (1, 2)]
-        return wrap(f"""A run alone, 8 × 64, medians of {rounds} alternated rounds (`{bench} --threads 1|2`, and
+        one, two = [(step(results, t, "1000"), step(results, t, "300000")) for t in (1, 2)]
+        return wrap(f"""A run alone, 8 × 64, medians of {rounds} alternated rounds (`{SMALL_BENCH} --threads 1|2`, and
 the same after `GOMP_SPINCOUNT=300000`, libgomp's default; {others(results, timings.values())}): at 2
 threads {ms(two[0])} ms a step with NormLab's spin of 1000 against {ms(two[1])} with libgomp's
 ({two[0] / two[1]:.2f} times as long); at 1 thread, where no OpenMP thread waits, {ms(one[0])} against
@@ -1044,6 +1050,7 @@ def step_cost():
 statistics off), median of 30 timed steps after 3 untimed ones, each design benched in turn, {rounds} rounds,
 every other one in reverse order ({others(results, timings)}):""")
         medians = [median_of(results, timing, "median_ms_per_step") for timing in timings]
+
         def percent(ratio):  # as the docs write a change: +6 %, −3 %, ±0 %
             rounded = round(100 * (ratio - 1))
             return f"{'+' if rounded > 0 else '−' if rounded < 0 else '±'}{abs(rounded)} %"
