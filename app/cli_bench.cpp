@@ -19,6 +19,12 @@ CLI::App* add_bench_command(CLI::App& app, Options& options) {
   bench->add_option("--bench-warmup", options.bench_warmup, "untimed steps first")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  bench
+      ->add_option("--cuda-graph", options.cuda_graph,
+                   "on a CUDA GPU, replay the training step as a CUDA graph after the first few (on), or launch "
+                   "its kernels one by one (off), as training did before")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   bench->add_flag("--json", options.json, "print the result as one JSON object");
   return bench;
 }
@@ -26,7 +32,7 @@ CLI::App* add_bench_command(CLI::App& app, Options& options) {
 int run_bench(const Options& options) {
   const TrainConfig config = build_config(options);
   const int warmup = options.bench_warmup;
-  const BenchResult r = benchmark(config, warmup, options.bench_steps);
+  const BenchResult r = benchmark(config, warmup, options.bench_steps, options.cuda_graph == "on");
   const CheckpointCost checkpoint = measure_checkpoint(config);
   if (options.json) {
     std::fputs(to_json_text(r, checkpoint, config).c_str(), stdout);
@@ -34,6 +40,7 @@ int run_bench(const Options& options) {
   }
   std::printf("device     %s, %s (LibTorch %s)\n", r.environment.device_name.c_str(), r.environment.precision.c_str(),
               r.environment.libtorch_version.c_str());
+  if (r.environment.device == "cuda") std::printf("CUDA graph %s\n", r.cuda_graph.c_str());
   std::printf("model      %s-norm, %d layers, d_model %d, %d heads, vocab %d: %lld parameters\n",
               to_string(config.model.norm).c_str(), config.model.layers, config.model.d_model, config.model.heads,
               config.model.vocab, static_cast<long long>(r.parameters));

@@ -36,6 +36,7 @@ struct Options {
   bool slurm = false, status = false;           // sweep: submit to Slurm; say where each point stands
   SlurmOptions slurm_options;
   int bench_steps = 20, bench_warmup = 3;
+  std::string cuda_graph = "on";  // bench --cuda-graph
   bool json = false;
   std::string sample_run;  // sample: the run file
   SampleRequest sample;

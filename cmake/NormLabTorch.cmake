@@ -36,11 +36,19 @@ target_link_libraries(NormLab::Torch INTERFACE
   "-Wl,--no-as-needed" stdc++ "-Wl,--as-needed" "${_lib}/libtorch_cpu.so" "${_lib}/libc10.so")
 message(STATUS "LibTorch: ${NORMLAB_TORCH_DIR}")
 
+set(_nvidia "${NORMLAB_TORCH_DIR}/../nvidia/cu13")
+
+# LibTorch's CUDA library, for the one small library that calls it directly
+# (core/device/cuda_graph_capture.cpp) and is itself loaded only where the backend is.
+add_library(NormLab::TorchCuda INTERFACE IMPORTED)
+target_include_directories(NormLab::TorchCuda SYSTEM INTERFACE "${_nvidia}/include")
+target_link_libraries(NormLab::TorchCuda INTERFACE
+  NormLab::Torch "${_lib}/libtorch_cuda.so" "${_lib}/libc10_cuda.so" "${_nvidia}/lib/libcudart.so.13")
+
 # What the CPU library needs at run time: it finds these beside itself ($ORIGIN).
-set(_nvidia "${NORMLAB_TORCH_DIR}/../nvidia/cu13/lib")
 set(NORMLAB_TORCH_RUNTIME_FILES
   "${_lib}/libtorch_cpu.so" "${_lib}/libc10.so" "${_lib}/libgomp.so.1"
-  "${_nvidia}/libcudart.so.13" "${_nvidia}/libcupti.so.13")
+  "${_nvidia}/lib/libcudart.so.13" "${_nvidia}/lib/libcupti.so.13")
 foreach(_file IN LISTS NORMLAB_TORCH_RUNTIME_FILES)
   if(NOT EXISTS "${_file}")
     message(FATAL_ERROR "LibTorch ${NORMLAB_TORCH_VERSION}: ${_file} is missing")

@@ -24,7 +24,11 @@ std::vector<torch::Tensor> AdamWGroup::state() const {
   return tensors;
 }
 
-void AdamWGroup::step(double lr) {
+void AdamWGroup::step(double lr) { update(lr); }
+void AdamWGroup::step(const torch::Tensor& lr) { update(lr); }
+
+template <typename LearningRate>
+void AdamWGroup::update(const LearningRate& lr) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> params, grads, exp_avg, exp_avg_sq, steps;
   for (std::size_t i = 0; i < params_.size(); ++i) {

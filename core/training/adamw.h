@@ -18,12 +18,18 @@ class AdamWGroup {
  public:
   AdamWGroup(std::vector<torch::Tensor> params, AdamWSettings settings);
   void step(double lr);  // parameters without a gradient are left alone
-  void zero_grad();      // drops the gradients, as set_to_none does
+  // The same update reading lr from a one-element float32 tensor on the parameters'
+  // device, so that a CUDA graph replays it at each step's rate.
+  void step(const torch::Tensor& lr);
+  void zero_grad();  // drops the gradients, as set_to_none does
   // The moments and step counts, one of each per parameter: the live tensors, so a
   // checkpoint reads them and a resumed run copies its saved values into them.
   std::vector<torch::Tensor> state() const;
 
  private:
+  template <typename LearningRate>
+  void update(const LearningRate& lr);
+
   std::vector<torch::Tensor> params_, exp_avg_, exp_avg_sq_, steps_;
   AdamWSettings settings_;
 };

@@ -102,7 +102,7 @@ CheckpointCost measure_checkpoint(const TrainConfig& config, int repeats) {
   return cost;
 }
 
-BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
+BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cuda_graph) {
   validate(config);
   if (steps < 1 || warmup < 0) throw UserError("bench needs at least 1 measured step");
   BenchResult result;
@@ -110,7 +110,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   const torch::Device device = prepare_device(config, result.environment);
 
   const ModelConfig& m = config.model;
-  Learner learner(config, m.vocab, device);
+  Learner learner(config, m.vocab, device, cuda_graph);
   result.parameters = learner.parameter_count();
   std::mt19937_64 rng(config.seed);
   std::uniform_int_distribution<std::int64_t> token(0, m.vocab - 1);
@@ -181,12 +181,14 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps) {
   result.tokens_per_s = tokens / median(times);
   result.achieved_flop_per_s = result.model_flop_per_step / median(times);
   result.matmul_flop_per_s = measure_matmul_flops(device);
+  result.cuda_graph = learner.cuda_graph_state();
   return result;
 }
 
 std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint, const TrainConfig& config) {
   const nlohmann::json j = {{"device", r.environment.device_name},
                             {"precision", r.environment.precision},
+                            {"cuda_graph", r.cuda_graph},
                             {"libtorch", r.environment.libtorch_version},
                             {"parameters", r.parameters},
                             {"batch", config.batch_size},

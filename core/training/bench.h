@@ -22,10 +22,14 @@ struct BenchResult {
   // alone after each block of steps; 0 when off.
   double median_ms_per_text = 0;
   int text_recordings_per_run = 0;
+  // On a CUDA GPU: "replayed" when the timed steps replayed a CUDA graph, "eager" when
+  // not asked, else why the capture failed. "eager" on the CPU.
+  std::string cuda_graph = "eager";
 };
 
-// Random tokens (speed does not depend on the text); `warmup` steps are not timed.
-BenchResult benchmark(const TrainConfig& config, int warmup, int steps);
+// Random tokens (speed does not depend on the text); `warmup` steps are not timed. With
+// `cuda_graph` (on a CUDA GPU), steps after the first few replay a graph (learner.h).
+BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cuda_graph = true);
 
 // One checkpoint of a run of `config` (checkpoint.h) at its last step, when its record is
 // largest: made and written atomically `repeats` times into the cache folder, whose disk

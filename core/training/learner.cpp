@@ -102,12 +102,23 @@ torch::Device prepare_device(const TrainConfig& config, Environment& environment
   return environment.device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
 
-Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device)
+Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device, bool cuda_graph)
     : clip_grad_norm_(config.clip_grad_norm),
       autocast_bf16_(config.autocast == "bf16"),
       model_(build_model(config, vocab_size, device)),
       decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
-      not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {}
+      not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {
+  if (cuda_graph && device.is_cuda()) {
+    graphed_ = std::make_unique<GraphedStep>(
+        [this](const Batch& batch, const torch::Tensor& lr) { return update(batch, lr, nullptr); });
+  }
+}
+
+std::string Learner::cuda_graph_state() const {
+  if (!graphed_) return "eager";
+  if (!graphed_->failure().empty()) return graphed_->failure();
+  return graphed_->captured() ? "replayed" : "eager";
+}
 
 std::vector<torch::Tensor> Learner::state() const {
   std::vector<torch::Tensor> tensors = model_->parameters();
@@ -119,10 +130,20 @@ std::vector<torch::Tensor> Learner::state() const {
 }
 
 torch::Tensor Learner::step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics) {
-  decayed_.zero_grad();
-  not_decayed_.zero_grad();
+  if (!statistics && graphed_) {
+    if (auto loss = graphed_->step(batch, lr); loss.defined()) return loss;
+  }
   std::optional<LayerRecorder> recorder;
   if (statistics) recorder.emplace(model_);
+  const auto loss = update(batch, lr, recorder ? &*recorder : nullptr);
+  if (recorder) *statistics = recorder->after_update();
+  return loss;
+}
+
+template <typename LearningRate>
+torch::Tensor Learner::update(const Batch& batch, const LearningRate& lr, LayerRecorder* recorder) {
+  decayed_.zero_grad();
+  not_decayed_.zero_grad();
   torch::Tensor loss;
   {
     AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
@@ -133,7 +154,6 @@ torch::Tensor Learner::step(const Batch& batch, double lr, std::vector<SeriesPoi
   if (clip_grad_norm_ > 0) clip_gradients();
   decayed_.step(lr);
   not_decayed_.step(lr);
-  if (recorder) *statistics = recorder->after_update();
   return loss.detach();
 }
 

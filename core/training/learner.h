@@ -9,15 +9,22 @@
 #include "core/runs/run_record.h"
 
 #include "adamw.h"
+#include "graphed_step.h"
 #include "prediction_tally.h"
 #include "text_samples.h"
 
 namespace normlab {
 
+class LayerRecorder;
+
 class Learner {
  public:
-  // Seeds torch with config.seed before building the model, so runs repeat exactly.
-  Learner(const TrainConfig& config, int vocab_size, torch::Device device);
+  // Seeds torch with config.seed before building the model, so runs repeat exactly. On a
+  // CUDA device, with `cuda_graph`, steps that record no statistics replay a CUDA graph of
+  // the update (graphed_step.h) once the first few have run.
+  Learner(const TrainConfig& config, int vocab_size, torch::Device device, bool cuda_graph = true);
+  Learner(const Learner&) = delete;  // the graph's update holds `this`
+  Learner& operator=(const Learner&) = delete;
 
   // One optimiser update at `lr` on a batch already on this device. Returns the batch's
   // training loss as a scalar tensor on the device (may be non-finite): reading it is a
@@ -41,9 +48,15 @@ class Learner {
   std::vector<torch::Tensor> state() const;
 
   std::int64_t parameter_count() const { return model_->parameter_count(); }
+  // "replayed", "eager" (not asked, or not yet captured) or why the capture failed.
+  std::string cuda_graph_state() const;
   Gpt& model() { return model_; }
 
  private:
+  // The whole update: forward, backward, clipping, both groups' AdamW steps. `lr` is a
+  // double, or a float32 scalar on the device for a CUDA graph to replay.
+  template <typename LearningRate>
+  torch::Tensor update(const Batch& batch, const LearningRate& lr, LayerRecorder* recorder);
   void clip_gradients();
 
   const double clip_grad_norm_;  // 0 = off
@@ -52,6 +65,7 @@ class Learner {
   // Matrices (linear weights, embeddings) decay; biases and norm gains do not, as in GPT-2.
   AdamWGroup decayed_;
   AdamWGroup not_decayed_;
+  std::unique_ptr<GraphedStep> graphed_;  // null on the CPU or when not asked
 };
 
 // Moves a batch to `device`.

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/device/cuda_graph.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -30,6 +32,8 @@ TEST(CudaBackend, LoadsAndRegistersWithLibTorch) {
         // Without the backend LibTorch answers with stub hooks that know no CUDA runtime.
         if (!at::detail::getCUDAHooks().hasCUDART()) fail("LibTorch still has its stub CUDA hooks");
         if (&load_cuda_backend() != &backend) fail("loaded twice");  // once per process
+        // The graph library, found by name beside libnormlab_idle_threads.so, loads with it.
+        if (const auto why = cuda_graph_unavailable_reason(); !why.empty()) fail("no CUDA graphs: " + why);
         std::exit(ok ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");

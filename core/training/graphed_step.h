@@ -1,0 +1,47 @@
+#pragma once
+// The training step as a CUDA graph: the update's few hundred kernels, captured once and
+// then replayed with one launch, where launching them one by one takes the GPU longer
+// than running them at the course's size. The batch and the learning rate are copied into
+// tensors the graph reads before each replay, and the loss it writes is copied out.
+#include <functional>
+#include <memory>
+#include <string>
+#include <torch/torch.h>
+
+#include "core/data/dataset.h"
+
+namespace normlab {
+
+class CudaGraph;
+
+class GraphedStep {
+ public:
+  // One whole update of `batch` at the rate in `lr` (a float32 scalar on the device),
+  // queued on the current stream, returning its loss. Called eagerly never: only to capture.
+  using Update = std::function<torch::Tensor(const Batch& batch, const torch::Tensor& lr)>;
+  // The steps before the capture run eagerly: the first ones set up cuBLAS, the autograd
+  // engine and the allocator's blocks, which must not happen inside a capture.
+  static constexpr int kEagerSteps = 3;
+
+  explicit GraphedStep(Update update);
+  ~GraphedStep();
+
+  // The step's loss (a tensor of its own), or an undefined tensor when the caller is to
+  // take this step eagerly: before the capture, for a batch of another shape, and for
+  // every step once a capture has failed (failure() says why).
+  torch::Tensor step(const Batch& batch, double lr);
+  bool captured() const { return graph_ != nullptr; }
+  const std::string& failure() const { return failure_; }
+
+ private:
+  void capture(const Batch& batch, double lr);
+
+  Update update_;
+  int steps_seen_ = 0;
+  std::unique_ptr<CudaGraph> graph_;
+  Batch batch_;  // the graph's inputs
+  torch::Tensor lr_, loss_;
+  std::string failure_;
+};
+
+}  // namespace normlab
