@@ -164,7 +164,7 @@ def cli_run(args, device):
                "--batch", str(args.batch), "--context", str(args.context),
                "--bench-steps", str(args.steps), "--bench-warmup", str(args.warmup)]
     command += ["--threads", str(args.threads)] if args.threads > 0 else []
-    command += ["--autocast", args.autocast]
+    command += ["--autocast", args.autocast, "--tf32", args.tf32, "--cuda-graph", args.cuda_graph]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -185,6 +185,11 @@ def main():
                         help="bf16 autocast of the forward pass, on both sides unless --python-autocast says")
     parser.add_argument("--python-autocast", choices=["off", "bf16"],
                         help="the PyTorch side's autocast (default: as --autocast)")
+    parser.add_argument("--tf32", choices=["on", "off"], default="on",
+                        help="TF32 inside fp32 matmuls on the GPU, on both sides (NormLab's default where the GPU "
+                             "has it; PyTorch's default is off)")
+    parser.add_argument("--cuda-graph", choices=["on", "off"], default="on",
+                        help="NormLab's step as a CUDA graph (its default) or launched kernel by kernel")
     parser.add_argument("--python-only", action="store_true", help="skip normlab-cli")
     parser.add_argument("--no-fused", action="store_true", help="skip the fused=True AdamW line")
     parser.add_argument("--compile", action="store_true",
@@ -193,6 +198,7 @@ def main():
     args.python_autocast = args.python_autocast or args.autocast
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = args.tf32 == "on"
     if device == "cpu" and args.threads > 0:
         torch.set_num_threads(args.threads)  # else torch's default, as the C++ (describe_device)
     default_impl = "foreach" if device == "cuda" else "for-loop"
@@ -201,7 +207,8 @@ def main():
     arms = ([] if args.python_only else ["normlab"]) + python_arms
     print(f"torch {torch.__version__} on {device} ({torch.get_num_threads()} threads), "
           f"{args.norm}-norm, batch {args.batch} x {args.context}, autocast normlab {args.autocast} / "
-          f"pytorch {args.python_autocast}, {args.warmup}+{args.steps} steps "
+          f"pytorch {args.python_autocast}, tf32 {args.tf32}, normlab's CUDA graph {args.cuda_graph}, "
+          f"{args.warmup}+{args.steps} steps "
           f"x {args.rounds} rounds; load average {os.getloadavg()[0]:.2f}")
 
     results = {arm: [] for arm in arms}
