@@ -40,8 +40,18 @@ set(_nvidia "${NORMLAB_TORCH_DIR}/../nvidia/cu13")
 
 # LibTorch's CUDA library, for the one small library that calls it directly
 # (core/device/cuda_graph_capture.cpp) and is itself loaded only where the backend is.
+# cuda_runtime.h includes crt/, which the wheel's CUDA packages leave out; scripts/normlab.sh
+# installs the nvidia-cuda-crt wheel beside them.
+set(NORMLAB_CUDA_CRT_INCLUDE "${_nvidia}/include" CACHE PATH
+    "The folder holding CUDA's crt/ headers (the nvidia-cuda-crt wheel's include folder)")
+if(NOT EXISTS "${NORMLAB_CUDA_CRT_INCLUDE}/crt/host_config.h")
+  message(FATAL_ERROR
+    "CUDA's crt/ headers are not in ${NORMLAB_CUDA_CRT_INCLUDE}: run scripts/normlab.sh setup, or "
+    "set NORMLAB_CUDA_CRT_INCLUDE to the include folder of the nvidia-cuda-crt wheel that matches "
+    "the CUDA runtime in ${_nvidia}.")
+endif()
 add_library(NormLab::TorchCuda INTERFACE IMPORTED)
-target_include_directories(NormLab::TorchCuda SYSTEM INTERFACE "${_nvidia}/include")
+target_include_directories(NormLab::TorchCuda SYSTEM INTERFACE "${_nvidia}/include" "${NORMLAB_CUDA_CRT_INCLUDE}")
 target_link_libraries(NormLab::TorchCuda INTERFACE
   NormLab::Torch "${_lib}/libtorch_cuda.so" "${_lib}/libc10_cuda.so" "${_nvidia}/lib/libcudart.so.13")
 

@@ -14,7 +14,8 @@
 #   compare       NormLab against eager PyTorch
 #   compare-compiled  and against torch.compile(max-autotune): the slowest, last
 #
-#   scripts/gpu-check.sh --prepare   here, once: Debian packages and the KJV cache into .dev/
+#   scripts/gpu-check.sh --prepare   here, once: Debian packages, CUDA's crt headers and the
+#                                    KJV cache into .dev/
 #   scripts/gpu-check.sh             there, with .dev carried: device run, carry [".dev"]
 #   scripts/gpu-check.sh --cpu-only  here: the same stages, shortened, on the CPU: the dry run
 set -euo pipefail
@@ -27,6 +28,10 @@ debs=(libsentencepiece0 libsentencepiece-dev libprotobuf-lite32 nlohmann-json3-d
 if [ "${1:-}" = --prepare ]; then
   rm -rf .dev/debs .dev/cache && mkdir -p .dev/debs .dev/cache
   (cd .dev/debs && apt-get download "${debs[@]}")
+  # CUDA's crt/ headers, which that machine's torch environment lacks (scripts/normlab.sh).
+  crt_version=$(sed -n 's/^CUDA_CRT_VERSION=//p' scripts/normlab.sh)
+  python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux_2_17_x86_64 \
+    -d .dev/debs "nvidia-cuda-crt==$crt_version"
   # The default corpus and its tokenizer, so the GPU machine needs neither `bible` nor
   # the minute of BPE training.
   NORMLAB_CACHE_DIR="$root/.dev/cache" scripts/normlab.sh cli train --steps 1 --eval-batches 1 \
@@ -71,6 +76,7 @@ say "dependencies from .dev/debs, unpacked beside the build (not into /)"
 deps=$root/build/gpu-deps
 rm -rf "$deps" && mkdir -p "$deps"
 for deb in .dev/debs/*.deb; do dpkg-deb -x "$deb" "$deps" 2>/dev/null || dpkg -x "$deb" "$deps"; done
+python3 -m zipfile -e .dev/debs/nvidia_cuda_crt-*.whl "$deps/crt"
 multiarch=$deps/usr/lib/x86_64-linux-gnu
 export PKG_CONFIG_PATH=$multiarch/pkgconfig PKG_CONFIG_SYSROOT_DIR=$deps
 export LD_LIBRARY_PATH=$multiarch${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -81,15 +87,13 @@ case $(python3 -c 'import torch; print(torch.__version__)') in
 esac
 
 build() {
-  local generator=() cuda_headers=
-  # That wheel's CUDA headers lack crt/, which the toolkit beside nvcc has.
-  command -v nvcc >/dev/null && cuda_headers="-isystem $(dirname "$(dirname "$(command -v nvcc)")")/include"
+  local generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
   # No gpu install there: its libcurl/libarchive -dev packages are not on that machine, and
   # nothing can be fetched from it anyway. No style check: no clang-format 14 there either.
   cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNORMLAB_GUI=OFF -DNORMLAB_GPU_INSTALL=OFF \
     -DNORMLAB_STYLE_CHECK=OFF -DNORMLAB_TORCH_DIR="$torch_dir" -DCMAKE_PREFIX_PATH="$deps/usr" \
-    -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include $cuda_headers" >/dev/null
+    -DNORMLAB_CUDA_CRT_INCLUDE="$deps/crt/nvidia/cu13/include" -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include" >/dev/null
   cmake --build build/gpu -j"$(nproc)" --target normlab-cli normlab_core_tests
 }
 export torch_dir deps

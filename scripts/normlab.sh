@@ -10,6 +10,10 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TORCH_VERSION=$(cat "$root/cmake/torch.version")
+# CUDA's crt/ headers, which cuda_runtime.h includes and the torch wheel's CUDA packages
+# leave out: the one file that includes LibTorch's CUDA headers needs them
+# (core/device/cuda_graph_capture.cpp). The CUDA 13.0 of torch 2.11.0's cu130 wheels.
+CUDA_CRT_VERSION=13.0.88
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/normlab
 preset=release
 
@@ -48,9 +52,19 @@ install_libtorch() {
   touch "$venv/.complete"
 }
 
+# Its own step, so that a LibTorch installed before it was needed gains it too.
+install_cuda_headers() {
+  local venv=$cache/torch-$TORCH_VERSION stamp=$cache/torch-$TORCH_VERSION/.cuda-crt-$CUDA_CRT_VERSION
+  [ -f "$stamp" ] && return
+  say "installing CUDA's crt headers $CUDA_CRT_VERSION into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir "nvidia-cuda-crt==$CUDA_CRT_VERSION"
+  touch "$stamp"
+}
+
 build() {
   install_packages
   install_libtorch
+  install_cuda_headers
   cd "$root"
   # The stamp is written only after a configure that succeeded, so a failed or interrupted
   # one is retried next time instead of trusted; later changes re-run CMake from the build.
