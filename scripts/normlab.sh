@@ -15,6 +15,7 @@ TORCH_VERSION=$(cat "$root/cmake/torch.version")
 # (core/device/cuda_graph_capture.cpp). The CUDA 13.0 of torch 2.11.0's cu130 wheels.
 CUDA_CRT_VERSION=13.0.88
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/normlab
+torch_venv=$cache/torch-$TORCH_VERSION  # cmake/NormLabTorch.cmake looks here
 preset=release
 
 say() { printf '\033[1mnormlab:\033[0m %s\n' "$*"; }
@@ -42,22 +43,21 @@ install_packages() {
 # LibTorch is the C++ library inside the PyPI torch wheel (CUDA build); one copy in the
 # user's cache serves every clone.
 install_libtorch() {
-  local venv=$cache/torch-$TORCH_VERSION
-  [ -f "$venv/.complete" ] && return
-  say "installing LibTorch $TORCH_VERSION (PyPI torch wheel with its CUDA libraries, about 4 GB) into $venv"
-  rm -rf "$venv"
+  [ -f "$torch_venv/.complete" ] && return
+  say "installing LibTorch $TORCH_VERSION (PyPI torch wheel with its CUDA libraries, about 4 GB) into $torch_venv"
+  rm -rf "$torch_venv"
   mkdir -p "$cache"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir "torch==$TORCH_VERSION" numpy
-  touch "$venv/.complete"
+  python3 -m venv "$torch_venv"
+  "$torch_venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir "torch==$TORCH_VERSION" numpy
+  touch "$torch_venv/.complete"
 }
 
 # Its own step, so that a LibTorch installed before it was needed gains it too.
 install_cuda_headers() {
-  local venv=$cache/torch-$TORCH_VERSION stamp=$cache/torch-$TORCH_VERSION/.cuda-crt-$CUDA_CRT_VERSION
+  local stamp=$torch_venv/.cuda-crt-$CUDA_CRT_VERSION
   [ -f "$stamp" ] && return
-  say "installing CUDA's crt headers $CUDA_CRT_VERSION into $venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir "nvidia-cuda-crt==$CUDA_CRT_VERSION"
+  say "installing CUDA's crt headers $CUDA_CRT_VERSION into $torch_venv"
+  "$torch_venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir "nvidia-cuda-crt==$CUDA_CRT_VERSION"
   touch "$stamp"
 }
 
