@@ -132,6 +132,7 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   const bool tty = alone && isatty(STDOUT_FILENO);
   double last_val = std::nan(""), last_print = -1;
   TokenRate token_rate;
+  StepPace pace;
   TrainCallbacks callbacks;
   callbacks.on_stage = [&](const std::string& stage) {
     if (stage != "Training") std::printf("%s  %s\n", label.c_str(), stage.c_str());
@@ -139,6 +140,10 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   };
   callbacks.on_start = [&](const RunRecord& run) {
     last_val = run.final_val_loss();  // a resumed run's last evaluation, until the next
+    if (!run.steps.empty()) {         // resumed: rate and time left from its own steps on
+      token_rate.reset(run.steps.back().wall_s);
+      pace = StepPace(run.steps.back().step, run.steps.back().wall_s);
+    }
     std::printf(
         "%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
         "unigram baseline %.3f nats%s\n",
@@ -151,7 +156,7 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   StepMetrics last_step;
   const auto print_progress = [&] {
     const StepMetrics& s = last_step;
-    const double eta = s.wall_s / s.step * (config.steps - s.step);
+    const double eta = pace.seconds_left(s.step, s.wall_s, config.steps);
     std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f  %.0f tok/s  ETA %s%s", tty ? "\r\033[K" : "",
                 label.c_str(), s.step, config.steps, s.lr, s.train_loss, last_val, token_rate.value(),
                 duration_text(eta).c_str(), tty ? "" : "\n");

@@ -1,6 +1,7 @@
 #include "training_queue.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "core/runs/run_cost.h"
@@ -168,7 +169,10 @@ void TrainingQueue::start_next() {
 void TrainingQueue::on_started(int run_id, const RunRecord& header) {
   Slot* slot = slot_of(run_id);
   if (!slot) return;
-  slot->token_rate.reset();
+  // A resumed run's speed is that of its steps from here on, not of those before.
+  const double wall_s = header.steps.empty() ? 0 : header.steps.back().wall_s;
+  slot->token_rate.reset(wall_s);
+  slot->pace = StepPace(header.steps.empty() ? 0 : header.steps.back().step, wall_s);
   // A resumed run starts from its checkpoint's record: the points saved after it go.
   if (resuming_.contains(run_id)) store_.finish(run_id, header);
   store_.mark_started(run_id, header);
@@ -182,7 +186,8 @@ void TrainingQueue::on_steps(int run_id, const std::vector<StepMetrics>& steps) 
     const StepMetrics& last = steps.back();
     const TrainConfig& c = run->record.config;
     for (const auto& s : steps) slot->token_rate.add(s.wall_s, double(c.batch_size) * c.model.context);
-    seconds_per_flop_ = last.wall_s / (run_flops(c) * last.step / c.steps);
+    const double step_s = slot->pace.seconds_per_step(last.step, last.wall_s);
+    if (std::isfinite(step_s)) seconds_per_flop_ = step_s / (run_flops(c) / c.steps);
     measured_threads_ = run->record.environment.threads;
   }
   slot->stage.clear();

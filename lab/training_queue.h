@@ -95,6 +95,7 @@ class TrainingQueue : public QObject {
     qint64 started = 0;  // order of starts, for running()
     QString stage;
     TokenRate token_rate;
+    StepPace pace;
   };
   Slot& add_slot();
   Slot* slot_of(int run_id);

@@ -51,10 +51,18 @@ double TokenRate::add(double wall_s, double tokens) {
   return rate_;
 }
 
-void TokenRate::reset() {
-  samples_ = {{0, 0}};
+void TokenRate::reset(double wall_s) {
+  samples_ = {{wall_s, 0}};
   tokens_ = 0;
   rate_ = 0;
+}
+
+double StepPace::seconds_per_step(int step, double wall_s) const {
+  return step > step_ ? (wall_s - wall_s_) / (step - step_) : std::nan("");
+}
+
+double StepPace::seconds_left(int step, double wall_s, int steps) const {
+  return seconds_per_step(step, wall_s) * (steps - step);
 }
 
 }  // namespace normlab

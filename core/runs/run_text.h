@@ -31,16 +31,31 @@ class TokenRate {
   // returns the rate.
   double add(double wall_s, double tokens);
   double value() const { return rate_; }
-  void reset();  // a new run starts
+  void reset(double wall_s = 0);  // a run starts, or resumes with its clock at `wall_s`
 
  private:
   struct Sample {
     double wall_s, tokens;
   };
   double window_s_;
-  std::deque<Sample> samples_{{0, 0}};  // the first is where the window starts: at first, training's start
+  std::deque<Sample> samples_{{0, 0}};  // the first is where the window starts: at first, training's (re)start
   double tokens_ = 0;                   // of the samples after the first
   double rate_ = 0;
+};
+
+// The time a run has left at the pace of the steps trained since it started or resumed: a
+// resumed run's earlier steps may have run on a busier machine, or on another one.
+class StepPace {
+ public:
+  // Training (re)starts after `step` steps, the run's clock at `wall_s`.
+  explicit StepPace(int step = 0, double wall_s = 0) : step_(step), wall_s_(wall_s) {}
+  // After the step `step`, ended at `wall_s`; NaN before a step since the start.
+  double seconds_per_step(int step, double wall_s) const;
+  double seconds_left(int step, double wall_s, int steps) const;  // of `steps`
+
+ private:
+  int step_;
+  double wall_s_;
 };
 
 }  // namespace normlab

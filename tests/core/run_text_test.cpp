@@ -46,6 +46,21 @@ TEST(RunText, TokenRateIsTheTokensOfTheLastSecondsOverThem) {
   rate.reset();  // the next run
   EXPECT_EQ(rate.value(), 0);
   EXPECT_DOUBLE_EQ(rate.add(2, 500), 250);
+  rate.reset(5000);  // a run resumed with 5000 s on its clock: its first step is its own rate
+  EXPECT_DOUBLE_EQ(rate.add(5002, 500), 250);
+}
+
+// The time left shown while a run trains is at the pace of the steps since it (re)started:
+// a run resumed after hours on a busy machine does not carry that pace on.
+TEST(RunText, StepPaceCountsOnlyTheStepsSinceTheStart) {
+  const StepPace fresh;
+  EXPECT_TRUE(std::isnan(fresh.seconds_left(0, 0, 100))) << "before its first step";
+  EXPECT_DOUBLE_EQ(fresh.seconds_left(10, 20, 100), 180);  // 2 s a step, 90 to go
+  EXPECT_DOUBLE_EQ(fresh.seconds_left(100, 200, 100), 0);
+  const StepPace resumed(1500, 5000);  // 1500 steps took 5000 s before
+  EXPECT_TRUE(std::isnan(resumed.seconds_left(1500, 5000, 3000)));
+  EXPECT_DOUBLE_EQ(resumed.seconds_per_step(1600, 5100), 1);
+  EXPECT_DOUBLE_EQ(resumed.seconds_left(1600, 5100, 3000), 1400);
 }
 
 }  // namespace
