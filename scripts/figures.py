@@ -110,6 +110,7 @@ def train_loss(record):  # the mean of the last 50 steps, as RunRecord::final_tr
     return sum(tail) / len(tail)
 
 
+MEASURE_NAMES = {"final": "held-out loss", "train": "training loss", "gap": "gap"}
 MEASURES = {
     "final": final_loss,
     "train": train_loss,
@@ -511,7 +512,28 @@ def course_full():
             config = record["config"]
             if (config["steps"], config["batch_size"], config["context"]) != (3000, 32, 128):
                 raise Failure(f"run '{record['name']}' is not at --scale full ({config['steps']} steps)")
-        hours = sum(r["steps"]["wall_s"][-1] for r in records.values()) / 3600
+
+        def measure(name, what):
+            return MEASURES[what](pick(records, name))
+
+        def compared(what):  # pre-norm at 6e-3 against 1e-3
+            fast, slow = (measure(f"pre-norm lr {lr} warmup 30", what) for lr in ("6e-3", "1e-3"))
+            return f"{'lower' if fast < slow else 'higher'} in {MEASURE_NAMES[what]} ({fast:.3f} against {slow:.3f})"
+
+        # Step times from the runs' own clocks (a resumed run's clock goes on from its
+        # checkpoint's): the median is that of two runs at a time on a quiet machine, which
+        # most steps were; the sum also holds the time shared with builds.
+        step_s = statistics.median(
+            (w1 - w0) / (s1 - s0)
+            for r in records.values()
+            for (s0, w0), (s1, w1) in itertools.pairwise(zip(r["steps"]["step"], r["steps"]["wall_s"]))
+            if s1 > s0)
+        fast_gap, slow_gap = (measure(f"pre-norm lr {lr} warmup 30", "gap") for lr in ("6e-3", "1e-3"))
+        gaps = (f"with the wider gap ({fast_gap:.3f} against {slow_gap:.3f}): the higher rate learns more of\n"
+                "the training text by heart, so rank runs by their held-out loss" if fast_gap > slow_gap else
+                f"and its gap is no wider ({fast_gap:.3f} against {slow_gap:.3f})")
+        wall_h = sum(r["steps"]["wall_s"][-1] for r in records.values()) / 3600
+        both_cores_h = len(records) * 3000 * step_s / 2 / 3600
         return f"""At `--scale full` on the CPU, one thread a run, two at a time on the 2 cores, final losses
 in nats; the gap is the held-out loss above the training loss (3000 × 32 × 128 tokens is 14
 epochs of the 0.88 M training tokens, so a run can overfit):
@@ -522,7 +544,13 @@ normlab-cli train --preset workshop --scale full --device cpu --threads 1 --fina
 
 {table.markdown(results)}
 
-Cost: {hours:.1f} h of run time in all (the runs' own wall times, two at a time)."""
+Pre-norm at 6e-3 ends {compared("train")}
+and {compared("final")} than at 1e-3, {gaps}.
+
+Cost: a median step of {step_s:.2f} s with two runs at a time, so the {len(records)} runs take about
+{both_cores_h:.1f} h of both cores; their own wall times add up to {wall_h:.1f} h, as they shared the
+machine with builds for a while (a stopped run resumes from its checkpoint: `normlab-cli train
+--resume RUN.json`)."""
 
     return Block("course-full", ["README.md"], [table], render)
 
