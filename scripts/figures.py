@@ -529,8 +529,8 @@ def course_full():
             for (s0, w0), (s1, w1) in itertools.pairwise(zip(r["steps"]["step"], r["steps"]["wall_s"]))
             if s1 > s0)
         fast_gap, slow_gap = (measure(f"pre-norm lr {lr} warmup 30", "gap") for lr in ("6e-3", "1e-3"))
-        gaps = (f"with the wider gap ({fast_gap:.3f} against {slow_gap:.3f}): the higher rate learns more of\n"
-                "the training text by heart, so rank runs by their held-out loss" if fast_gap > slow_gap else
+        gaps = (f"with the wider gap ({fast_gap:.3f} against {slow_gap:.3f}): the higher rate learns more of the\n"
+                "training text by heart, so rank runs by their held-out loss" if fast_gap > slow_gap else
                 f"and its gap is no wider ({fast_gap:.3f} against {slow_gap:.3f})")
         wall_h = sum(r["steps"]["wall_s"][-1] for r in records.values()) / 3600
         both_cores_h = len(records) * 3000 * step_s / 2 / 3600
@@ -545,7 +545,8 @@ normlab-cli train --preset workshop --scale full --device cpu --threads 1 --fina
 {table.markdown(results)}
 
 Pre-norm at 6e-3 ends {compared("train")}
-and {compared("final")} than at 1e-3, {gaps}.
+and {compared("final")} than at 1e-3,
+{gaps}.
 
 Cost: a median step of {step_s:.2f} s with two runs at a time, so the {len(records)} runs take about
 {both_cores_h:.1f} h of both cores; their own wall times add up to {wall_h:.1f} h, as they shared the
