@@ -120,9 +120,11 @@ over the steps before it). A model that knows only how common each token is has 
 because a few held-out windows are not exactly as hard as the training text: post-norm on
 the baseline shows that floor. A full-size run reads its training text about fourteen times
 over, and then the gap grows with what the model remembers of that text rather than learns
-of the language, the faster the higher the learning rate. So rank runs by the dark curve: a
-run can end lower in training loss and higher in held-out loss, as pre-norm at 6e-3 does
-against 1e-3 at full size on the King James text.</p>
+of the language, the faster the higher the learning rate. So rank runs by the dark curve: at
+full size on the King James text, pre-norm at 6e-3 ended lower than at 1e-3 in training loss
+(2.98 against 3.05 nats on a CPU) and higher in held-out loss (3.56 against 3.49), its gap
+0.58 against 0.44. On a GPU its training loss ended a little above 1e-3's instead; the wider
+gap and the higher held-out loss held on both.</p>
 
 <h2>After pre-norm</h2>
 <p>Later designs keep pre-norm's clean path or repair post-norm: <b>peri-norm</b> (sandwich)
