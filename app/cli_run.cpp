@@ -140,10 +140,8 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   };
   callbacks.on_start = [&](const RunRecord& run) {
     last_val = run.final_val_loss();  // a resumed run's last evaluation, until the next
-    if (!run.steps.empty()) {         // resumed: rate and time left from its own steps on
-      token_rate.reset(run.steps.back().wall_s);
-      pace = StepPace(run.steps.back().step, run.steps.back().wall_s);
-    }
+    pace = StepPace::of(run);         // resumed: rate and time left from its own steps on
+    token_rate.reset(pace.start_wall_s());
     std::printf(
         "%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
         "unigram baseline %.3f nats%s\n",

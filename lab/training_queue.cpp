@@ -170,9 +170,8 @@ void TrainingQueue::on_started(int run_id, const RunRecord& header) {
   Slot* slot = slot_of(run_id);
   if (!slot) return;
   // A resumed run's speed is that of its steps from here on, not of those before.
-  const double wall_s = header.steps.empty() ? 0 : header.steps.back().wall_s;
-  slot->token_rate.reset(wall_s);
-  slot->pace = StepPace(header.steps.empty() ? 0 : header.steps.back().step, wall_s);
+  slot->pace = StepPace::of(header);
+  slot->token_rate.reset(slot->pace.start_wall_s());
   // A resumed run starts from its checkpoint's record: the points saved after it go.
   if (resuming_.contains(run_id)) store_.finish(run_id, header);
   store_.mark_started(run_id, header);

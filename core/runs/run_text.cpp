@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "run_record.h"
+
 namespace normlab {
 
 std::string file_stem(const std::string& name) {
@@ -55,6 +57,10 @@ void TokenRate::reset(double wall_s) {
   samples_ = {{wall_s, 0}};
   tokens_ = 0;
   rate_ = 0;
+}
+
+StepPace StepPace::of(const RunRecord& run) {
+  return run.steps.empty() ? StepPace() : StepPace(run.steps.back().step, run.steps.back().wall_s);
 }
 
 double StepPace::seconds_per_step(int step, double wall_s) const {

@@ -6,6 +6,8 @@
 
 namespace normlab {
 
+struct RunRecord;
+
 // A run name made safe as a file name: ASCII letters, digits, '.' and '-' kept, any
 // other byte '_'; "run" when nothing is left.
 std::string file_stem(const std::string& name);
@@ -49,6 +51,9 @@ class StepPace {
  public:
   // Training (re)starts after `step` steps, the run's clock at `wall_s`.
   explicit StepPace(int step = 0, double wall_s = 0) : step_(step), wall_s_(wall_s) {}
+  // Where `run` (re)starts: after the last step it holds, or at 0 when it holds none.
+  static StepPace of(const RunRecord& run);
+  double start_wall_s() const { return wall_s_; }
   // After the step `step`, ended at `wall_s`; NaN before a step since the start.
   double seconds_per_step(int step, double wall_s) const;
   double seconds_left(int step, double wall_s, int steps) const;  // of `steps`

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "core/runs/run_record.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -61,6 +63,14 @@ TEST(RunText, StepPaceCountsOnlyTheStepsSinceTheStart) {
   EXPECT_TRUE(std::isnan(resumed.seconds_left(1500, 5000, 3000)));
   EXPECT_DOUBLE_EQ(resumed.seconds_per_step(1600, 5100), 1);
   EXPECT_DOUBLE_EQ(resumed.seconds_left(1600, 5100, 3000), 1400);
+
+  RunRecord run;  // a new run starts at 0, a resumed one after the last step it holds
+  EXPECT_DOUBLE_EQ(StepPace::of(run).seconds_per_step(10, 20), 2);
+  run.steps.resize(2);
+  run.steps[0].step = 1499, run.steps[0].wall_s = 4996;
+  run.steps[1].step = 1500, run.steps[1].wall_s = 5000;
+  EXPECT_DOUBLE_EQ(StepPace::of(run).start_wall_s(), 5000);
+  EXPECT_DOUBLE_EQ(StepPace::of(run).seconds_left(1600, 5100, 3000), 1400);
 }
 
 }  // namespace
