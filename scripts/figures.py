@@ -513,11 +513,11 @@ def course_full():
             if (config["steps"], config["batch_size"], config["context"]) != (3000, 32, 128):
                 raise Failure(f"run '{record['name']}' is not at --scale full ({config['steps']} steps)")
 
-        def measure(name, what):
-            return MEASURES[what](pick(records, name))
+        def pre_norm(what):  # at 6e-3, then at 1e-3
+            return [MEASURES[what](pick(records, f"pre-norm lr {lr} warmup 30")) for lr in ("6e-3", "1e-3")]
 
-        def compared(what):  # pre-norm at 6e-3 against 1e-3
-            fast, slow = (measure(f"pre-norm lr {lr} warmup 30", what) for lr in ("6e-3", "1e-3"))
+        def compared(what):
+            fast, slow = pre_norm(what)
             return f"{'lower' if fast < slow else 'higher'} in {MEASURE_NAMES[what]} ({fast:.3f} against {slow:.3f})"
 
         # Step times from the runs' own clocks (a resumed run's clock goes on from its
@@ -528,7 +528,7 @@ def course_full():
             for r in records.values()
             for (s0, w0), (s1, w1) in itertools.pairwise(zip(r["steps"]["step"], r["steps"]["wall_s"]))
             if s1 > s0)
-        fast_gap, slow_gap = (measure(f"pre-norm lr {lr} warmup 30", "gap") for lr in ("6e-3", "1e-3"))
+        fast_gap, slow_gap = pre_norm("gap")
         gaps = (f"with the wider gap ({fast_gap:.3f} against {slow_gap:.3f}): the higher rate learns more of the\n"
                 "training text by heart, so rank runs by their held-out loss" if fast_gap > slow_gap else
                 f"and its gap is no wider ({fast_gap:.3f} against {slow_gap:.3f})")
