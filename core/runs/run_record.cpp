@@ -308,10 +308,11 @@ bool same_points(const RunRecord& a, const RunRecord& b) {
 
 double RunRecord::final_val_loss() const { return evals.empty() ? std::nan("") : evals.back().val_loss; }
 
-double RunRecord::final_train_loss() const {
-  if (evals.empty()) return std::nan("");
-  const auto end = std::upper_bound(steps.begin(), steps.end(), evals.back().step,
-                                    [](int step, const StepMetrics& s) { return step < s.step; });
+double RunRecord::final_train_loss() const { return evals.empty() ? std::nan("") : train_loss_at(evals.back().step); }
+
+double RunRecord::train_loss_at(int step) const {
+  const auto end =
+      std::upper_bound(steps.begin(), steps.end(), step, [](int at, const StepMetrics& s) { return at < s.step; });
   const auto begin = end - std::min<std::ptrdiff_t>(end - steps.begin(), std::ptrdiff_t(kGapWindow));
   if (begin == end) return std::nan("");
   double sum = 0;

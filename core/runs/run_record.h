@@ -98,6 +98,8 @@ struct RunRecord {
   // The training loss where the held-out loss was last measured: the mean over the
   // kGapWindow steps up to that evaluation, as one step's loss is noisy. NaN without both.
   double final_train_loss() const;
+  // The same at any step: the mean training loss over the kGapWindow steps up to `step`.
+  double train_loss_at(int step) const;
   // How far the held-out loss sits above the training loss at the last evaluation: what the
   // model learnt of its training text that does not carry over to unseen text.
   double generalisation_gap() const { return final_val_loss() - final_train_loss(); }

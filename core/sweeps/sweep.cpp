@@ -51,7 +51,7 @@ std::vector<SweepRun> expand(const Sweep& sweep) {
 
 const OutcomeInfo& info(Outcome outcome) { return kOutcomes[std::size_t(outcome)]; }
 
-Outcome classify(const RunRecord& run, double stall_margin) {
+Outcome classify(const RunRecord& run) {
   switch (run.status) {
     case RunStatus::Diverged: return Outcome::Diverged;
     case RunStatus::Stopped: return Outcome::Stopped;
@@ -61,9 +61,16 @@ Outcome classify(const RunRecord& run, double stall_margin) {
     case RunStatus::Interrupted: return Outcome::Stopped;  // cut short before it ended
     case RunStatus::Done: break;
   }
-  const double final_val = run.final_val_loss();
-  if (!std::isfinite(final_val)) return Outcome::Diverged;
-  return final_val > run.baseline_loss - stall_margin ? Outcome::Stalled : Outcome::Trained;
+  switch (judge(run).verdict) {
+    case Verdict::Diverged: return Outcome::Diverged;
+    case Verdict::Learning:
+    case Verdict::LeftBaseline:
+    case Verdict::Overfitting: return Outcome::Trained;
+    case Verdict::NotStarted:
+    case Verdict::TooEarly:
+    case Verdict::OnBaseline: break;
+  }
+  return Outcome::Stalled;
 }
 
 SweepResult summarise(const SweepRun& run, const RunRecord& record) {

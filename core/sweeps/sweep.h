@@ -11,6 +11,7 @@
 #include "core/runs/config.h"
 #include "core/runs/presets.h"
 #include "core/runs/run_record.h"
+#include "core/runs/verdict.h"
 
 namespace normlab {
 
@@ -64,10 +65,10 @@ inline constexpr OutcomeInfo kOutcomes[] = {
 static_assert(in_enum_order(kOutcomes));
 const OutcomeInfo& info(Outcome outcome);
 
-// A run that ends within this many nats of the unigram baseline learnt nothing beyond
-// token frequencies: at the CPU scale a trained run ends 1 to 2 nats below it.
-inline constexpr double kStallMargin = 0.1;
-Outcome classify(const RunRecord& run, double stall_margin = kStallMargin);
+// A run that ended is trained when its verdict says it got below the unigram baseline (by
+// more than kStallMargin: core/runs/verdict.h), stalled when it did not, diverged when
+// its verdict or status says so: one rule for a sweep's table and a run's verdict.
+Outcome classify(const RunRecord& run);
 
 // One row of the summary.
 struct SweepResult {
