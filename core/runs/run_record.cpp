@@ -16,6 +16,7 @@
 #include "config_fields.h"
 #include "run_text.h"
 #include "run_title.h"
+#include "verdict.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -573,7 +574,8 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     for (const auto& [name, layer] : extra) csv << ',' << (layer < 0 ? name : name + "[" + std::to_string(layer) + "]");
     // Every row carries its run's settings, so the CSVs of several runs concatenated group
     // by any of them (pandas: df.groupby(["config.norm", "config.peak_lr"])).
-    csv << ",display_name,note";
+    // And what it is doing, as of this file (verdict.h), so a table of runs sorts by it.
+    csv << ",display_name,note,verdict,verdict_step";
     for (const ConfigField& f : config_fields()) csv << ",config." << f.key;
     csv << '\n';
     auto cell = [&](double value) {
@@ -582,8 +584,11 @@ void write_csv(const std::vector<RunRecord>& runs, const fs::path& path) {
     };
     for (const auto& run : runs) {
       const std::string name = csv_quoted(run.config.name);
-      const std::string settings =
-          ',' + csv_quoted(display_name(run.config)) + ',' + csv_quoted(run.config.note) + settings_cells(run.config);
+      const RunVerdict verdict = judge(run);
+      const std::string settings = ',' + csv_quoted(display_name(run.config)) + ',' + csv_quoted(run.config.note) +
+                                   ',' + info(verdict.verdict).name + ',' +
+                                   (verdict.since_step >= 0 ? std::to_string(verdict.since_step) : "") +
+                                   settings_cells(run.config);
       auto step = run.steps.begin();
       auto eval = run.evals.begin();
       std::map<std::string, std::size_t> next;  // per series: the first point not yet passed

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/runs/run_title.h"
+#include "core/runs/verdict.h"
 
 #include "prediction_tally.h"
 
@@ -95,7 +96,9 @@ std::string evaluation_text(const RunRecord& run, int step) {
 std::string text_markdown(const RunRecord& run) {
   // Fenced blocks keep the text as the model wrote it, line breaks and any Markdown signs.
   auto block = [](const std::string& text) { return "```text\n" + text + "\n```\n"; };
-  std::string md = "# " + display_name(run.config) + "\n\n## Prompts\n\n";
+  const RunVerdict verdict = judge(run);
+  std::string md = "# " + display_name(run.config) + "\n\n**" + info(verdict.verdict).label + "** (`" +
+                   info(verdict.verdict).name + "`): " + verdict.sentence + "\n\n## Prompts\n\n";
   for (std::size_t i = 0; i < run.text.prompts.size(); ++i) {
     md += "Prompt " + std::to_string(i + 1) + ":\n\n" + block(run.text.prompts[i]) + "\n";
   }

@@ -302,8 +302,9 @@ TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
   EXPECT_THAT(out_, ::testing::Not(HasSubstr("layer statistics")));
   // The evaluations' own statistics stay (predictions.h).
   const std::string header = read_lines(temp_ / "runs" / "off.csv").at(0);
-  EXPECT_EQ(header.substr(0, header.find(",config.")),
-            "run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,display_name,note");
+  EXPECT_EQ(
+      header.substr(0, header.find(",config.")),
+      "run,step,wall_s,lr,train_loss,val_loss,context_use,frequency_mismatch,display_name,note,verdict,verdict_step");
 }
 
 // A sweep trains each point, writes its files, the summary CSV, JSON and chart, and a

@@ -14,6 +14,7 @@
 
 #include "core/runs/config_fields.h"
 #include "core/runs/run_title.h"
+#include "core/runs/verdict.h"
 #include "core/system/atomic_file.h"
 
 #include "test_support.h"
@@ -382,6 +383,10 @@ TEST_F(RunRecordTest, CsvRowsCarryTheSettings) {
     EXPECT_EQ(cells.at(column("config.corpus")), first ? "/data/text with spaces.txt" : "/data/a, b.txt");
     EXPECT_EQ(cells.at(column("display_name")), first ? run_title(a.config) : "mine");
     EXPECT_EQ(cells.at(column("note")), first ? "" : "said \"twice\", here");
+    // What the run is doing as of the file, verdict.h's: the same in every row of the run.
+    const RunVerdict verdict = judge(first ? a : b);
+    EXPECT_EQ(cells.at(column("verdict")), info(verdict.verdict).name);
+    EXPECT_EQ(cells.at(column("verdict_step")), verdict.since_step >= 0 ? std::to_string(verdict.since_step) : "");
   }
 }
 
