@@ -324,7 +324,8 @@ std::string called(const RunRecord& run, const std::vector<const ConfigField*>& 
       if (label.size() > 1 && label[1] >= 'a' && label[1] <= 'z') label[0] = char(std::tolower(label[0]));
       return label;
     }
-    return field.noun + " " + field_text(field, run.config);
+    if (field.key == "peak_lr") return "the run at lr " + format_lr(run.config.peak_lr);  // as run names say it
+    return "the run with " + field.noun + " " + field_text(field, run.config);
   }
   return display_name(run.config);
 }

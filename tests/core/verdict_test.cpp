@@ -287,7 +287,11 @@ TEST(Verdict, TwoRunsComparedInASentence) {
   EXPECT_THAT(compare_sentence(faster, pre), HasSubstr("The norm placement and the peak learning rate differ."));
   RunRecord reseeded = pre;
   reseeded.config.seed = 7;
-  EXPECT_THAT(compare_sentence(pre, reseeded), HasSubstr("Only the seed differs."));
+  EXPECT_THAT(compare_sentence(pre, reseeded), HasSubstr("Only the seed differs. The run with seed 1337 is below"));
+  RunRecord slower = pre;
+  slower.config.peak_lr = 3e-4;
+  EXPECT_THAT(compare_sentence(slower, pre),
+              HasSubstr("Only the peak learning rate differs. The run at lr 3e-4 is below the baseline"));
   EXPECT_THAT(compare_sentence(pre, pre), HasSubstr("The same settings. The first run is below"));
 }
 
