@@ -1,5 +1,5 @@
 // normlab-cli: the whole experiment without a window. main() builds the commands (each
-// in its own file: cli_train, cli_sweep, cli_bench, cli_sample, cli_gpu) and runs the one asked for.
+// in its own file: cli_train, cli_sweep, cli_bench, cli_sample, cli_explain, cli_gpu) and runs the one asked for.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -36,6 +36,9 @@ Examples:
   normlab-cli sample normlab-runs/pre-norm_lr_1e-3_warmup_30.json --prompt "In the beginning" --top 10
                                                     a done or stopped run continues the text; its next-token
                                                     guesses beside the unigram's
+  normlab-cli explain normlab-runs                  what each run is doing and why, in a sentence
+  normlab-cli explain normlab-runs/pre-norm_lr_6e-3_warmup_30.json normlab-runs/post-norm_lr_6e-3_warmup_30.json
+                                                    two runs compared
 
 Each run writes DIR/<name>.json (the full record) and DIR/<name>.csv (one row per
 step), rewritten atomically at every evaluation and at least every %g seconds, so a
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
   CLI::App* sweep = add_sweep_command(app, options);
   CLI::App* bench = add_bench_command(app, options);
   CLI::App* sample = add_sample_command(app, options);
+  CLI::App* explain = add_explain_command(app, options);
   GpuOptions gpu_options;
   CLI::App* gpu = add_gpu_command(app, gpu_options);
 
@@ -86,9 +90,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand(sweep)) options.command = "sweep";
     if (app.got_subcommand(bench)) options.command = "bench";
     if (app.got_subcommand(sample)) options.command = "sample";
+    if (app.got_subcommand(explain)) options.command = "explain";
     if (app.got_subcommand(gpu)) options.command = "gpu";
     if (options.command.empty())
-      throw UserError("no command: say 'train', 'sweep', 'bench', 'sample' or 'gpu' (see --help)");
+      throw UserError("no command: say 'train', 'sweep', 'bench', 'sample', 'explain' or 'gpu' (see --help)");
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
@@ -105,6 +110,7 @@ int main(int argc, char** argv) {
     if (options.command == "sweep") return run_sweep(options);
     if (options.command == "gpu") return run_gpu(*gpu, gpu_options, g_cancel);
     if (options.command == "sample") return run_sample(options);
+    if (options.command == "explain") return run_explain(options);
     return run_bench(options);
   } catch (const UserError& error) {
     std::fprintf(stderr, "normlab-cli: %s\n", error.what());

@@ -12,6 +12,7 @@
 #include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
 #include "core/runs/run_text.h"
+#include "core/runs/verdict.h"
 #include "core/system/atomic_file.h"
 #include "core/training/checkpoint.h"
 #include "core/training/layer_stats.h"
@@ -131,6 +132,7 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   const fs::path checkpoint = checkpoint_path(file);
   const bool tty = alone && isatty(STDOUT_FILENO);
   double last_val = std::nan(""), last_print = -1;
+  std::string verdict = info(Verdict::NotStarted).name;  // the run's verdict at its last evaluation
   TokenRate token_rate;
   StepPace pace;
   TrainCallbacks callbacks;
@@ -140,7 +142,8 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   };
   callbacks.on_start = [&](const RunRecord& run) {
     last_val = run.final_val_loss();  // a resumed run's last evaluation, until the next
-    pace = StepPace::of(run);         // resumed: rate and time left from its own steps on
+    verdict = info(judge(run).verdict).name;
+    pace = StepPace::of(run);  // resumed: rate and time left from its own steps on
     token_rate.reset(pace.start_wall_s());
     std::printf(
         "%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
@@ -155,8 +158,8 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   const auto print_progress = [&] {
     const StepMetrics& s = last_step;
     const double eta = pace.seconds_left(s.step, s.wall_s, config.steps);
-    std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f  %.0f tok/s  ETA %s%s", tty ? "\r\033[K" : "",
-                label.c_str(), s.step, config.steps, s.lr, s.train_loss, last_val, token_rate.value(),
+    std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f %s  %.0f tok/s  ETA %s%s", tty ? "\r\033[K" : "",
+                label.c_str(), s.step, config.steps, s.lr, s.train_loss, last_val, verdict.c_str(), token_rate.value(),
                 duration_text(eta).c_str(), tty ? "" : "\n");
     std::fflush(stdout);
     last_print = s.wall_s;
@@ -170,6 +173,7 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   };
   callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
     last_val = e.val_loss;
+    verdict = info(judge(run).verdict).name;
     if (e.step > 0) print_progress();
     std::string shown_text = shown.layers_summary ? normlab::layers_summary(run) : "";
     if (shown.text) shown_text += evaluation_text(run, e.step);
@@ -193,6 +197,7 @@ RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, c
   if (run.status == RunStatus::Stopped && fs::exists(checkpoint, error)) {
     std::printf("%s  go on with: normlab-cli train --resume '%s'\n", label.c_str(), file.c_str());
   }
+  std::printf("%s  %s\n", label.c_str(), judge(run).sentence.c_str());  // what it did, in words: its last line
   return run;
 }
 

@@ -38,7 +38,8 @@ struct Options {
   int bench_steps = 20, bench_warmup = 3;
   std::string cuda_graph = "on";  // bench --cuda-graph
   bool json = false;
-  std::string sample_run;  // sample: the run file
+  std::string sample_run;                 // sample: the run file
+  std::vector<std::string> explain_runs;  // explain: one or two run files, or a folder
   SampleRequest sample;
   // What a run's progress also prints at each evaluation.
   struct Shown {
@@ -71,6 +72,7 @@ CLI::App* add_train_command(CLI::App& app, Options& options);
 CLI::App* add_sweep_command(CLI::App& app, Options& options);
 CLI::App* add_bench_command(CLI::App& app, Options& options);
 CLI::App* add_sample_command(CLI::App& app, Options& options);
+CLI::App* add_explain_command(CLI::App& app, Options& options);
 // normlab-cli train: one run, the course's five or seeds of them, or --resume.
 int run_train(const Options& options);
 // normlab-cli sweep: trains, submits to Slurm, or says where each point stands.
@@ -79,5 +81,7 @@ int run_sweep(const Options& options);
 int run_bench(const Options& options);
 // normlab-cli sample: continues a text with a run's weights.
 int run_sample(const Options& options);
+// normlab-cli explain: a run's verdict, evidence and sentence; two compared; a folder's each.
+int run_explain(const Options& options);
 
 }  // namespace normlab::cli

@@ -16,6 +16,7 @@
 #include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
 #include "core/runs/run_text.h"
+#include "core/runs/verdict.h"
 #include "core/sweeps/slurm.h"
 #include "core/sweeps/sweep.h"
 #include "core/sweeps/sweep_chart.h"
@@ -302,16 +303,18 @@ int print_sweep_status(const Sweep& sweep, const std::vector<SweepRun>& runs, co
   std::vector<std::optional<RunRecord>> records;
   const std::vector<PointState> states = point_states(runs, files, &records);
   std::map<PointState, int> counts;
-  std::printf("%-6s %-10s %-9s %-8s  %s\n", "point", config_field(sweep.setting).flag.c_str(), "placement", "state",
-              "run");
+  std::printf("%-6s %-10s %-9s %-8s %-13s  %s\n", "point", config_field(sweep.setting).flag.c_str(), "placement",
+              "state", "verdict", "run");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     ++counts[states[i]];
     // The run's name in files, then what the user called it and noted, if anything.
     std::string words;
     if (records[i] && !records[i]->config.label.empty()) words += " \u201c" + records[i]->config.label + "\u201d";
     if (records[i] && !records[i]->config.note.empty()) words += " (" + records[i]->config.note + ")";
-    std::printf("%-6zu %-10s %-9s %-8s  %s%s\n", i, runs[i].value.c_str(), to_string(runs[i].placement).c_str(),
-                name_of(states[i]), runs[i].config.name.c_str(), words.c_str());
+    // What it is doing, from its file as it stands (a point not yet trained has not started).
+    const char* verdict = info(records[i] ? judge(*records[i]).verdict : Verdict::NotStarted).name;
+    std::printf("%-6zu %-10s %-9s %-8s %-13s  %s%s\n", i, runs[i].value.c_str(), to_string(runs[i].placement).c_str(),
+                name_of(states[i]), verdict, runs[i].config.name.c_str(), words.c_str());
   }
   std::string tally;
   for (const PointStateInfo& state : kPointStates) {

@@ -1,5 +1,6 @@
 // Runs the normlab-cli binary (NORMLAB_CLI, set by CMake) as a user would.
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/runs/run_record.h"
+#include "core/runs/verdict.h"
 #include "core/training/checkpoint.h"
 #include "core/training/trainer.h"
 #include "core/training/weights.h"
@@ -299,7 +301,7 @@ TEST_F(CliTest, LayerStatisticsOffLeaveTheCsvNarrow) {
                 "--layer-stats-every 0 --layers-summary"),
             0)
       << out_ << err_;
-  EXPECT_THAT(out_, ::testing::Not(HasSubstr("layer statistics")));
+  EXPECT_THAT(out_, ::testing::Not(HasSubstr("layer statistics at step")));
   // The evaluations' own statistics stay (predictions.h).
   const std::string header = read_lines(temp_ / "runs" / "off.csv").at(0);
   EXPECT_EQ(
@@ -384,9 +386,18 @@ TEST_F(CliTest, SweepStatusFromTheRunFiles) {
   ASSERT_EQ(run(sweep + "--task 1"), 0) << out_ << err_;
   EXPECT_THAT(out_, HasSubstr("[task 1]  pre-norm lr 1e-3 warmup 2 layers 2: done"));
   EXPECT_FALSE(fs::exists(temp_ / "runs" / "pre-norm_lr_1e-3_warmup_2_layers_1.json")) << "task 1 trains point 1 alone";
+  // A point's row: its index, value, placement, state, what its run file says it is doing
+  // (core/runs/verdict.h; a point without one has not started) and its run.
+  const auto row = [](int point, const char* state, const char* verdict) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%-6d %-10d %-9s %-8s %-13s  pre-norm lr 1e-3 warmup 2 layers %d\n", point,
+                  point + 1, "pre", state, verdict, point + 1);
+    return std::string(text);
+  };
+  const auto verdict_of = [&](const char* file) { return info(judge(read_json(temp_ / "runs" / file)).verdict).name; };
   ASSERT_EQ(run(sweep + "--status"), 0) << out_ << err_;
-  EXPECT_THAT(out_, HasSubstr("0      1          pre       missing   pre-norm lr 1e-3 warmup 2 layers 1\n"));
-  EXPECT_THAT(out_, HasSubstr("1      2          pre       done      pre-norm lr 1e-3 warmup 2 layers 2\n"));
+  EXPECT_THAT(out_, HasSubstr(row(0, "missing", "not-started")));
+  EXPECT_THAT(out_, HasSubstr(row(1, "done", verdict_of("pre-norm_lr_1e-3_warmup_2_layers_2.json"))));
   EXPECT_THAT(out_, HasSubstr("layers-sweep: 1 done, 0 queued, 0 running, 0 failed, 1 missing\n"));
   EXPECT_FALSE(fs::exists(temp_ / "runs" / "layers-sweep.csv")) << "no summary before every point is done";
 
@@ -401,7 +412,7 @@ TEST_F(CliTest, SweepStatusFromTheRunFiles) {
   EXPECT_THAT(out_, HasSubstr("1 done, 0 queued, 1 running, 0 failed, 0 missing"));
   fs::last_write_time(point, fs::file_time_type::clock::now() - std::chrono::seconds(61));
   ASSERT_EQ(run(sweep + "--status"), 0) << out_ << err_;
-  EXPECT_THAT(out_, HasSubstr("0      1          pre       failed    pre-norm lr 1e-3 warmup 2 layers 1\n"));
+  EXPECT_THAT(out_, HasSubstr(row(0, "failed", verdict_of("pre-norm_lr_1e-3_warmup_2_layers_1.json"))));
 
   ASSERT_EQ(run(sweep + "--task 0"), 0) << out_ << err_;
   ASSERT_EQ(run(sweep + "--status"), 0) << out_ << err_;
@@ -531,6 +542,65 @@ TEST_F(CliTest, WorkshopSideBySideGivesTheNumbersOfOneAfterAnother) {
     expect_same_losses(together, serial);
   }
   EXPECT_EQ(files, 5);
+}
+
+// Issue 48: explain says what a run is doing from its file, compares two, explains a
+// folder's each, and prints JSON; what is not a run gets one line and exit status 2.
+TEST_F(CliTest, ExplainSaysWhatEachRunIsDoing) {
+  corpus_file(synthetic_corpus());
+  const std::string tiny =
+      "train --corpus corpus.txt --device cpu --threads 1 --layers 2 --d-model 32 --heads 2 --context 32 --batch 8 "
+      "--vocab 256 --steps 100 --warmup 1 --eval-interval 25 --eval-batches 4 --text-every 0 --out runs ";
+  ASSERT_EQ(run(tiny + "--lr 3e-3 --name learns"), 0) << out_ << err_;
+  const RunRecord learns = read_json(temp_ / "runs" / "learns.json");
+  const RunVerdict verdict = judge(learns);
+  ASSERT_EQ(verdict.verdict, Verdict::Learning) << verdict.sentence;
+  // The run's last line says it in words.
+  EXPECT_THAT(out_, ::testing::EndsWith("[1/1]  " + verdict.sentence + "\n"));
+  ASSERT_EQ(run(tiny + "--lr 1 --name collapses"), 0) << out_ << err_;  // Adam at lr 1: onto the baseline
+
+  ASSERT_EQ(run("explain runs/learns.json"), 0) << err_;
+  EXPECT_EQ(out_.substr(0, out_.find('\n')),
+            "learns (done, step 100 of 100): learning since step " + std::to_string(verdict.since_step));
+  EXPECT_THAT(out_, HasSubstr("\n  " + verdict.sentence + "\n"));
+  EXPECT_THAT(out_, HasSubstr("  context use   "));
+  EXPECT_THAT(out_, HasSubstr("  gradient      layer 1 / layer 2: "));
+
+  ASSERT_EQ(run("explain runs/learns.json runs/collapses.json"), 0) << err_;
+  const RunRecord collapses = read_json(temp_ / "runs" / "collapses.json");
+  EXPECT_EQ(judge(collapses).verdict, Verdict::OnBaseline) << judge(collapses).sentence;
+  EXPECT_THAT(out_, ::testing::EndsWith("\n" + compare_sentence(learns, collapses) + "\n"));
+  EXPECT_THAT(out_, HasSubstr("Only the peak learning rate differs. The run at lr 3e-3 is below the baseline since "));
+  EXPECT_THAT(out_, HasSubstr("; the run at lr 1 ended on it, there since step "));
+
+  ASSERT_EQ(run("explain runs/learns.json --json"), 0) << err_;
+  const auto json = nlohmann::json::parse(out_);
+  EXPECT_EQ(json.at("verdict"), "learning");
+  EXPECT_EQ(json.at("since_step"), verdict.since_step);
+  EXPECT_EQ(json.at("sentence"), verdict.sentence);
+  EXPECT_NEAR(json.at("evidence").at("heldout_loss").get<double>(), learns.final_val_loss(), 1e-12);
+  ASSERT_EQ(run("explain runs/learns.json runs/collapses.json --json"), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_).at("runs").size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(out_).at("comparison"), compare_sentence(learns, collapses));
+
+  // A folder: each of its runs, passing over a sweep's description and other JSON with a word.
+  write_file(temp_ / "runs" / "notes.json", "{\"mine\": 1}");
+  ASSERT_EQ(run("explain runs"), 0) << err_;
+  EXPECT_THAT(out_, HasSubstr("collapses (done, step 100 of 100): on-baseline since step "));
+  EXPECT_THAT(out_, HasSubstr("learns (done, step 100 of 100): learning since step "));
+  EXPECT_THAT(err_, HasSubstr("passed over"));
+  EXPECT_THAT(err_, HasSubstr("notes.json"));
+
+  // What is not a run: one line, exit status 2.
+  write_file(temp_ / "broken.json", "{\"schema\": \"normlab.run\", ");
+  for (const std::string& args : {"explain missing.json", "explain broken.json", "explain runs/learns.csv", "explain",
+                                  "explain runs runs/learns.json", "explain empty-folder"}) {
+    fs::create_directories(temp_ / "empty-folder");
+    EXPECT_EQ(run(args), 2) << args << ": " << out_ << err_;
+    EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << args << ": " << err_;
+    EXPECT_EQ(err_.rfind("normlab-cli: ", 0), 0u) << args << ": " << err_;
+    EXPECT_EQ(out_, "") << args;
+  }
 }
 
 TEST_F(CliTest, DeviceCuda) {
