@@ -26,6 +26,7 @@ int RunStore::add(RunRecord record, const QString& file, bool followed) {
   const int id = next_id_++;
   emit run_about_to_be_added(int(runs_.size()));
   runs_.push_back({id, std::move(record), true, file, followed});
+  runs_.back().verdict = judge(runs_.back().record);
   emit run_added(id);
   return id;
 }
@@ -44,6 +45,13 @@ const RunEntry* RunStore::find(int id) const {
 }
 
 RunEntry* RunStore::entry(int id) { return const_cast<RunEntry*>(std::as_const(*this).find(id)); }
+
+void RunStore::rejudge(RunEntry& run) {
+  RunVerdict now = judge(run.record);
+  const bool moved = now.verdict != run.verdict.verdict || now.since_step != run.verdict.since_step;
+  run.verdict = std::move(now);
+  if (moved) emit verdict_changed(run.id);
+}
 
 int RunStore::row_of(int id) const {
   for (std::size_t row = 0; row < runs_.size(); ++row) {
@@ -106,6 +114,7 @@ void RunStore::mark_started(int id, const RunRecord& header) {
   r.text = header.text;  // the prompts and references; a resumed run's text up to its step
   r.status = RunStatus::Running;
   r.message.clear();
+  rejudge(*run);
   emit status_changed(id);
   emit points_changed(id);  // the baseline is known now
   emit text_changed(id);
@@ -122,6 +131,7 @@ void RunStore::append_eval(int id, const EvalMetrics& eval) {
   RunEntry* run = entry(id);
   if (!run) return;
   run->record.evals.push_back(eval);
+  rejudge(*run);
   emit points_changed(id);
 }
 
@@ -129,6 +139,7 @@ void RunStore::append_points(int id, const std::vector<SeriesPoint>& points) {
   RunEntry* run = entry(id);
   if (!run || points.empty()) return;
   for (const SeriesPoint& point : points) run->record.add_point(point);
+  rejudge(*run);  // the evidence: context use, the layers' gradients
   emit points_changed(id);
 }
 
@@ -145,6 +156,7 @@ void RunStore::finish(int id, const RunRecord& record) {
   const int shade = run->record.config.shade;  // a checkpoint's record may be older than its shade
   run->record = record;
   run->record.config.shade = shade;
+  rejudge(*run);
   emit status_changed(id);
   emit points_changed(id);
   emit text_changed(id);
@@ -155,6 +167,7 @@ void RunStore::set_status(int id, RunStatus status, const QString& message) {
   if (!run) return;
   run->record.status = status;
   run->record.message = message.toStdString();
+  rejudge(*run);
   emit status_changed(id);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/runs/run_record.h"
+#include "core/runs/verdict.h"
 
 namespace normlab::lab {
 
@@ -17,6 +18,7 @@ struct RunEntry {
   bool visible = true;
   QString file;           // the app's own copy in its runs folder; empty if none
   bool followed = false;  // shown from a followed folder: another program's run, never trained here
+  RunVerdict verdict;     // what the record says it is doing (verdict.h), judged again as it changes
 };
 
 class RunStore : public QObject {
@@ -62,9 +64,13 @@ class RunStore : public QObject {
   void appearance_changed(int id);  // shown or hidden, renamed or noted
   void status_changed(int id);
   void text_changed(int id);  // its text: prompts and references as it starts, then each evaluation's
+  // Its verdict became another, or took hold at another step: once per change, not per step.
+  void verdict_changed(int id);
 
  private:
   RunEntry* entry(int id);
+  // Judges the run again from its record; verdict_changed when the verdict or its step moved.
+  void rejudge(RunEntry& run);
 
   std::vector<RunEntry> runs_;
   int next_id_ = 1;
