@@ -27,6 +27,7 @@
 #include "heatmap_math.h"
 #include "run_choice.h"
 #include "run_colors.h"
+#include "run_details.h"
 
 namespace normlab::ui {
 
@@ -310,6 +311,7 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
       runs_{new QComboBox, new QComboBox},
       readout_(new QLabel),
       about_statistic_(new QLabel),
+      verdicts_(new QLabel),
       plot_(new InsidePlot(store, [this](const QString& text) { readout_->setText(text); })) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(8, 6, 8, 4);
@@ -339,9 +341,22 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
       chosen_[panel] = true;
       plot_->run_ids[panel] = runs_[panel]->currentData().toInt();
       plot_->update();
+      show_verdicts();
     });
   }
   layout->addLayout(panels);
+  verdicts_->setObjectName(QStringLiteral("insideVerdicts"));
+  verdicts_->setWordWrap(true);
+  verdicts_->setTextFormat(Qt::RichText);
+  verdicts_->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+  connect(verdicts_, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link.startsWith(QLatin1String("statistic:"))) {
+      show_statistic(link.mid(link.indexOf(QLatin1Char(':')) + 1));
+    } else {
+      emit evidence_requested(link, {plot_->run_ids[0], plot_->run_ids[1]});
+    }
+  });
+  layout->addWidget(verdicts_);
   about_statistic_->setWordWrap(true);
   about_statistic_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
   layout->addWidget(about_statistic_);
@@ -359,14 +374,31 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
   redraw_.setSingleShot(true);
   redraw_.setInterval(kRedrawMs);
   connect(&redraw_, &QTimer::timeout, plot_, qOverload<>(&QWidget::update));
+  connect(&redraw_, &QTimer::timeout, this, &InsideView::show_verdicts);  // their evidence grows with the points
   connect(&store_, &lab::RunStore::points_changed, this, [this](int id) {
     if (id == plot_->run_ids[0] || id == plot_->run_ids[1]) schedule_redraw();
   });
   connect(&store_, &lab::RunStore::run_added, this, &InsideView::refresh_runs);
   connect(&store_, &lab::RunStore::run_removed, this, &InsideView::refresh_runs);
   connect(&store_, &lab::RunStore::status_changed, this, &InsideView::refresh_runs);
+  connect(&store_, &lab::RunStore::verdict_changed, this, [this](int id) {
+    if (id == plot_->run_ids[0] || id == plot_->run_ids[1]) show_verdicts();
+  });
   refresh_runs();
 }
+
+void InsideView::show_verdicts() {
+  QString html;
+  for (int panel = 0; panel < 2; ++panel) {
+    const lab::RunEntry* run = store_.find(plot_->run_ids[panel]);
+    if (!run || (panel == 1 && plot_->run_ids[1] == plot_->run_ids[0])) continue;
+    // "Left: <verdict>": which panel it is, as the pickers say it.
+    html += verdict_html(*run, (panel == 0 ? tr("Left") : tr("Right")) + QStringLiteral(": "));
+  }
+  verdicts_->setText(html);
+}
+
+QString InsideView::verdicts_text() const { return verdicts_->text(); }
 
 void InsideView::show_statistic(const QString& name) { statistic_->setCurrentIndex(statistic_->findData(name)); }
 
@@ -417,6 +449,7 @@ void InsideView::refresh_runs() {
   for (int panel = 0; panel < 2; ++panel) {
     plot_->run_ids[panel] = fill_run_choice(runs_[panel], store_, panel, chosen_[panel] ? plot_->run_ids[panel] : 0);
   }
+  show_verdicts();
   schedule_redraw();
 }
 

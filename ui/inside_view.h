@@ -1,7 +1,8 @@
 #pragma once
 // "Inside the model": a statistic the trainer recorded per layer, drawn as a layer ×
 // step heatmap for two runs side by side on one logarithmic colour scale, with a colour
-// bar, and below them the statistic across layers at the step under the pointer.
+// bar, and below them the statistic across layers at the step under the pointer. Above
+// them, what each run is doing in a sentence (its verdict), linked to its evidence.
 // Follows the store live, redrawing at most every 33 ms.
 #include <QString>
 #include <QTimer>
@@ -34,16 +35,23 @@ class InsideView : public QWidget {
 
   QWidget* plot() const;              // the drawing, without the controls
   QRect panel_rect(int panel) const;  // a heatmap's place in plot(), without its labels
+  QString verdicts_text() const;      // the two runs' verdicts as shown above the plot (HTML)
+
+ signals:
+  // A link in a verdict asks for a view outside this one ("curves", "text"), about these runs.
+  void evidence_requested(const QString& link, const QList<int>& run_ids);
 
  private:
   void refresh_runs();
   void schedule_redraw();
+  void show_verdicts();  // of the runs in the two panels, each with the links to its evidence
 
   lab::RunStore& store_;
   QComboBox* statistic_;
   QComboBox* runs_[2];
   QLabel* readout_;
   QLabel* about_statistic_;
+  QLabel* verdicts_;
   InsidePlot* plot_;
   QTimer redraw_;
   bool chosen_[2] = {false, false};  // a panel's run was picked, by hand or show_runs

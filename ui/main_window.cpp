@@ -28,12 +28,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "core/runs/presets.h"
 #include "core/runs/run_cost.h"
 #include "core/runs/run_text.h"
 #include "core/runs/run_title.h"
+#include "core/runs/verdict.h"
 #include "lab/gpu_installer.h"
 #include "lab/lab.h"
 #include "lab/qstring.h"
@@ -96,8 +98,12 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 
   build_actions();
   views_->setDocumentMode(true);
-  add_view(build_chart_tab(), tr("Loss &curves"));
-  add_view(new InsideView(*store_), tr("&Inside the model"));
+  chart_tab_ = build_chart_tab();
+  add_view(chart_tab_, tr("Loss &curves"));
+  inside_ = new InsideView(*store_);
+  add_view(inside_, tr("&Inside the model"));
+  connect(inside_, &InsideView::evidence_requested, this,
+          [this](const QString& link, const QList<int>& ids) { show_evidence(link, ids); });
   text_view_ = new TextView(*store_);
   add_view(text_view_, tr("W&hat it writes"));
   SweepView::Hooks sweep_hooks;
@@ -162,6 +168,16 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(details_, &QTextBrowser::anchorClicked, this, &MainWindow::ask_in_details);
   connect(store_, &lab::RunStore::appearance_changed, this, [this](int id) {
     if (selected_runs().contains(id)) update_details();  // renamed or noted
+  });
+  // What a run is doing, said once when it changes: "post-norm …: on the unigram baseline since step 100".
+  connect(store_, &lab::RunStore::verdict_changed, this, [this](int id) {
+    const lab::RunEntry* run = store_->find(id);
+    if (!run || run->verdict.verdict == Verdict::NotStarted || run->verdict.verdict == Verdict::TooEarly) return;
+    QString said = lab::qstr(run->verdict.sentence).section(QLatin1Char(';'), 0, 0);  // its first clause
+    if (said.endsWith(QLatin1Char('.'))) said.chop(1);
+    statusBar()->showMessage(tr("\u201c%1\u201d: %2").arg(lab::qstr(display_name(run->record.config)), said),
+                             kStatusMessageMs);
+    if (selected_runs().contains(id)) update_details();
   });
   connect(store_, &lab::RunStore::status_changed, this, [this](int id) {
     update_actions();
@@ -587,6 +603,7 @@ bool MainWindow::note_run(int run_id, const QString& note) {
 
 void MainWindow::ask_in_details(const QUrl& link) {
   const QList<int> ids = selected_runs();
+  if (show_evidence(link.toString(), ids)) return;
   const lab::RunEntry* run = ids.size() == 1 ? store_->find(ids.front()) : nullptr;
   if (!run) return;
   const int id = run->id;
@@ -601,6 +618,23 @@ void MainWindow::ask_in_details(const QUrl& link) {
         this, tr("Note"), tr("Note on \u201c%1\u201d:").arg(lab::qstr(display_name(c))), lab::qstr(c.note), &ok);
     if (ok) note_run(id, note);
   }
+}
+
+bool MainWindow::show_evidence(const QString& link, const QList<int>& run_ids) {
+  if (link == QLatin1String("curves")) {
+    show_view(chart_tab_);
+  } else if (link == QLatin1String("text")) {
+    show_view(text_view_);
+  } else if (link.startsWith(QLatin1String("statistic:"))) {
+    inside_->show_statistic(link.mid(int(std::strlen("statistic:"))));
+    // The runs asked about, in their panels: the selected one beside the other selected, or
+    // beside what the other panel shows.
+    if (!run_ids.isEmpty()) inside_->show_runs(run_ids.front(), run_ids.size() > 1 ? run_ids[1] : 0);
+    show_view(inside_);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 void MainWindow::show_run_menu(const QPoint& pos) {

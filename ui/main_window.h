@@ -37,6 +37,7 @@ class RunTableModel;
 class SettingsPanel;
 class SweepView;
 class TextView;
+class InsideView;
 
 struct MainWindowOptions {
   QString data_folder;  // where runs are kept between sessions; empty: the app's data folder
@@ -139,7 +140,10 @@ class MainWindow : public QMainWindow {
   void update_course_action();
   void update_start_estimate();  // beside Start: how long the next run would take here
   void update_details();
-  void ask_in_details(const QUrl& link);  // the details' "rename" and "note" links
+  void ask_in_details(const QUrl& link);  // the details' "rename" and "note" links, and its evidence's
+  // Shows the view a verdict's evidence comes from ("curves", "text", "statistic:NAME" with
+  // `run_ids` in Inside the model's panels); false for any other link.
+  bool show_evidence(const QString& link, const QList<int>& run_ids);
   QList<int> selected_runs() const;
   QList<int> selected_or_all_runs() const;
   void show_run_menu(const QPoint& pos);
@@ -169,6 +173,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* views_;
   SweepView* sweeps_;
   TextView* text_view_;
+  QWidget* chart_tab_;
+  InsideView* inside_;
   QWidget* about_;
   QTableView* run_table_;
   QTextBrowser* details_;

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "core/gpu_install/gpu_status.h"
+#include "core/runs/verdict.h"
 #include "lab/lab.h"
 #include "lab/qstring.h"
 
@@ -63,16 +64,31 @@ class PhrasesThatFit : public QLabel {
 };
 
 // Room for the widest status, "interrupted", and for a running run's, which is bold.
-int status_column_width(const QTableView& table) {
-  QFont bold = table.font();
-  bold.setBold(true);
-  const QFontMetrics metrics(bold);
+// The width a column needs to show the widest of `texts` whole, in bold where `bold`.
+int column_width_for(const QTableView& table, const QStringList& texts, bool bold) {
+  QFont font = table.font();
+  font.setBold(bold);
+  const QFontMetrics metrics(font);
   int widest = 0;
-  for (int status = int(RunStatus::Queued); status <= int(RunStatus::Interrupted); ++status) {
-    widest = std::max(widest, metrics.horizontalAdvance(lab::qstr(to_string(RunStatus(status)))));
-  }
+  for (const QString& text : texts) widest = std::max(widest, metrics.horizontalAdvance(text));
   // The margins an item view leaves either side of a cell's text.
   return widest + 2 * (table.style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, &table) + 1);
+}
+
+// Every status, bold as a running run's is.
+int status_column_width(const QTableView& table) {
+  QStringList texts;
+  for (int status = int(RunStatus::Queued); status <= int(RunStatus::Interrupted); ++status) {
+    texts << lab::qstr(to_string(RunStatus(status)));
+  }
+  return column_width_for(table, texts, true);
+}
+
+// Every verdict's word, and the column's title.
+int verdict_column_width(const QTableView& table) {
+  QStringList texts{RunTableModel::tr("Verdict")};
+  for (const VerdictInfo& verdict : kVerdicts) texts << QString::fromUtf8(verdict.word);
+  return column_width_for(table, texts, false);
 }
 
 }  // namespace
@@ -402,11 +418,20 @@ void MainWindow::build_run_dock() {
   header->setSectionResizeMode(RunTableModel::SetupColumn, QHeaderView::Stretch);
   header->setStretchLastSection(false);
   header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-  run_table_->setColumnWidth(RunTableModel::NameColumn, 250);
+  // Each column as wide as what it shows, so the Verdict column fits beside the rest at 1280
+  // pixels: the name of a course run whole, with its tick and colour.
+  const int name_width = column_width_for(*run_table_, {QStringLiteral("post-norm lr 1e-3 warmup 1000")}, false);
+  run_table_->setColumnWidth(RunTableModel::NameColumn, name_width + 48);
   run_table_->setColumnWidth(RunTableModel::StatusColumn, status_column_width(*run_table_));
-  run_table_->setColumnWidth(RunTableModel::ProgressColumn, 84);
-  run_table_->setColumnWidth(RunTableModel::HeldOutColumn, 70);
-  run_table_->setColumnWidth(RunTableModel::GapColumn, 56);
+  run_table_->setColumnWidth(RunTableModel::VerdictColumn, verdict_column_width(*run_table_));
+  run_table_->setColumnWidth(RunTableModel::ProgressColumn,
+                             column_width_for(*run_table_, {QStringLiteral("3000 / 3000")}, false));
+  run_table_->setColumnWidth(
+      RunTableModel::HeldOutColumn,
+      column_width_for(*run_table_, {RunTableModel::tr("Held-out"), QStringLiteral("10.000")}, false));
+  run_table_->setColumnWidth(
+      RunTableModel::GapColumn,
+      column_width_for(*run_table_, {RunTableModel::tr("Gap"), QStringLiteral("-0.000")}, false));
   run_table_->addAction(remove_action_);
   connect(run_table_, &QWidget::customContextMenuRequested, this, &MainWindow::show_run_menu);
   connect(run_table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {

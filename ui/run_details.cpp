@@ -37,6 +37,39 @@ QString block_text(const ModelConfig& model) {
 
 }  // namespace
 
+QColor verdict_colour(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Diverged:
+    case Verdict::OnBaseline: return QColor(0xb71c1c);
+    case Verdict::Overfitting: return QColor(0x9a6400);
+    case Verdict::Learning:
+    case Verdict::LeftBaseline: return QColor(0x2e7d32);
+    case Verdict::NotStarted:
+    case Verdict::TooEarly: break;
+  }
+  return QColor(0x5f6b7a);
+}
+
+QString verdict_html(const lab::RunEntry& run, const QString& lead) {
+  const RunVerdict& v = run.verdict;
+  QStringList links;
+  if (v.evidence.step > 0) links << QStringLiteral("<a href='curves'>%1</a>").arg(QObject::tr("the loss curves"));
+  if (v.evidence.gradient_step > 0) {
+    links << QStringLiteral("<a href='statistic:attention_grad_norm'>%1</a>").arg(QObject::tr("the gradient by layer"));
+  }
+  if (v.evidence.context_step > 0) {
+    links << QStringLiteral("<a href='text'>%1</a>").arg(QObject::tr("its context use and text"));
+  }
+  // A mark in the verdict's colour (the sentence names the verdict itself), then the sentence.
+  QString html =
+      QStringLiteral("<p style='margin:0 0 6px 0'>%1<span style='color:%2'>\u25cf</span> %3")
+          .arg(lead.toHtmlEscaped(), verdict_colour(v.verdict).name(), lab::qstr(v.sentence).toHtmlEscaped());
+  if (!links.isEmpty())
+    html += QStringLiteral(" <span style='color:#5f6b7a'>%1</span>")
+                .arg(QObject::tr("See %1.").arg(links.join(QStringLiteral(", "))));
+  return html + QStringLiteral("</p>");
+}
+
 QString run_details_html(const lab::RunEntry& run) {
   const RunRecord& r = run.record;
   const TrainConfig& c = r.config;
@@ -45,6 +78,7 @@ QString run_details_html(const lab::RunEntry& run) {
           "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
           " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
           .arg(run_colour(run).name(), lab::qstr(display_name(c)).toHtmlEscaped(), lab::qstr(to_string(r.status)));
+  html += verdict_html(run);
   if (!c.note.empty()) {
     html += QStringLiteral("<p style='margin:0 0 6px 0; white-space:pre-wrap'>%1</p>")
                 .arg(lab::qstr(c.note).toHtmlEscaped());
@@ -136,7 +170,12 @@ QString runs_difference_html(const std::vector<const lab::RunEntry*>& runs) {
   const auto cell = [](const QString& text) {
     return QStringLiteral("<td style='padding-right:10px'>%1</td>").arg(text);
   };
-  QString html = QStringLiteral("<table cellspacing='0' cellpadding='1'><tr><td></td>");
+  QString html;
+  if (runs.size() == 2) {
+    html += QStringLiteral("<p style='margin:0 0 6px 0'>%1</p>")
+                .arg(lab::qstr(compare_sentence(runs[0]->record, runs[1]->record)).toHtmlEscaped());
+  }
+  html += QStringLiteral("<table cellspacing='0' cellpadding='1'><tr><td></td>");
   for (const lab::RunEntry* run : runs) {
     html += cell(QStringLiteral("<span style='color:%1'>\u25a0</span> <b>%2</b>")
                      .arg(run_colour(*run).name(), lab::qstr(display_name(run->record.config)).toHtmlEscaped()));
@@ -156,6 +195,13 @@ QString runs_difference_html(const std::vector<const lab::RunEntry*>& runs) {
   }
   line(QObject::tr("Held-out, last"), [](const RunRecord& r) { return loss_text(r.final_val_loss()); });
   line(QObject::tr("Gap to training"), [](const RunRecord& r) { return loss_text(r.generalisation_gap()); });
+  html += QStringLiteral("<tr><td style='color:#5f6b7a; padding-right:10px'>%1</td>").arg(QObject::tr("Verdict"));
+  for (const lab::RunEntry* run : runs) {
+    html += cell(QStringLiteral("<span style='color:%1'>%2</span>")
+                     .arg(verdict_colour(run->verdict.verdict).name(),
+                          QString::fromUtf8(info(run->verdict.verdict).label).toHtmlEscaped()));
+  }
+  html += QStringLiteral("</tr>");
   html += QStringLiteral("</table>");
   if (fields.empty()) {
     html += QStringLiteral("<p style='color:#5f6b7a'>%1</p>").arg(QObject::tr("The same settings, seed included."));

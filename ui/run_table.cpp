@@ -4,11 +4,13 @@
 #include <cmath>
 
 #include "core/runs/run_title.h"
+#include "core/runs/verdict.h"
 #include "lab/qstring.h"
 #include "lab/run_store.h"
 
 #include "format.h"
 #include "run_colors.h"
+#include "run_details.h"
 
 namespace normlab::ui {
 
@@ -20,6 +22,7 @@ RunTableModel::RunTableModel(lab::RunStore& store, QObject* parent) : QAbstractT
   connect(&store_, &lab::RunStore::points_changed, this, &RunTableModel::row_changed);
   connect(&store_, &lab::RunStore::status_changed, this, &RunTableModel::row_changed);
   connect(&store_, &lab::RunStore::appearance_changed, this, &RunTableModel::row_changed);
+  connect(&store_, &lab::RunStore::verdict_changed, this, &RunTableModel::row_changed);
 }
 
 void RunTableModel::row_changed(int id) {
@@ -91,6 +94,15 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
         return bold;
       }
       break;
+    case VerdictColumn:
+      if (role == Qt::DisplayRole) return QString::fromUtf8(info(run.verdict.verdict).word);
+      if (role == Qt::ForegroundRole) return verdict_colour(run.verdict.verdict);
+      if (role == Qt::ToolTipRole) {
+        return QStringLiteral("<p><b>%1</b>: %2</p><p>%3</p>")
+            .arg(QString::fromUtf8(info(run.verdict.verdict).label), QString::fromUtf8(info(run.verdict.verdict).help),
+                 lab::qstr(run.verdict.sentence).toHtmlEscaped());
+      }
+      break;
     case ProgressColumn:
       if (role == Qt::DisplayRole) return progress_text(r);
       if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -123,6 +135,7 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
     case NameColumn: return tr("Run");
     case SetupColumn: return tr("Setup");
     case StatusColumn: return tr("Status");
+    case VerdictColumn: return tr("Verdict");
     case ProgressColumn: return tr("Step");
     case HeldOutColumn: return tr("Held-out");
     case GapColumn: return tr("Gap");

@@ -12,7 +12,16 @@ namespace normlab::ui {
 class RunTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { NameColumn, SetupColumn, StatusColumn, ProgressColumn, HeldOutColumn, GapColumn, ColumnCount };
+  enum Column {
+    NameColumn,
+    VerdictColumn,  // beside the name: what matters most, in view on a small screen
+    SetupColumn,
+    StatusColumn,
+    ProgressColumn,
+    HeldOutColumn,
+    GapColumn,
+    ColumnCount
+  };
   static constexpr int RunIdRole = Qt::UserRole + 1;
 
   explicit RunTableModel(lab::RunStore& store, QObject* parent = nullptr);

@@ -8,12 +8,15 @@
 #include <QFont>
 #include <QFontMetricsF>
 #include <QImage>
+#include <QLabel>
 #include <QTemporaryDir>
+#include <QTextDocumentFragment>
 #include <QTransform>
 #include <QXmlStreamReader>
 #include <cmath>
 #include <gtest/gtest.h>
 
+#include "lab/qstring.h"
 #include "lab/run_store.h"
 
 #include "test_support.h"
@@ -84,6 +87,33 @@ TEST(InsideView, PreOnTheLeftWhicheverRunCameFirst) {
   const auto boxes = view.findChildren<QComboBox*>();
   EXPECT_EQ(boxes[1]->currentData().toInt(), pre);
   EXPECT_EQ(boxes[2]->currentData().toInt(), post);
+}
+
+// Issue 48: above the panels, what each run is doing in a sentence, with its evidence a
+// click away; a click on the gradient's link shows that statistic here.
+TEST_F(InsideViewTest, SaysEachPanelsVerdictWithLinksToItsEvidence) {
+  view_.show_runs(pre_, post_);
+  // The gradients came after the runs: their evidence joins the sentences at the next redraw.
+  ASSERT_TRUE(test::wait_until([&] { return view_.verdicts_text().contains(QStringLiteral("statistic:")); }, 2000))
+      << view_.verdicts_text().toStdString();
+  const QString html = view_.verdicts_text();
+  const QString plain = QTextDocumentFragment::fromHtml(html).toPlainText();
+  EXPECT_TRUE(plain.contains(QStringLiteral("Left: \u25cf ")) && plain.contains(QStringLiteral("Right: \u25cf ")))
+      << plain.toStdString();
+  EXPECT_TRUE(plain.contains(lab::qstr(store_.find(pre_)->verdict.sentence))) << plain.toStdString();
+  EXPECT_TRUE(plain.contains(lab::qstr(store_.find(post_)->verdict.sentence))) << plain.toStdString();
+  EXPECT_TRUE(html.contains(QStringLiteral("href='statistic:attention_grad_norm'"))) << html.toStdString();
+  view_.show_statistic(QStringLiteral("update_ratio"));
+  auto* label = view_.findChild<QLabel*>(QStringLiteral("insideVerdicts"));
+  ASSERT_TRUE(label);
+  std::vector<QString> asked;
+  QObject::connect(&view_, &InsideView::evidence_requested,
+                   [&](const QString& link, const QList<int>&) { asked.push_back(link); });
+  emit label->linkActivated(QStringLiteral("statistic:attention_grad_norm"));
+  EXPECT_EQ(view_.findChildren<QComboBox*>()[0]->currentData().toString(), "attention_grad_norm");
+  EXPECT_TRUE(asked.empty()) << "shown here, not elsewhere";
+  emit label->linkActivated(QStringLiteral("curves"));
+  EXPECT_EQ(asked, std::vector<QString>{QStringLiteral("curves")});
 }
 
 TEST_F(InsideViewTest, HoverReadsStepLayerAndValue) {

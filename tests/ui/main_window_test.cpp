@@ -27,9 +27,12 @@
 #include <random>
 
 #include "core/device/cuda_backend.h"
+#include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
 #include "core/runs/run_text.h"
+#include "core/runs/run_title.h"
 #include "core/runs/seeds.h"
+#include "core/runs/verdict.h"
 #include "core/system/atomic_file.h"
 #include "lab/lab.h"
 #include "lab/qstring.h"
@@ -950,7 +953,10 @@ TEST_F(MainWindowTest, RunsReadApartAndARenameAndANoteGoEverywhere) {
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   const QByteArray text = file.readAll();
-  EXPECT_TRUE(text.contains(",\"short run\",\"too few steps to tell\",pre,0.006,")) << text.left(400).toStdString();
+  const RunVerdict& verdict = window_->store().find(id)->verdict;  // and what it is doing, then its settings
+  const std::string row = ",\"short run\",\"too few steps to tell\"," + std::string(info(verdict.verdict).name) + "," +
+                          (verdict.since_step >= 0 ? std::to_string(verdict.since_step) : "") + ",pre,0.006,";
+  EXPECT_TRUE(text.contains(row.c_str())) << row << "\n" << text.left(400).toStdString();
 }
 
 // Issue 30: two runs selected, the details hold only the settings they differ in and their
@@ -977,11 +983,59 @@ TEST_F(MainWindowTest, SelectedRunsShowOnlyTheSettingsTheyDifferIn) {
     EXPECT_EQ(table->model()->index(row, RunTableModel::GapColumn).data().toString(),
               loss_text(window_->store().runs()[std::size_t(row)].record.generalisation_gap()));
   }
+  // Issue 48: what differs in settings and verdicts, in a sentence above the table.
+  EXPECT_TRUE(text.startsWith(QStringLiteral("The norm placement and the ") + lab::qstr(config_field("steps").noun) +
+                              QStringLiteral(" differ. Pre-norm ")))
+      << text.toStdString();
+  // And each run's verdict: one word in the table, its sentence in the tooltip.
+  for (int row = 0; row < 2; ++row) {
+    const RunVerdict& verdict = window_->store().runs()[std::size_t(row)].verdict;
+    const QModelIndex cell = table->model()->index(row, RunTableModel::VerdictColumn);
+    EXPECT_EQ(cell.data().toString(), QString::fromUtf8(info(verdict.verdict).word));
+    EXPECT_TRUE(cell.data(Qt::ToolTipRole).toString().contains(lab::qstr(verdict.sentence).toHtmlEscaped()));
+  }
+  EXPECT_EQ(table->model()->index(0, RunTableModel::VerdictColumn).data().toString(), "learning");
 
   table->selectionModel()->select(table->model()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
   text = details->toPlainText();
   EXPECT_TRUE(text.contains(QStringLiteral("Peak learning rate"))) << "the third run's differs";
   EXPECT_TRUE(text.contains(QStringLiteral("0.001")) && text.contains(QStringLiteral("0.006")));
+}
+
+// Issue 48: when a run's verdict changes, the status bar says so once, in its first clause;
+// the evidence's links in the details open the views it comes from.
+TEST_F(MainWindowTest, AVerdictThatChangesIsSaidInTheStatusBar) {
+  RunRecord run = test::synthetic_run(NormPlacement::Post, 6e-3, 30, 600, 50);
+  const auto evals = run.evals;
+  run.evals.clear();
+  run.status = RunStatus::Running;
+  const int id = window_->store().add(run, {});
+  for (const EvalMetrics& e : evals) {
+    window_->store().append_eval(id, e);
+    if (window_->store().find(id)->verdict.verdict == Verdict::OnBaseline) break;
+  }
+  const RunVerdict& verdict = window_->store().find(id)->verdict;
+  ASSERT_EQ(verdict.verdict, Verdict::OnBaseline) << verdict.sentence;
+  const QString said = window_->statusBar()->currentMessage();
+  EXPECT_TRUE(said.startsWith(QStringLiteral("\u201c%1\u201d: On the unigram baseline since step %2 (")
+                                  .arg(lab::qstr(display_name(run.config)))
+                                  .arg(verdict.since_step)))
+      << said.toStdString();
+  EXPECT_FALSE(said.contains(QLatin1Char(';'))) << "its first clause";
+
+  auto* table = window_->findChild<QTableView*>(QStringLiteral("runTable"));
+  auto* details = window_->findChild<QTextBrowser*>(QStringLiteral("runDetails"));
+  ASSERT_TRUE(table && details);
+  table->selectRow(window_->store().row_of(id));
+  EXPECT_TRUE(details->toPlainText().contains(lab::qstr(verdict.sentence))) << details->toPlainText().toStdString();
+  emit details->anchorClicked(QUrl(QStringLiteral("curves")));
+  EXPECT_EQ(window_->views().currentIndex(), 0) << "the loss curves";
+  emit details->anchorClicked(QUrl(QStringLiteral("text")));
+  EXPECT_EQ(window_->views().tabText(window_->views().currentIndex()).remove(QLatin1Char('&')),
+            QStringLiteral("What it writes"));
+  emit details->anchorClicked(QUrl(QStringLiteral("statistic:mlp_grad_norm")));
+  EXPECT_EQ(window_->views().tabText(window_->views().currentIndex()).remove(QLatin1Char('&')),
+            QStringLiteral("Inside the model"));
 }
 
 // Issue 30: the same file imported twice was drawn twice, as "mean of 1 seed"; the second

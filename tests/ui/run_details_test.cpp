@@ -4,6 +4,7 @@
 #include <QTextDocumentFragment>
 #include <gtest/gtest.h>
 
+#include "lab/qstring.h"
 #include "lab/run_store.h"
 #include "ui/format.h"
 
@@ -15,6 +16,7 @@ namespace {
 QString details_text(const RunRecord& record) {
   lab::RunEntry run;
   run.record = record;
+  run.verdict = judge(record);  // as the store judges every run it holds
   return QTextDocumentFragment::fromHtml(run_details_html(run)).toPlainText();
 }
 
@@ -48,6 +50,36 @@ TEST(RunDetails, GiveTheTrainingLossAndTheGapAtTheLastEvaluation) {
 
   run.evals.resize(1);  // only the evaluation before training: no training loss to give
   EXPECT_FALSE(details_text(run).contains(QStringLiteral("Training\n"))) << details_text(run).toStdString();
+}
+
+// Issue 48: under the run's name, what it is doing in one sentence, and where its evidence is.
+TEST(RunDetails, SayWhatTheRunIsDoingInASentence) {
+  RunRecord run = test::synthetic_run(NormPlacement::Post, 6e-3, 30, 600, 50);
+  const RunVerdict verdict = judge(run);
+  ASSERT_EQ(verdict.verdict, Verdict::OnBaseline);
+  const QString text = details_text(run);
+  EXPECT_TRUE(text.contains(QStringLiteral("\u25cf ") + lab::qstr(verdict.sentence))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("See the loss curves."))) << "no statistics recorded: one link";
+  lab::RunEntry entry;
+  entry.record = run;
+  entry.verdict = verdict;
+  EXPECT_TRUE(run_details_html(entry).contains(QStringLiteral("href='curves'")));
+}
+
+// Issue 48: two runs selected, a sentence says what differs in their settings and verdicts.
+TEST(RunDetails, TwoRunsAreComparedInASentence) {
+  lab::RunEntry pre, post;
+  pre.record = test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50);
+  post.record = test::synthetic_run(NormPlacement::Post, 6e-3, 30, 600, 50);
+  pre.verdict = judge(pre.record);
+  post.verdict = judge(post.record);
+  const QString text = QTextDocumentFragment::fromHtml(runs_difference_html({&pre, &post})).toPlainText();
+  EXPECT_TRUE(text.startsWith(lab::qstr(compare_sentence(pre.record, post.record)))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("Only the norm placement differs. Pre-norm is below the baseline")))
+      << text.toStdString();
+  const QString verdicts = text.mid(text.indexOf(QStringLiteral("Verdict")));
+  EXPECT_TRUE(verdicts.contains(QStringLiteral("learning")) && verdicts.contains(QStringLiteral("on the baseline")))
+      << text.toStdString();
 }
 
 }  // namespace
