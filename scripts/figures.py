@@ -446,6 +446,27 @@ mean (lowest–highest), the others seed 1337 (`normlab-cli train --preset works
     return Block("course-cpu", ["README.md"], [table], render)
 
 
+def verdicts_cpu():
+    """What `normlab-cli explain` says of each of the course's runs at the CPU scale (seed 1337)."""
+    runs = [(name, train(f"--norm {norm}", lr=lr, warmup=warmup))
+            for name, norm, lr, warmup in COURSE + [("post-norm, lr 1e-3, warmup 200", "post", "1e-3", 200)]]
+    printouts = [Printout("explain", run, ("--json",)) for _, run in runs]
+
+    def render(results, docs):
+        lines = ["| run | verdict | since step | what `explain` says |", "|---|---|---|---|"]
+        for (name, _), printout in zip(runs, printouts):
+            said = json.loads(results[printout]["printed"])
+            since = "" if said["since_step"] is None else str(said["since_step"])
+            lines.append(f"| {name} | `{said['verdict']}` | {since} | {said['sentence']} |")
+        table = "\n".join(lines)
+        return f"""At `--scale cpu`, one thread, seed 1337 (`normlab-cli train --scale cpu --device cpu --threads 1
+--norm P --lr LR --warmup W --out runs`, then `normlab-cli explain runs/RUN.json --json` of each):
+
+{table}"""
+
+    return Block("verdicts-cpu", ["docs/verdicts.md"], [], render, printouts=printouts)
+
+
 def matmul_kernels():
     # What the table showed before the CPU matmuls moved to oneDNN (2026-12-01, LibTorch's,
     # on a 2-core AMD EPYC): the figures --cpu-matmul libtorch is to give back.
@@ -1099,7 +1120,8 @@ every other one in reverse order ({others(results, timings)}):""")
     return Block("step-cost", ["docs/designs.md"], [], render, timings=timings, rounds=rounds)
 
 
-BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(), matmul_kernels(), course_pictures(),
+BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(), verdicts_cpu(), matmul_kernels(),
+          course_pictures(),
           sweep_block("depth", "layers", DEPTHS, ["pre", "post"], "depth"),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
