@@ -22,8 +22,8 @@ constexpr const char* kAbout =
 
 constexpr const char* kFooter = R"(
 Examples:
-  normlab-cli train --preset workshop --scale cpu   the course's five runs, CPU-sized
-  normlab-cli train --norm post --lr 6e-3           one run
+  normlab-cli train --norm post --lr 6e-3           one run (CPU-sized without a GPU: a few minutes)
+  normlab-cli train --preset workshop               the course's five runs (CPU-sized without a GPU)
   normlab-cli train --resume normlab-runs/post-norm_lr_6e-3_warmup_30.json
                                                     go on with a killed or stopped run
   normlab-cli train --preset workshop --seeds 3     the five runs, each with 3 seeds: mean and range

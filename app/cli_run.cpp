@@ -110,6 +110,19 @@ TrainConfig build_config(const Options& options) {
   return c;
 }
 
+Scale chosen_scale(const Options& options, bool say) {
+  if (!options.scale.empty()) return parse_scale(options.scale);
+  const std::string device = options.settings.count("device") ? options.settings.at("device") : TrainConfig{}.device;
+  if (describe_device(device).device == "cuda") return Scale::Full;
+  if (say) {
+    const TrainConfig cpu = scaled(TrainConfig{}, Scale::Cpu), full = scaled(TrainConfig{}, Scale::Full);
+    std::printf("On the CPU: the CPU scale, %d steps of %d x %d tokens (--scale full for %d steps of %d x %d)\n",
+                cpu.steps, cpu.batch_size, cpu.model.context, full.steps, full.batch_size, full.model.context);
+    std::fflush(stdout);
+  }
+  return Scale::Cpu;
+}
+
 // DIR/<name>.json; its CSV and checkpoint go beside it.
 fs::path run_file(const fs::path& out, const std::string& name) { return out / (file_stem(name) + ".json"); }
 

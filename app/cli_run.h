@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/runs/config.h"
+#include "core/runs/presets.h"
 #include "core/runs/run_record.h"
 #include "core/sweeps/slurm.h"
 #include "core/training/trained_model.h"
@@ -53,6 +54,10 @@ void add_config_options(CLI::App& command, Options& options);
 void add_side_by_side_option(CLI::App& command, Options& options);
 // Defaults, then the scale, then every setting given explicitly.
 TrainConfig build_config(const Options& options);
+// train's and sweep's scale: --scale, or without it the one the device fits, as the window
+// chooses it: full on a GPU, else the CPU scale, said in one line so that a run on a CPU
+// does not take an hour unannounced. (bench keeps its own defaults: its figures are at them.)
+Scale chosen_scale(const Options& options, bool say = true);
 // Every setting given explicitly, over `c`.
 TrainConfig with_given_settings(TrainConfig c, const Options& options);
 // DIR/<name>.json; its CSV and checkpoint go beside it.

@@ -137,11 +137,7 @@ bool resumes_before(const TrainConfig& config, const fs::path& out, const std::s
 // The sweep the options describe: a preset, or --vary and --values, with --placements
 // and --seeds; settings given explicitly override what the preset fixes.
 Sweep build_sweep(const Options& options) {
-  // Without --scale, the CPU scale unless the device is a GPU: a sweep is many runs.
-  const std::string device = options.settings.count("device") ? options.settings.at("device") : TrainConfig{}.device;
-  const Scale scale = !options.scale.empty()                     ? parse_scale(options.scale)
-                      : describe_device(device).device == "cuda" ? Scale::Full
-                                                                 : Scale::Cpu;
+  const Scale scale = chosen_scale(options, /*say=*/!options.status);
   const TrainConfig base = scaled(TrainConfig{}, scale);
   Sweep sweep;
   if (!options.preset.empty()) {

@@ -82,7 +82,9 @@ int run_resume(const Options& options) {
 
 int run_train(const Options& options) {
   if (!options.resume.empty()) return run_resume(options);
-  const TrainConfig base = build_config(options);
+  Options scaled_options = options;
+  scaled_options.scale = to_string(chosen_scale(options));
+  const TrainConfig base = build_config(scaled_options);
   const fs::path out = options.out;
   std::vector<TrainConfig> configs{base};
   if (!options.preset.empty()) {
