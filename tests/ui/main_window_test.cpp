@@ -849,12 +849,12 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   for (const lab::RunEntry& run : window_->store().runs()) ids << run.id;
   const QString out = folder_.filePath(QStringLiteral("export"));
   QDir().mkpath(out);
-  ASSERT_TRUE(window_->export_runs_json(ids, out));
+  ASSERT_TRUE(window_->export_runs(lab::RunExport::Json, ids, out));
   EXPECT_EQ(read_json(QDir(out).filePath(QStringLiteral("pre-norm_lr_6e-3_warmup_30.json")).toStdString()).steps.size(),
             200u);
   EXPECT_TRUE(QFile::exists(QDir(out).filePath(QStringLiteral("post-norm_lr_6e-3_warmup_30.json"))));
   const QString csv = QDir(out).filePath(QStringLiteral("runs.csv"));
-  ASSERT_TRUE(window_->export_runs_csv(ids, csv));
+  ASSERT_TRUE(window_->export_runs(lab::RunExport::Csv, ids, csv));
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // steps 0 (evaluated) to 200
@@ -867,14 +867,15 @@ TEST_F(MainWindowTest, ExportsTheRunsTextAsMarkdown) {
   run.text.samples = {{100, {",,,,"}, {"the and of"}, {}}, {200, {", , ,"}, {"of the LORD"}, {}}};
   const int id = window_->store().add(run, {});
   const QString path = folder_.filePath(QStringLiteral("text.md"));
-  ASSERT_TRUE(window_->export_text_markdown({id}, path));
+  ASSERT_TRUE(window_->export_runs(lab::RunExport::Markdown, {id}, path));
   QFile file(path);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   const QString markdown = QString::fromUtf8(file.readAll());
   EXPECT_TRUE(markdown.startsWith(QStringLiteral("# post-norm lr 6e-3 warmup 30"))) << markdown.toStdString();
   EXPECT_EQ(markdown.count(QStringLiteral("\n## Step ")), 2);
   EXPECT_TRUE(markdown.contains(QStringLiteral("of the LORD")));
-  EXPECT_FALSE(window_->export_text_markdown({id}, folder_.path())) << "a folder is not a file to write";
+  EXPECT_FALSE(window_->export_runs(lab::RunExport::Markdown, {id}, folder_.path()))
+      << "a folder is not a file to write";
 }
 
 // Issue 28: a click on the loss curves picks the step What it writes shows (the evaluation
@@ -946,7 +947,7 @@ TEST_F(MainWindowTest, RunsReadApartAndARenameAndANoteGoEverywhere) {
   EXPECT_TRUE(details->toPlainText().contains(QStringLiteral("Settings say")));
 
   const QString csv = folder_.filePath(QStringLiteral("runs.csv"));
-  ASSERT_TRUE(window_->export_runs_csv({id}, csv));
+  ASSERT_TRUE(window_->export_runs(lab::RunExport::Csv, {id}, csv));
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   const QByteArray text = file.readAll();
