@@ -110,7 +110,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "normlab-cli: %s\n", error.what());
     return 2;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "normlab-cli: error: %s\n", error.what());
-    return 1;
+    // LibTorch's errors (an allocation that failed, say) carry a C++ backtrace after their
+    // first line: the user gets that line alone, as every other error of this program.
+    const std::string what = error.what();
+    std::fprintf(stderr, "normlab-cli: error: %s\n", what.substr(0, what.find('\n')).c_str());
+    return 2;
   }
 }

@@ -11,8 +11,10 @@
 
 #include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
+#include "core/runs/run_cost.h"
 #include "core/runs/run_text.h"
 #include "core/system/atomic_file.h"
+#include "core/system/memory.h"
 #include "core/training/checkpoint.h"
 #include "core/training/layer_stats.h"
 #include "core/training/predictions.h"
@@ -234,6 +236,22 @@ int share_the_machine(std::vector<TrainConfig>& configs, const Options& options)
                 first == 1 ? "" : "s", last_wave.c_str());
   }
   return at_once;
+}
+
+void check_memory(const std::vector<TrainConfig>& configs, int at_once, bool ignore_limit) {
+  if (configs.empty() || describe_device(configs.front().device).device != "cpu") return;  // a GPU's is not RSS
+  const double gb = 1e9, needed = estimate_memory(configs, at_once), available = available_memory_bytes();
+  std::printf("Memory: about %.1f GB estimated for %d run%s at once; %.1f GB available\n", needed / gb, at_once,
+              at_once == 1 ? "" : "s", available / gb);
+  std::fflush(stdout);
+  if (available > 0 && needed > available && !ignore_limit) {
+    char said[256];
+    std::snprintf(said, sizeof said,
+                  "this needs about %.1f GB of memory (estimate) and %.1f GB is available: make the model, batch "
+                  "or context smaller, or give --ignore-memory to start anyway",
+                  needed / gb, available / gb);
+    throw UserError(said);
+  }
 }
 
 }  // namespace normlab::cli

@@ -39,7 +39,8 @@ struct Options {
   int bench_steps = 20, bench_warmup = 3;
   std::string cuda_graph = "on";  // bench --cuda-graph
   bool json = false;
-  std::string sample_run;  // sample: the run file
+  bool ignore_memory = false;  // train: start even when the memory estimate is over what is available
+  std::string sample_run;      // sample: the run file
   SampleRequest sample;
   // What a run's progress also prints at each evaluation.
   struct Shown {
@@ -70,6 +71,9 @@ RunRecord train_with_progress(const TrainConfig& config, const std::filesystem::
 std::string label_of(std::size_t i, std::size_t count);
 // How many of `configs` train at once, setting each one's threads (see cli_run.cpp).
 int share_the_machine(std::vector<TrainConfig>& configs, const Options& options);
+// Prints the memory the runs `at_once` side by side are estimated to take on the CPU and what
+// is available; UserError (exit 2) when it is more, unless `ignore_limit`.
+void check_memory(const std::vector<TrainConfig>& configs, int at_once, bool ignore_limit);
 
 // Each command with its options, filled into `options` as they are parsed; and what runs it.
 CLI::App* add_train_command(CLI::App& app, Options& options);

@@ -532,6 +532,32 @@ TEST_F(CliTest, WorkshopSideBySideGivesTheNumbersOfOneAfterAnother) {
   EXPECT_EQ(files, 5);
 }
 
+// Issue 47: a run that cannot fit is refused before it starts, in one line with the
+// estimate and the limit; started anyway, LibTorch's failed allocation is one line too,
+// without its C++ backtrace. An address-space limit stands in for a small machine.
+TEST_F(CliTest, ARunThatCannotFitIsRefusedAndLibTorchsFailureIsOneLine) {
+  corpus_file(synthetic_corpus());
+  const std::string limited = "cd '" + temp_.path().string() +
+                              "' && ulimit -v 3000000 && '" NORMLAB_CLI
+                              "' train --corpus corpus.txt --device cpu --threads 1 --layers 4 --d-model 4096 "
+                              "--heads 32 --context 16 --batch 4 --vocab 256 --steps 2 --out runs";
+  auto run_limited = [&](const std::string& more) {
+    const int status = std::system((limited + more + " > stdout.txt 2> stderr.txt").c_str());
+    out_ = read_file(temp_ / "stdout.txt");
+    err_ = read_file(temp_ / "stderr.txt");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(run_limited(""), 2) << out_ << err_;
+  EXPECT_THAT(err_, HasSubstr("this needs about 22.8 GB of memory (estimate) and "));
+  EXPECT_THAT(err_, HasSubstr("--ignore-memory to start anyway"));
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+  EXPECT_THAT(out_, HasSubstr("Memory: about 22.8 GB estimated for 1 run at once"));
+
+  EXPECT_EQ(run_limited(" --ignore-memory"), 2) << out_ << err_;
+  EXPECT_THAT(err_, HasSubstr("can't allocate memory"));
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << "no backtrace: " << err_;
+}
+
 TEST_F(CliTest, DeviceCuda) {
   corpus_file("", "empty.txt");
   const int status = run("train --device cuda --corpus empty.txt");
