@@ -145,6 +145,8 @@ class MainWindow : public QMainWindow {
   void select_runs(const QList<int>& run_ids);
   void report(const QString& title, const QString& text);
   bool ask(const QString& title, const QString& question);  // options_.confirm, else a modal question
+  // options_.confirm, else a warning with Cancel (the default) and Start anyway.
+  bool ask_start_anyway(const QString& title, const QString& question);
   // main_window_files.cpp
   void import_dialog();
   void follow_dialog();

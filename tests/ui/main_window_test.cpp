@@ -193,6 +193,26 @@ TEST_F(MainWindowTest, ARunOfMoreThanAnHourStartsOnlyWhenTheUserSaysYes) {
   EXPECT_EQ(window_->store().runs().size(), 2u);
 }
 
+// Issue 47: layers 64, width 4096 grew memory at 0.8 GB/s until the allocator failed. A run
+// estimated at more memory than is available asks first (Cancel / Start anyway); answered
+// Cancel, nothing starts.
+TEST_F(MainWindowTest, ARunThatCannotFitAsksBeforeItStarts) {
+  TrainConfig huge = scaled(TrainConfig{}, Scale::Cpu);
+  huge.corpus_path = test::tiny_config(corpus_).corpus_path;
+  huge.model.layers = 64;
+  huge.model.d_model = 4096;
+  huge.model.heads = 32;
+  huge.steps = 2;
+  window_->settings_panel().set_config(huge);
+  ASSERT_TRUE(window_->settings_panel().problem().isEmpty()) << window_->settings_panel().problem().toStdString();
+  answer_ = false;
+  window_->start_action()->trigger();
+  ASSERT_EQ(questions_.size(), 1) << "memory is asked first: if it cannot fit, its time does not matter";
+  EXPECT_TRUE(questions_.back().contains(QStringLiteral("GB of memory (estimate) and")))
+      << questions_.back().toStdString();
+  EXPECT_TRUE(window_->store().runs().empty()) << "not started";
+}
+
 // Seen on a re-check: on a new profile, with no run trained on this device yet, a run of
 // 9,999,999 steps still started without a word: the estimate had nothing to go by. A run
 // far larger than the course's asks first then too; a small one starts at once.
