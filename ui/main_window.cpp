@@ -387,7 +387,8 @@ void MainWindow::start_run() {
   const TrainConfig config = settings_->config();
   // A run that cannot fit grew memory at 0.8 GB/s until the allocator failed: asked first.
   const double needed = estimate_memory(config).total(), available = available_memory_bytes();
-  if (available > 0 && needed > available &&
+  const bool on_cpu = config.device == "cpu" || (config.device == "auto" && !lab_->on_gpu());  // a GPU's is not RSS
+  if (on_cpu && available > 0 && needed > available &&
       !ask_start_anyway(tr("Not enough memory"),
                         tr("This run needs about %1 GB of memory (estimate) and %2 GB is available here, so it would "
                            "most likely fail. Make the model, batch or context smaller, or start it anyway.")
