@@ -22,8 +22,8 @@ constexpr const char* kAbout =
 
 constexpr const char* kFooter = R"(
 Examples:
-  normlab-cli train --preset workshop --scale cpu   the course's five runs, CPU-sized
-  normlab-cli train --norm post --lr 6e-3           one run
+  normlab-cli train --norm post --lr 6e-3           one run (CPU-sized without a GPU: a few minutes)
+  normlab-cli train --preset workshop               the course's five runs (CPU-sized without a GPU)
   normlab-cli train --resume normlab-runs/post-norm_lr_6e-3_warmup_30.json
                                                     go on with a killed or stopped run
   normlab-cli train --preset workshop --seeds 3     the five runs, each with 3 seeds: mean and range
@@ -116,7 +116,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "normlab-cli: %s\n", error.what());
     return 2;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "normlab-cli: error: %s\n", error.what());
-    return 1;
+    // LibTorch's errors (an allocation that failed, say) carry a C++ backtrace after their
+    // first line: the user gets that line alone, as every other error of this program.
+    const std::string what = error.what();
+    std::fprintf(stderr, "normlab-cli: error: %s\n", what.substr(0, what.find('\n')).c_str());
+    return 2;
   }
 }

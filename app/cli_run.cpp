@@ -11,9 +11,11 @@
 
 #include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
+#include "core/runs/run_cost.h"
 #include "core/runs/run_text.h"
 #include "core/runs/verdict.h"
 #include "core/system/atomic_file.h"
+#include "core/system/memory.h"
 #include "core/training/checkpoint.h"
 #include "core/training/layer_stats.h"
 #include "core/training/predictions.h"
@@ -109,6 +111,19 @@ TrainConfig build_config(const Options& options) {
   c.note = options.note;
   validate(c);
   return c;
+}
+
+Scale chosen_scale(const Options& options, bool say) {
+  if (!options.scale.empty()) return parse_scale(options.scale);
+  const std::string device = options.settings.count("device") ? options.settings.at("device") : TrainConfig{}.device;
+  if (describe_device(device).device == "cuda") return Scale::Full;
+  if (say) {
+    const TrainConfig cpu = scaled(TrainConfig{}, Scale::Cpu), full = scaled(TrainConfig{}, Scale::Full);
+    std::printf("On the CPU: the CPU scale, %d steps of %d x %d tokens (--scale full for %d steps of %d x %d)\n",
+                cpu.steps, cpu.batch_size, cpu.model.context, full.steps, full.batch_size, full.model.context);
+    std::fflush(stdout);
+  }
+  return Scale::Cpu;
 }
 
 // DIR/<name>.json; its CSV and checkpoint go beside it.
@@ -226,6 +241,22 @@ int share_the_machine(std::vector<TrainConfig>& configs, const Options& options)
                 first == 1 ? "" : "s", last_wave.c_str());
   }
   return at_once;
+}
+
+void check_memory(const std::vector<TrainConfig>& configs, int at_once, bool ignore_limit) {
+  if (configs.empty() || describe_device(configs.front().device).device != "cpu") return;  // a GPU's is not RSS
+  const double gb = 1e9, needed = estimate_memory(configs, at_once), available = available_memory_bytes();
+  std::printf("Memory: about %.1f GB estimated for %d run%s at once; %.1f GB available\n", needed / gb, at_once,
+              at_once == 1 ? "" : "s", available / gb);
+  std::fflush(stdout);
+  if (available > 0 && needed > available && !ignore_limit) {
+    char said[256];
+    std::snprintf(said, sizeof said,
+                  "this needs about %.1f GB of memory (estimate) and %.1f GB is available: make the model, batch "
+                  "or context smaller, or give --ignore-memory to start anyway",
+                  needed / gb, available / gb);
+    throw UserError(said);
+  }
 }
 
 }  // namespace normlab::cli

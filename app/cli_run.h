@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/runs/config.h"
+#include "core/runs/presets.h"
 #include "core/runs/run_record.h"
 #include "core/sweeps/slurm.h"
 #include "core/training/trained_model.h"
@@ -38,6 +39,7 @@ struct Options {
   int bench_steps = 20, bench_warmup = 3;
   std::string cuda_graph = "on";  // bench --cuda-graph
   bool json = false;
+  bool ignore_memory = false;             // train: start even when the memory estimate is over what is available
   std::string sample_run;                 // sample: the run file
   std::vector<std::string> explain_runs;  // explain: one or two run files, or a folder
   SampleRequest sample;
@@ -54,6 +56,10 @@ void add_config_options(CLI::App& command, Options& options);
 void add_side_by_side_option(CLI::App& command, Options& options);
 // Defaults, then the scale, then every setting given explicitly.
 TrainConfig build_config(const Options& options);
+// train's and sweep's scale: --scale, or without it the one the device fits, as the window
+// chooses it: full on a GPU, else the CPU scale, said in one line so that a run on a CPU
+// does not take an hour unannounced. (bench keeps its own defaults: its figures are at them.)
+Scale chosen_scale(const Options& options, bool say = true);
 // Every setting given explicitly, over `c`.
 TrainConfig with_given_settings(TrainConfig c, const Options& options);
 // DIR/<name>.json; its CSV and checkpoint go beside it.
@@ -66,6 +72,9 @@ RunRecord train_with_progress(const TrainConfig& config, const std::filesystem::
 std::string label_of(std::size_t i, std::size_t count);
 // How many of `configs` train at once, setting each one's threads (see cli_run.cpp).
 int share_the_machine(std::vector<TrainConfig>& configs, const Options& options);
+// Prints the memory the runs `at_once` side by side are estimated to take on the CPU and what
+// is available; UserError (exit 2) when it is more, unless `ignore_limit`.
+void check_memory(const std::vector<TrainConfig>& configs, int at_once, bool ignore_limit);
 
 // Each command with its options, filled into `options` as they are parsed; and what runs it.
 CLI::App* add_train_command(CLI::App& app, Options& options);

@@ -17,6 +17,7 @@
 #include "core/runs/presets.h"
 #include "core/runs/run_text.h"
 #include "core/runs/verdict.h"
+#include "core/sweeps/point_fate.h"
 #include "core/sweeps/slurm.h"
 #include "core/sweeps/sweep.h"
 #include "core/sweeps/sweep_chart.h"
@@ -34,23 +35,48 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The runs already in a folder, read once when a point is not found under its own name:
-// any run there that answers the point counts (core's `answers`, the rule the window
-// applies to every run it holds), so a one-seed sweep reads back the "seed 1337" runs of a
-// --seeds sweep with the same settings instead of training them again. Thread-safe: runs
-// side by side ask at once.
+// The runs already in a folder, read once at the first point asked about: what core's one
+// rule for a point's fate (point_fate) chooses from, as the window's store is for the
+// window. So a one-seed sweep reads back the "seed 1337" runs of a --seeds sweep with the
+// same settings instead of training them again, and a cut-short run goes on from its
+// checkpoint. Thread-safe: runs side by side ask at once.
 class FolderRuns {
  public:
   explicit FolderRuns(fs::path folder) : folder_(std::move(folder)) {}
 
-  // The file of a run in the folder that answers `config`, and its record: the run the
-  // window would pick among the same runs (core's find_run, then answers).
-  std::optional<std::pair<fs::path, RunRecord>> answering(const TrainConfig& config) {
+  struct Picked {
+    PointFate fate;
+    fs::path file;                 // the run file of fate.run, if any
+    std::optional<RunRecord> run;  // its record
+    double age_s = 0;              // how long ago its file last changed
+  };
+
+  // The point's fate among the folder's runs. An array task `owns` its point (the
+  // scheduler runs one task i at a time), so its own file still saying running is its
+  // earlier attempt, killed before it could say so: cut short.
+  Picked fate_of(const TrainConfig& config, bool owned = false) {
     std::lock_guard lock(mutex_);
     if (!read_) read_all();
-    const int found = find_run(config, records_);
-    if (found < 0 || !answers(runs_[std::size_t(found)], config)) return std::nullopt;
-    return std::pair{files_[std::size_t(found)], runs_[std::size_t(found)]};
+    if (owned) {
+      for (std::size_t i = 0; i < runs_.size(); ++i) {
+        if (files_[i] == run_file(folder_, config.name)) mark_interrupted(runs_[i], "its task ended while it trained");
+      }
+    }
+    Picked picked;
+    picked.fate = point_fate(config, records_, [&](std::size_t i) {
+      try {
+        return CheckpointAnswer{resumable_checkpoint(checkpoint_path(files_[i]), config).step, ""};
+      } catch (const UserError& refused) {
+        return CheckpointAnswer{-1, refused.what()};
+      }
+    });
+    if (picked.fate.run >= 0) {
+      const auto i = std::size_t(picked.fate.run);
+      picked.file = files_[i];
+      picked.run = runs_[i];
+      picked.age_s = ages_[i];
+    }
+    return picked;
   }
 
  private:
@@ -69,6 +95,8 @@ class FolderRuns {
       try {
         runs_.push_back(read_json(entry.path()));
         files_.push_back(entry.path());
+        const auto changed = fs::last_write_time(entry.path(), error);
+        ages_.push_back(error ? 0 : std::chrono::duration<double>(fs::file_time_type::clock::now() - changed).count());
       } catch (const UserError&) {
         // not a run file, or a damaged one: it answers nothing
       }
@@ -81,68 +109,41 @@ class FolderRuns {
   bool read_ = false;
   std::vector<RunRecord> runs_;
   std::vector<fs::path> files_;            // runs_[i]'s file
-  std::vector<const RunRecord*> records_;  // into runs_, as find_run takes them
+  std::vector<double> ages_;               // seconds since runs_[i]'s file changed
+  std::vector<const RunRecord*> records_;  // into runs_, as point_fate takes them
 };
 
-// The run's record from an earlier sweep or train into `out`, when it answers the point
-// (core's `answers`, the window's rule too): its own file first, then any other run file
-// in `out` (FolderRuns). A sweep stopped or extended later trains only what it lacks.
-std::optional<RunRecord> answered_before(const TrainConfig& config, const fs::path& out, const std::string& label,
-                                         FolderRuns& others) {
-  const fs::path file = run_file(out, config.name);
-  std::optional<RunRecord> run;
-  if (std::error_code error; fs::exists(file, error)) {
-    try {
-      run = read_json(file);
-    } catch (const UserError&) {
-      // unreadable: trained again, and its file rewritten
+// Trains the point, or reads back or resumes the run the rule picks for it, saying which
+// and why in a line. An earlier sweep or train into `out` counts, so a sweep stopped or
+// extended later trains only what it lacks.
+RunRecord settle_point(const TrainConfig& config, const fs::path& out, const std::string& label, FolderRuns& folder,
+                       const Options::Shown& shown, bool alone, bool owned = false) {
+  const FolderRuns::Picked picked = folder.fate_of(config, owned);
+  const std::string said = label + "  " + config.name + ": " + picked.fate.reason;
+  switch (picked.fate.fate) {
+    case Fate::Reuse: std::printf("%s; read back from %s\n", said.c_str(), picked.file.c_str()); return *picked.run;
+    case Fate::Resume: {
+      std::printf("%s\n", said.c_str());
+      TrainConfig resumed = config;  // into the cut-short run's own file, under its name
+      resumed.name = picked.run->config.name;
+      resumed.label = picked.run->config.label;
+      return train_with_progress(resumed, picked.file, label, shown, /*resuming=*/true, alone);
     }
+    case Fate::Wait:
+      // No process of this sweep trains it: a file left saying running or queued.
+      std::printf("%s, but not by this sweep: trained afresh\n", said.c_str());
+      break;
+    case Fate::Train:
+      if (picked.fate.run >= 0) std::printf("%s\n", said.c_str());
+      break;
   }
-  if (run && answers(*run, config)) {
-    std::printf("%s  %s: %s before with the same settings, final held-out %.3f nats; read back from %s\n",
-                label.c_str(), config.name.c_str(), to_string(run->status).c_str(), run->final_val_loss(),
-                file.c_str());
-    return run;
-  }
-  auto other = others.answering(config);
-  if (!other) return std::nullopt;
-  std::printf(
-      "%s  %s: %s before with the same settings as \u201c%s\u201d, final held-out %.3f nats; read back from %s\n",
-      label.c_str(), config.name.c_str(), to_string(other->second.status).c_str(), other->second.config.name.c_str(),
-      other->second.final_val_loss(), other->first.c_str());
-  return std::move(other->second);
-}
-
-// Whether the point's run in `out` was cut short and its checkpoint can go on with it: a
-// sweep stopped, killed or preempted goes on where its run was, as the window's does.
-// An array task `owns` its point (the scheduler runs one task i at a time), so a file
-// still saying running is its own earlier attempt, killed before it could say so.
-bool resumes_before(const TrainConfig& config, const fs::path& out, const std::string& label, bool owned = false) {
-  const fs::path file = run_file(out, config.name);
-  std::error_code error;
-  if (!fs::exists(file, error) || !fs::exists(checkpoint_path(file), error)) return false;
-  try {
-    RunRecord run = read_json(file);
-    if (owned) mark_interrupted(run, "its task ended while it trained");
-    if (progress_of(run.status) != RunProgress::CutShort || !same_experiment(run.config, config)) return false;
-    const CheckpointHeader header = resumable_checkpoint(checkpoint_path(file), config);
-    std::printf("%s  %s: %s, goes on from its checkpoint at step %d\n", label.c_str(), config.name.c_str(),
-                to_string(run.status).c_str(), header.step);
-    return true;
-  } catch (const UserError& refused) {
-    std::printf("%s  %s: trained afresh, %s\n", label.c_str(), config.name.c_str(), refused.what());
-    return false;
-  }
+  return train_with_progress(config, run_file(out, config.name), label, shown, /*resuming=*/false, alone);
 }
 
 // The sweep the options describe: a preset, or --vary and --values, with --placements
 // and --seeds; settings given explicitly override what the preset fixes.
 Sweep build_sweep(const Options& options) {
-  // Without --scale, the CPU scale unless the device is a GPU: a sweep is many runs.
-  const std::string device = options.settings.count("device") ? options.settings.at("device") : TrainConfig{}.device;
-  const Scale scale = !options.scale.empty()                     ? parse_scale(options.scale)
-                      : describe_device(device).device == "cuda" ? Scale::Full
-                                                                 : Scale::Cpu;
+  const Scale scale = chosen_scale(options, /*say=*/!options.status);
   const TrainConfig base = scaled(TrainConfig{}, scale);
   Sweep sweep;
   if (!options.preset.empty()) {
@@ -210,20 +211,6 @@ void print_sweep_table(const Sweep& sweep, const std::vector<SweepResult>& resul
   }
 }
 
-// The point's run file, when there is one that can be read, and how long ago it last changed.
-std::optional<RunRecord> read_point(const TrainConfig& config, const fs::path& out, double* age_s) {
-  const fs::path file = run_file(out, config.name);
-  std::error_code error;
-  const auto changed = fs::last_write_time(file, error);
-  if (error) return std::nullopt;
-  *age_s = std::chrono::duration<double>(fs::file_time_type::clock::now() - changed).count();
-  try {
-    return read_json(file);
-  } catch (const UserError&) {
-    return std::nullopt;  // half-written by hand or damaged: trained again
-  }
-}
-
 // Slurm's states of the sweep's tasks by task index, for the job each was last submitted
 // in: from squeue while Slurm remembers the job (ended ones too, for MinJobAge), else
 // from sacct where accounting answers.
@@ -261,19 +248,18 @@ std::map<int, std::string> read_jobs(const SweepFolder& files) {
                                        : std::map<int, std::string>{};
 }
 
-// Where each point stands: its run file, or another run in the folder that answers it
-// (as training would read it back), and Slurm's word for the tasks submitted.
+// Where each point stands: the run the rule (point_fate) picks for it in the folder, as
+// training would, and Slurm's word for the tasks submitted.
 std::vector<PointState> point_states(const std::vector<SweepRun>& runs, const SweepFolder& files,
                                      std::vector<std::optional<RunRecord>>* records) {
   const std::map<int, std::string> slurm = slurm_states(read_jobs(files));
-  FolderRuns others(files.out);
+  FolderRuns folder(files.out);
   std::vector<PointState> states;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     PointEvidence evidence;
-    records->push_back(read_point(runs[i].config, files.out, &evidence.file_age_s));
-    if (!records->back() || !answers(*records->back(), runs[i].config)) {
-      if (auto other = others.answering(runs[i].config)) records->back() = std::move(other->second);
-    }
+    FolderRuns::Picked picked = folder.fate_of(runs[i].config);
+    records->push_back(std::move(picked.run));
+    evidence.file_age_s = picked.age_s;
     if (records->back()) evidence.run = &*records->back();
     if (auto found = slurm.find(int(i)); found != slurm.end()) evidence.slurm_state = found->second;
     states.push_back(point_state(evidence, runs[i].config));
@@ -290,10 +276,8 @@ int run_sweep_task(const std::vector<SweepRun>& runs, int task, const fs::path& 
   }
   const TrainConfig& config = runs[std::size_t(task)].config;
   const std::string label = "[task " + std::to_string(task) + "]";
-  FolderRuns others(out);
-  if (answered_before(config, out, label, others)) return 0;
-  const bool resuming = resumes_before(config, out, label, /*owned=*/true);
-  const RunRecord run = train_with_progress(config, run_file(out, config.name), label, shown, resuming);
+  FolderRuns folder(out);
+  const RunRecord run = settle_point(config, out, label, folder, shown, /*alone=*/true, /*owned=*/true);
   if (g_cancel) return 130;
   return progress_of(run.status) == RunProgress::Result ? 0 : 1;
 }
@@ -472,16 +456,11 @@ int run_sweep(const Options& options) {
   std::vector<std::optional<SweepResult>> ended(runs.size());
   std::vector<SweepResult> results;  // of the runs ended so far, in the sweep's order
   std::mutex summary_mutex;
-  FolderRuns others(out);
+  FolderRuns folder(out);
   train_side_by_side(runs.size(), at_once, [&](std::size_t i) {
     if (g_cancel) return;
-    const std::string label = label_of(i, runs.size());
-    std::optional<RunRecord> run = answered_before(configs[i], out, label, others);
-    if (!run) {
-      const bool resuming = resumes_before(configs[i], out, label);
-      run =
-          train_with_progress(configs[i], run_file(out, configs[i].name), label, options.shown, resuming, at_once == 1);
-    }
+    const std::optional<RunRecord> run =
+        settle_point(configs[i], out, label_of(i, runs.size()), folder, options.shown, at_once == 1);
     // Kept up to date, so a stopped sweep keeps its rows.
     std::lock_guard lock(summary_mutex);
     ended[i] = summarise(runs[i], *run);

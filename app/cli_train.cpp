@@ -30,6 +30,8 @@ CLI::App* add_train_command(CLI::App& app, Options& options) {
       ->capture_default_str();
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
   add_side_by_side_option(*train, options);
+  train->add_flag("--ignore-memory", options.ignore_memory,
+                  "start even when the memory estimate printed before training is over what is available");
   train->add_flag("--layers-summary", options.shown.layers_summary,
                   "at each evaluation, print every per-layer statistic's latest values (see --layer-stats-every)");
   train->add_flag("--show-text", options.shown.text,
@@ -82,7 +84,9 @@ int run_resume(const Options& options) {
 
 int run_train(const Options& options) {
   if (!options.resume.empty()) return run_resume(options);
-  const TrainConfig base = build_config(options);
+  Options scaled_options = options;
+  scaled_options.scale = to_string(chosen_scale(options));
+  const TrainConfig base = build_config(scaled_options);
   const fs::path out = options.out;
   std::vector<TrainConfig> configs{base};
   if (!options.preset.empty()) {
@@ -102,6 +106,7 @@ int run_train(const Options& options) {
   }
 
   const int at_once = share_the_machine(configs, options);
+  check_memory(configs, at_once, options.ignore_memory);
   std::vector<std::optional<RunRecord>> trained(configs.size());
   train_side_by_side(configs.size(), at_once, [&](std::size_t i) {
     if (g_cancel) return;

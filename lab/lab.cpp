@@ -8,6 +8,7 @@
 #include "core/runs/run_cost.h"
 #include "core/runs/run_title.h"
 #include "core/runs/seeds.h"
+#include "core/sweeps/point_fate.h"
 #include "core/training/checkpoint.h"
 #include "core/training/side_by_side.h"
 #include "core/training/trainer.h"
@@ -125,23 +126,37 @@ Lab::Started Lab::train_missing(const std::vector<TrainConfig>& configs, QSet<in
   Started started;
   for (const TrainConfig& config : configs) {
     const std::vector<const RunRecord*> records = store_->records();
-    const int found = find_run(config, records);
-    const RunEntry* run = found < 0 ? nullptr : &store_->runs()[std::size_t(found)];
-    switch (run ? progress_of(run->record.status) : RunProgress::CutShort) {
-      case RunProgress::Result: ++started.reused; break;
-      case RunProgress::Pending:
+    const PointFate fate = point_fate(config, records, [&](std::size_t i) {
+      const QString refused = resume_refusal(store_->runs()[i].id);
+      if (!refused.isEmpty()) return CheckpointAnswer{-1, refused.toStdString()};
+      const RunEntry& run = store_->runs()[i];
+      try {
+        return CheckpointAnswer{resumable_checkpoint(checkpoint_path(run.file.toStdString()), run.record.config).step,
+                                ""};
+      } catch (const std::exception& error) {
+        return CheckpointAnswer{-1, error.what()};
+      }
+    });
+    const int id = fate.run < 0 ? 0 : store_->runs()[std::size_t(fate.run)].id;
+    switch (fate.fate) {
+      case Fate::Reuse: ++started.reused; break;
+      case Fate::Wait:
         // Left queued by an earlier session: it joins the queue now. One queued or training
         // already is someone else's (a run by hand, say) and is left alone.
-        if (!queue_->is_queued(run->id)) {
-          queue_->enqueue(run->id);
-          if (owned) owned->insert(run->id);
+        if (!queue_->is_queued(id)) {
+          queue_->enqueue(id);
+          if (owned) owned->insert(id);
         }
         ++started.waiting;
         break;
-      case RunProgress::CutShort:
-        // Cut short with a sound checkpoint: it goes on from there; else it trains afresh.
-        if (const int id = run && resume_run(run->id).isEmpty() ? run->id : queue_run(config)) {
-          if (owned) owned->insert(id);
+      case Fate::Resume:
+        enqueue_resume(id);
+        if (owned) owned->insert(id);
+        ++started.queued;
+        break;
+      case Fate::Train:
+        if (const int queued = queue_run(config)) {
+          if (owned) owned->insert(queued);
           ++started.queued;
         }
         break;
@@ -195,20 +210,30 @@ void Lab::drop_checkpoints(const QList<int>& ids) {
   }
 }
 
-QString Lab::resume_run(int id) {
+QString Lab::resume_refusal(int id) const {
   const RunEntry* run = store_->find(id);
   if (!run || read_only() || queue_->is_queued(id)) return tr("this run cannot be resumed here");
   if (progress_of(run->record.status) != RunProgress::CutShort) {
     return tr("only a stopped, interrupted or failed run goes on from a checkpoint");
   }
   if (run->file.isEmpty()) return tr("this run has no file in the runs folder, so no checkpoint");
+  return {};
+}
+
+void Lab::enqueue_resume(int id) {
+  store_->set_status(id, RunStatus::Queued);
+  queue_->enqueue(id, /*resume=*/true);
+}
+
+QString Lab::resume_run(int id) {
+  if (const QString refused = resume_refusal(id); !refused.isEmpty()) return refused;
+  const RunEntry* run = store_->find(id);
   try {
     resumable_checkpoint(checkpoint_path(run->file.toStdString()), run->record.config);
   } catch (const std::exception& error) {
     return QString::fromStdString(error.what());
   }
-  store_->set_status(id, RunStatus::Queued);
-  queue_->enqueue(id, /*resume=*/true);
+  enqueue_resume(id);
   return {};
 }
 

@@ -160,9 +160,13 @@ class Lab : public QObject {
   struct Started {
     int queued = 0, reused = 0, waiting = 0;
   };
-  // Queues each config the store has no answer for; one already queued or training is
-  // left to finish. `owned` collects the ids that joined the queue here.
+  // Each config's fate by core's one rule (point_fate): reused, waited for (one left
+  // queued joins the queue; one queued or training already is left to finish), resumed
+  // from its checkpoint, or queued afresh. `owned` collects the ids that joined the queue here.
   Started train_missing(const std::vector<TrainConfig>& configs, QSet<int>* owned);
+  // Why the run cannot go on from a checkpoint here, before its file is read; empty if it may.
+  QString resume_refusal(int id) const;
+  void enqueue_resume(int id);
   // Queued, but not waiting in the queue: from an earlier session, or imported so (a
   // followed folder's queued runs are another program's to train).
   bool left_queued(const RunEntry& run) const;

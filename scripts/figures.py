@@ -97,7 +97,7 @@ class Run:
         full = self.option("--scale", "full") == "full"
         steps = int(self.option("--steps", "3000" if full else "600"))
         layers = int(self.option("--layers", "8"))
-        slower = 1.7 if self.option("--cpu-matmul", "onednn") == "libtorch" else 1  # README, Speed
+        slower = 1.7 if self.option("--cpu-matmul", "onednn") == "libtorch" else 1  # docs/speed.md
         return self.records() * steps * (FULL_STEP_S if full else CPU_STEP_S) * layers / 8 * slower
 
 
@@ -281,8 +281,7 @@ class Timing:
 
 @dataclasses.dataclass
 class Block:
-    name: str
-    files: list  # Markdown files holding the block, relative to the root
+    name: str  # the Markdown files holding it are found by its markers: files_of
     tables: list
     render: object  # (results, path from the file to docs/) -> Markdown
     charts: list = dataclasses.field(default_factory=list)
@@ -345,12 +344,12 @@ normlab-cli train --scale cpu --device cpu --threads 1 --norm PLACEMENT [--norm-
 One seed each. The runs at 6e-3 and those that stall are chaotic: another thread count,
 another CPU, or `--cpu-matmul libtorch` (LibTorch's own matmuls, which gave the numbers this
 table showed before 2026-12-02) moves them by up to about 0.1 nats, as far as another seed
-does (the seed ranges: the course below and the designs' table).
+does (the seed ranges: the course's and the designs' tables in [results.md]({docs}results.md)).
 
 ![Every placement at 1e-3, warmup 30, CPU scale, training and held-out loss per step: pre-norm (blue), post-norm (red), peri-norm (teal), DeepNorm (amber) and mix (purple), their final held-out losses as in the table]({docs}placements-1e-3.png)"""
 
     chart = Chart("placements-1e-3.png", [row[2].run for row in rows[:5]], "course-experiment.png")
-    return Block("placements-table", ["README.md", "docs/designs.md"], [table], render, charts=[chart])
+    return Block("placements-table", [table], render, charts=[chart])
 
 
 def what_it_learned():
@@ -384,7 +383,7 @@ text, which `--show-text` prints as they come):
 
 {story}"""
 
-    return Block("what-it-learned", ["README.md"], [table], render)
+    return Block("what-it-learned", [table], render)
 
 
 def sample_example():
@@ -407,7 +406,7 @@ $ normlab-cli sample runs/{file} --prompt "{prompt}" --tokens 30 --top 8
 (that run: `normlab-cli train --scale cpu --device cpu --threads 1 --norm pre --lr 1e-3 --warmup 30
 --out runs`, held-out {final_loss(pick(results[run])):.3f} nats.)"""
 
-    return Block("sample-example", ["README.md"], [], render, printouts=[printout])
+    return Block("sample-example", [], render, printouts=[printout])
 
 
 COURSE = [("pre-norm, lr 1e-3, warmup 30", "pre", "1e-3", 30), ("post-norm, lr 1e-3, warmup 30", "post", "1e-3", 30),
@@ -443,7 +442,7 @@ mean (lowest–highest), the others seed 1337 (`normlab-cli train --preset works
 
 {cost}"""
 
-    return Block("course-cpu", ["README.md"], [table], render)
+    return Block("course-cpu", [table], render)
 
 
 def verdicts_cpu():
@@ -464,7 +463,7 @@ def verdicts_cpu():
 
 {table}"""
 
-    return Block("verdicts-cpu", ["docs/verdicts.md"], [], render, printouts=printouts)
+    return Block("verdicts-cpu", [], render, printouts=printouts)
 
 
 def matmul_kernels():
@@ -494,7 +493,7 @@ LibTorch's matmuls on the earlier machine, a 2-core AMD EPYC):
       "baseline and pre-norm at 6e-3 move by up to about 0.1 nats, as with another thread count or "
       "CPU. " + verdict)}"""
 
-    return Block("matmul-kernels", ["README.md"], [table], render)
+    return Block("matmul-kernels", [table], render)
 
 
 def course_pictures():
@@ -514,7 +513,7 @@ def course_pictures():
   means with their seed bands (made as `normlab-cli train --scale cpu --device cpu --threads 1
   --norm P --lr LR --warmup W --seed S`, the same runs);"""
 
-    return Block("course-pictures", ["docs/desktop-app.md"], [], render, charts=pictures)
+    return Block("course-pictures", [], render, charts=pictures)
 
 
 def course_full():
@@ -574,7 +573,7 @@ Cost: a median step of {step_s:.2f} s with two runs at a time, so the {len(recor
 machine with builds for a while (a stopped run resumes from its checkpoint: `normlab-cli train
 --resume RUN.json`)."""
 
-    return Block("course-full", ["README.md"], [table], render)
+    return Block("course-full", [table], render)
 
 
 def sweep_block(preset, option, values, placements, what):
@@ -605,7 +604,7 @@ trains each point as the same run, `normlab-cli train --scale cpu --device cpu -
 
 ![Final held-out loss against {what}, one line per placement, stalled points hollow, the unigram baseline dashed]({docs}sweep-{preset}.png)"""
 
-    return Block(f"sweep-{preset}", ["README.md", "docs/designs.md"], [table], render,
+    return Block(f"sweep-{preset}", [table], render,
                  charts=[Chart(f"sweep-{preset}{kind}.png", runs, f"sweep-{preset}{kind}.png", sweep=preset)
                          for kind in ("", "-window")[:2 if preset == "learning-rate" else 1]],  # only this window is in the docs
                  summaries=[Summary(arguments, f"sweep-{preset}.csv", runs)])
@@ -689,7 +688,7 @@ lowest–highest; "stalls": within 0.1 nats of the baseline or above it; {DESIGN
 
 {table.markdown(results)}"""
 
-    return Block("designs-results", ["README.md"], [table], render)
+    return Block("designs-results", [table], render)
 
 
 def designs_seeds():
@@ -710,7 +709,7 @@ normlab-cli sweep $t --placements pre,post --scaled-init on
 
 {design_readings(table, results)}"""
 
-    return Block("designs-seeds", ["docs/designs.md"], [table], render)
+    return Block("designs-seeds", [table], render)
 
 
 def design_summary(table, designs, arguments, name):
@@ -741,7 +740,7 @@ normlab-cli sweep $l --placements pre,post --qk-norm on --seeds 3
 {design_readings(table, results, LR_SWEEP)}"""
 
     sweep = f"--vary lr --values {','.join(LR_SWEEP)} --seeds 3 --placements"
-    return Block("designs-lr", ["docs/designs.md"], [table], render, summaries=[
+    return Block("designs-lr", [table], render, summaries=[
         design_summary(table, names[:2] + ("ReZero",), f"{sweep} pre,post,rezero", "designs-lr"),
         design_summary(table, names[3:5], f"{sweep} pre,post --qk-norm on", "designs-lr-qk")])
 
@@ -768,7 +767,7 @@ with the design's options):
 
 {design_readings(table, results, DEPTHS, lambda depth: f"{depth} blocks")}"""
 
-    return Block("designs-depth", ["docs/designs.md"], [table], render, summaries=[
+    return Block("designs-depth", [table], render, summaries=[
         design_summary(table, names[:2], f"--vary layers --values {','.join(DEPTHS)} --seeds 3 --placements pre,lns",
                        "designs-depth")])
 
@@ -791,7 +790,7 @@ normlab-cli train --scale cpu --device cpu --threads 1 --steps 200 --warmup 30 -
 
 {table.markdown(results)}"""
 
-    return Block("dyt-probe", ["docs/designs.md"], [table], render)
+    return Block("dyt-probe", [table], render)
 
 
 def dyt_statistics(record):
@@ -858,14 +857,14 @@ DyT), full 600-step runs, seed 1337 (`normlab-cli train --scale cpu --device cpu
 
 {dyt_statistics_table(rows, results)}"""
 
-    return Block("dyt-recipe", ["docs/designs.md"], [table], render)
+    return Block("dyt-recipe", [table], render)
 
 
 # --- timing blocks ------------------------------------------------------------------------
 
 # A bench's own start: the matmul rate it sets the step against and a checkpoint it times.
 BENCH_START_S = 3
-TWO_THREADS = 1.24  # a CPU-scale step's speed-up from a second thread (README, Runs side by side)
+TWO_THREADS = 1.24  # a CPU-scale step's speed-up from a second thread (docs/speed.md, Runs side by side)
 
 
 def bench_s(steps, step_s=CPU_STEP_S):
@@ -948,7 +947,7 @@ $p bench/compare_pytorch.py --device cpu --threads 2    # 32 × 128
 
 {table.markdown(results)}"""
 
-    return Block("speed-pytorch", ["README.md"], [], render, timings=timings)
+    return Block("speed-pytorch", [], render, timings=timings)
 
 
 SMALL_BENCH = "normlab-cli bench --device cpu --batch 8 --context 64 --json"
@@ -982,7 +981,7 @@ onednn|libtorch`; {others(results, timings.values())}): {ms(one[0])} ms a step w
 {ms(one[1])} with LibTorch's ({one[1] / one[0]:.2f} times as long); 2 threads: {ms(two[0])} against {ms(two[1])} ms
 ({two[1] / two[0]:.2f}).""")
 
-    return Block("matmul-speed", ["README.md"], [], render, timings=list(timings.values()), rounds=rounds)
+    return Block("matmul-speed", [], render, timings=list(timings.values()), rounds=rounds)
 
 
 def spin_cost():
@@ -999,7 +998,7 @@ threads {ms(two[0])} ms a step with NormLab's spin of 1000 against {ms(two[1])} 
 ({two[0] / two[1]:.2f} times as long); at 1 thread, where no OpenMP thread waits, {ms(one[0])} against
 {ms(one[1])}.""")
 
-    return Block("spin-cost", ["README.md"], [], render, timings=list(timings.values()), rounds=rounds)
+    return Block("spin-cost", [], render, timings=list(timings.values()), rounds=rounds)
 
 
 def side_by_side_times(text):  # bench/side-by-side.sh: both wall times
@@ -1078,7 +1077,7 @@ def side_by_side():
 thread made one run {one / two:.2f} times as fast, {gain}.""")
         return f"{intro}\n\n{table.markdown(results)}\n\n{after}"
 
-    return Block("side-by-side", ["README.md"], [], render, timings=timings)
+    return Block("side-by-side", [], render, timings=timings)
 
 
 def step_cost():
@@ -1117,7 +1116,7 @@ every other one in reverse order ({others(results, timings)}):""")
 
 {wrap(f"Against {designs[0][0]}, median for median: {against}.")}"""
 
-    return Block("step-cost", ["docs/designs.md"], [], render, timings=timings, rounds=rounds)
+    return Block("step-cost", [], render, timings=timings, rounds=rounds)
 
 
 BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(), verdicts_cpu(), matmul_kernels(),
@@ -1213,6 +1212,26 @@ def stamp(block):
 MARKERS = "<!-- {0} -->\n(.*?)<!-- /{0} -->"
 
 
+def markdown_files(root):
+    """README.md and docs/*.md, relative to root: where blocks may live."""
+    found = [os.path.relpath(p, root) for p in sorted(glob.glob(os.path.join(root, "docs", "*.md")))]
+    return (["README.md"] if os.path.exists(os.path.join(root, "README.md")) else []) + found
+
+
+def files_of(root, block):
+    """The Markdown files that hold the block, wherever it has been moved to."""
+    opening = f"<!-- {block.name} -->\n"
+    found = []
+    for name in markdown_files(root):
+        with open(os.path.join(root, name)) as f:
+            if opening in f.read():
+                found.append(name)
+    if not found:
+        raise Failure(f"no Markdown file under {root} holds block {block.name} "
+                      f"(<!-- {block.name} --> … <!-- /{block.name} --> in README.md or docs/*.md)")
+    return found
+
+
 def block_text(root, name, block):
     with open(os.path.join(root, name)) as f:
         text = f.read()
@@ -1223,7 +1242,7 @@ def block_text(root, name, block):
 
 
 def rewrite(root, block, results):
-    for name in block.files:
+    for name in files_of(root, block):
         text, match = block_text(root, name, block)
         docs = "" if name.startswith("docs/") else "docs/"
         body = f"<!-- {block.name} -->\n{block.render(results, docs)}\n\n{stamp(block)}\n<!-- /{block.name} -->"
@@ -1312,14 +1331,15 @@ def time_block(block, runner, python):
 def shown_rows(root, block, table_index):
     """The rows of a block's table as its first file shows them, header and rule left out."""
     tables, current = [], []
-    for line in block_text(root, block.files[0], block)[1].group(1).splitlines() + [""]:
+    first = files_of(root, block)[0]
+    for line in block_text(root, first, block)[1].group(1).splitlines() + [""]:
         if line.startswith("|"):
             current.append([c.strip() for c in line.strip().strip("|").split("|")])
         elif current:
             tables.append(current[2:])
             current = []
     if table_index >= len(tables):
-        raise Failure(f"{block.files[0]}: block {block.name} shows {len(tables)} tables, not {table_index + 1}")
+        raise Failure(f"{first}: block {block.name} shows {len(tables)} tables, not {table_index + 1}")
     return tables[table_index]
 
 
@@ -1327,10 +1347,9 @@ def unknown_blocks(root):
     """Blocks in the Markdown files that no entry of BLOCKS makes."""
     known = {block.name for block in BLOCKS}
     found = set()
-    for path in [os.path.join(root, "README.md")] + glob.glob(os.path.join(root, "docs", "*.md")):
-        if os.path.exists(path):
-            with open(path) as f:
-                found |= set(re.findall(r"<!-- /([a-z0-9-]+) -->", f.read()))
+    for name in markdown_files(root):
+        with open(os.path.join(root, name)) as f:
+            found |= set(re.findall(r"<!-- /([a-z0-9-]+) -->", f.read()))
     return sorted(found - known)
 
 
@@ -1354,7 +1373,7 @@ def check(root, blocks, runner, jobs):
                 # Found by its labels, so a row added to a table does not shift the others' checks.
                 found = [r for r in shown if r[:len(labels)] == labels]
                 if not found:
-                    raise Failure(f"{block.files[0]}: block {block.name} shows no row '{label}'")
+                    raise Failure(f"{files_of(root, block)[0]}: block {block.name} shows no row '{label}'")
                 cells.append((f"{block.name}: {label}, column {column + 1}", found[0][column],
                               table.rows[row][column]))
     runs = list(dict.fromkeys(run for *_, cell in cells for run in cell.runs()))
@@ -1421,12 +1440,16 @@ def main():
     if options.jobs < 1:
         raise Failure(f"--jobs {options.jobs}: give 1 or more")
     if options.list:
+        # Also the cheap self-check: every block is in some file, and every file's block is known.
+        unknown = unknown_blocks(options.root)
+        if unknown:
+            raise Failure(f"the docs hold a block figures.py does not know: {unknown[0]}")
         for block in blocks:
             minutes = (sum(run.estimate_s() for run in block.runs()) + block.timings_s()) / 60
             commands = len(block.runs()) + block.rounds * len(block.timings)
             rounds = f"{block.rounds} round{'s' * (block.rounds > 1)}"
             timed = f"  (timed, {rounds}, after all training)" if block.timings else ""
-            print(f"{block.name:20} {commands:3} commands, about {minutes:5.0f} min  {', '.join(block.files)}{timed}")
+            print(f"{block.name:20} {commands:3} commands, about {minutes:5.0f} min  {', '.join(files_of(options.root, block))}{timed}")
         return 0
     if not os.access(options.cli, os.X_OK):
         raise Failure(f"{options.cli} is not an executable normlab-cli (build it, or give --cli)")

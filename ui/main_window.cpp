@@ -15,6 +15,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSlider>
@@ -36,6 +37,7 @@
 #include "core/runs/run_text.h"
 #include "core/runs/run_title.h"
 #include "core/runs/verdict.h"
+#include "core/system/memory.h"
 #include "lab/gpu_installer.h"
 #include "lab/lab.h"
 #include "lab/qstring.h"
@@ -237,8 +239,26 @@ void MainWindow::report(const QString& title, const QString& text) {
     // there to answer a dialog, which would keep the app running in its own event loop.
     std::fprintf(stderr, "normlab: %s: %s\n", qPrintable(title), qPrintable(text));
   } else {
-    QMessageBox::warning(this, title, text);
+    // One sentence, the rest (a list of files, LibTorch's backtrace) behind Show Details, so
+    // the dialog fits any screen and its button stays on it: a 5.6 kB trace once made it
+    // 1416 px tall on an 800 px screen.
+    QMessageBox box(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    const qsizetype line = text.indexOf(QLatin1Char('\n'));
+    if (line >= 0 || text.size() > 300) {
+      box.setText(text.left(std::min<qsizetype>(line >= 0 ? line : text.size(), 300)));
+      box.setDetailedText(text);
+    }
+    box.exec();
   }
+}
+
+bool MainWindow::ask_start_anyway(const QString& title, const QString& question) {
+  if (options_.confirm) return options_.confirm(title, question);
+  QMessageBox box(QMessageBox::Warning, title, question, QMessageBox::Cancel, this);
+  QPushButton* start = box.addButton(tr("Start anyway"), QMessageBox::AcceptRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == start;
 }
 
 void MainWindow::restore_session() {
@@ -380,9 +400,20 @@ void MainWindow::start_run() {
     statusBar()->showMessage(problem, kStatusMessageMs);
     return;
   }
+  const TrainConfig config = settings_->config();
+  // A run that cannot fit grew memory at 0.8 GB/s until the allocator failed: asked first.
+  const double needed = estimate_memory(config).total(), available = available_memory_bytes();
+  const bool on_cpu = config.device == "cpu" || (config.device == "auto" && !lab_->on_gpu());  // a GPU's is not RSS
+  if (on_cpu && available > 0 && needed > available &&
+      !ask_start_anyway(tr("Not enough memory"),
+                        tr("This run needs about %1 GB of memory (estimate) and %2 GB is available here, so it would "
+                           "most likely fail. Make the model, batch or context smaller, or start it anyway.")
+                            .arg(needed / 1e9, 0, 'f', 1)
+                            .arg(available / 1e9, 0, 'f', 1))) {
+    return;
+  }
   // A typo in Steps (9,999,999) started a run of 467 hours without a word, and on a new
   // profile, with no speed known yet, still did.
-  const TrainConfig config = settings_->config();
   const lab::Estimate time = lab_->estimate({config});
   if (time.seconds > kAskAboveSeconds &&
       !ask(tr("A long run"), tr("This run would take about %1 here (%2). Start it?")
@@ -418,12 +449,13 @@ void MainWindow::update_start_estimate() {
     return;
   }
   const lab::Estimate time = lab_->estimate({settings_->config()});
+  const QString memory = tr(", %1 GB of memory").arg(estimate_memory(settings_->config()).total() / 1e9, 0, 'f', 1);
   if (time.seconds < 0) {
-    settings_->set_start_estimate(tr("Time: known once a run has trained here"),
+    settings_->set_start_estimate(tr("Time: known once a run has trained here") + memory,
                                   tr("Estimated from this session's training speed or the last finished run on this "
                                      "device; the Sweeps tab can time a few steps"));
   } else {
-    settings_->set_start_estimate(tr("Start: about %1 here").arg(lab::qstr(duration_text(time.seconds))),
+    settings_->set_start_estimate(tr("Start: about %1 here").arg(lab::qstr(duration_text(time.seconds))) + memory,
                                   estimate_basis_text(time));
   }
 }

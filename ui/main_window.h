@@ -9,6 +9,7 @@
 #include "core/gpu_install/cuda_install.h"
 #include "core/runs/run_record.h"
 #include "core/sweeps/sweep.h"
+#include "lab/run_export.h"
 
 class QDockWidget;
 class QCheckBox;
@@ -70,11 +71,9 @@ class MainWindow : public QMainWindow {
   bool follow_folder(const QString& folder);
   // PNG or SVG by the file's suffix; `pixels` is the image size (SVG: its canvas size).
   bool export_chart(const QString& path, QSize pixels);
-  // One run to a .json file, or several to a folder (one file each).
-  bool export_runs_json(const QList<int>& run_ids, const QString& target);
-  bool export_runs_csv(const QList<int>& run_ids, const QString& path);
-  // The runs' text (prompts, then a section per evaluation), one after another.
-  bool export_text_markdown(const QList<int>& run_ids, const QString& path);
+  // The lab writes them (lab/run_export.h: JSON, CSV, or the runs' text as Markdown); a
+  // failure is reported in a dialog, success in the status bar.
+  bool export_runs(lab::RunExport format, const QList<int>& run_ids, const QString& target);
   void remove_runs(const QList<int>& run_ids);  // asks first
   // What the user calls the run (empty: its title) and their note on it, kept in its file;
   // a dialog says why not when the lab refuses (the run is training).
@@ -150,6 +149,8 @@ class MainWindow : public QMainWindow {
   void select_runs(const QList<int>& run_ids);
   void report(const QString& title, const QString& text);
   bool ask(const QString& title, const QString& question);  // options_.confirm, else a modal question
+  // options_.confirm, else a warning with Cancel (the default) and Start anyway.
+  bool ask_start_anyway(const QString& title, const QString& question);
   // main_window_files.cpp
   void import_dialog();
   void follow_dialog();

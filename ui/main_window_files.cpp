@@ -5,13 +5,11 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <set>
 
 #include "core/runs/run_text.h"
-#include "core/system/atomic_file.h"
-#include "core/training/predictions.h"
 #include "lab/lab.h"
 #include "lab/qstring.h"
+#include "lab/run_export.h"
 
 #include "chart_export.h"
 #include "format.h"
@@ -56,58 +54,13 @@ bool MainWindow::export_chart(const QString& path, QSize pixels) {
   return true;
 }
 
-bool MainWindow::export_runs_json(const QList<int>& run_ids, const QString& target) {
-  try {
-    if (run_ids.size() == 1 && !QFileInfo(target).isDir()) {
-      write_json(store_->find(run_ids.front())->record, target.toStdString());
-    } else {
-      std::set<std::string> used;
-      for (int id : run_ids) {
-        const lab::RunEntry* run = store_->find(id);
-        const std::string base = file_stem(run->record.config.name);
-        const std::string stem = first_free_name([&](int n) { return n == 1 ? base : base + "-" + std::to_string(n); },
-                                                 [&](const std::string& name) { return used.count(name) > 0; });
-        used.insert(stem);
-        write_json(run->record, QDir(target).filePath(lab::qstr(stem) + QStringLiteral(".json")).toStdString());
-      }
-    }
-  } catch (const std::exception& error) {
-    report(tr("Export failed"), QString::fromStdString(error.what()));
+bool MainWindow::export_runs(lab::RunExport format, const QList<int>& run_ids, const QString& target) {
+  const lab::Exported exported = lab::export_runs(*store_, run_ids, format, target);
+  if (!exported.error.isEmpty()) {
+    report(tr("Export failed"), exported.error);
     return false;
   }
-  statusBar()->showMessage(tr("Exported %n run(s) to %1", nullptr, int(run_ids.size())).arg(target), kStatusMessageMs);
-  return true;
-}
-
-bool MainWindow::export_runs_csv(const QList<int>& run_ids, const QString& path) {
-  std::vector<RunRecord> records;
-  for (int id : run_ids) {
-    if (const lab::RunEntry* run = store_->find(id)) records.push_back(run->record);
-  }
-  try {
-    write_csv(records, path.toStdString());
-  } catch (const std::exception& error) {
-    report(tr("Export failed"), QString::fromStdString(error.what()));
-    return false;
-  }
-  statusBar()->showMessage(tr("Exported %n run(s) to %1", nullptr, int(records.size())).arg(path), kStatusMessageMs);
-  return true;
-}
-
-bool MainWindow::export_text_markdown(const QList<int>& run_ids, const QString& path) {
-  std::string markdown;
-  for (int id : run_ids) {
-    if (const lab::RunEntry* run = store_->find(id))
-      markdown += (markdown.empty() ? "" : "\n") + text_markdown(run->record);
-  }
-  try {
-    write_file_atomically(path.toStdString(), markdown);
-  } catch (const std::exception& error) {
-    report(tr("Export failed"), QString::fromStdString(error.what()));
-    return false;
-  }
-  statusBar()->showMessage(tr("Exported the text of %n run(s) to %1", nullptr, int(run_ids.size())).arg(path),
-                           kStatusMessageMs);
+  statusBar()->showMessage(exported.done, kStatusMessageMs);
   return true;
 }
 
@@ -172,7 +125,7 @@ void MainWindow::export_json_dialog() {
   }
   if (target.isEmpty()) return;
   remember_folder("export", target);
-  export_runs_json(ids, target);
+  export_runs(lab::RunExport::Json, ids, target);
 }
 
 void MainWindow::export_csv_dialog() {
@@ -183,7 +136,7 @@ void MainWindow::export_csv_dialog() {
       QDir(last_folder("export")).filePath(QStringLiteral("normlab-runs.csv")), tr("CSV table (*.csv)"));
   if (path.isEmpty()) return;
   remember_folder("export", path);
-  export_runs_csv(ids, path);
+  export_runs(lab::RunExport::Csv, ids, path);
 }
 
 void MainWindow::export_markdown_dialog() {
@@ -197,7 +150,7 @@ void MainWindow::export_markdown_dialog() {
                                    QDir(last_folder("export")).filePath(name), tr("Markdown (*.md)"));
   if (path.isEmpty()) return;
   remember_folder("export", path);
-  export_text_markdown(ids, path);
+  export_runs(lab::RunExport::Markdown, ids, path);
 }
 
 void MainWindow::export_image_dialog() {

@@ -1,5 +1,7 @@
 #include "run_cost.h"
 
+#include <algorithm>
+
 namespace normlab {
 
 namespace {
@@ -20,6 +22,36 @@ double run_flops(const TrainConfig& c) {
   const int evals = c.steps / c.eval_interval + 1 + (c.steps % c.eval_interval != 0);  // step 0 and the last step too
   const double eval_flops = forward_flops_per_token(c) * double(c.batch_size) * c.model.context * c.eval_batches;
   return step_flops(c) * c.steps + eval_flops * evals;
+}
+
+double parameter_count(const ModelConfig& m) {
+  const double d = m.d_model, norm = 2 * d;  // a LayerNorm's gain and bias
+  return m.vocab * d + m.context * d + m.layers * (12 * d * d + 9 * d + 2 * norm) + norm;
+}
+
+MemoryEstimate estimate_memory(const TrainConfig& c) {
+  // Bytes per unit, fitted to peaks measured with GNU time (bench/memory-estimate.sh checks
+  // two): weights 28 a parameter (4 each for the value, the gradient and two moments, the
+  // rest the allocator's reuse); per layer and token 12 floats a channel and one a visible
+  // key per head; logits 20 bytes an entry in a step, 35 in an evaluation (float64 for the
+  // prediction statistics, and the text it records).
+  const double tokens = double(c.batch_size) * c.model.context, logits = tokens * c.model.vocab;
+  MemoryEstimate e;
+  e.process = 200e6;
+  e.weights = 28 * parameter_count(c.model);
+  e.activations =
+      4 * c.model.layers * tokens * (12.0 * c.model.d_model + 1.0 * c.model.heads * c.model.context) + 20 * logits;
+  e.evaluation = 35 * logits;
+  return e;
+}
+
+double estimate_memory(const std::vector<TrainConfig>& configs, int at_once) {
+  std::vector<double> each;
+  for (const TrainConfig& c : configs) each.push_back(estimate_memory(c).total() - estimate_memory(c).process);
+  std::sort(each.rbegin(), each.rend());
+  double sum = configs.empty() ? 0 : estimate_memory(configs.front()).process;
+  for (std::size_t i = 0; i < each.size() && int(i) < at_once; ++i) sum += each[i];
+  return sum;
 }
 
 double remaining_flops(const RunRecord& run) {

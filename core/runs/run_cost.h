@@ -2,6 +2,8 @@
 // What a run costs in arithmetic, by its settings: the scale by which the time measured
 // for one run gives another's on the same device (the window's and the queue's time
 // estimates) and what the bench divides by its time.
+#include <vector>
+
 #include "config.h"
 #include "run_record.h"
 
@@ -14,5 +16,22 @@ double run_flops(const TrainConfig& config);
 double step_flops(const TrainConfig& config);
 // What is left of a run's work: all of run_flops before its first step, none once done.
 double remaining_flops(const RunRecord& run);
+
+// The model's parameters, counted from its shape (the head shares the token embedding).
+double parameter_count(const ModelConfig& model);
+
+// Peak memory of training `config` on a CPU, in bytes, by its parts: fitted to the peak
+// resident memory normlab-cli measured at 17 shapes (bench/memory-estimate.sh checks it).
+struct MemoryEstimate {
+  double process = 0;      // LibTorch loaded, the tokenizer and the token ids
+  double weights = 0;      // parameters, gradients and AdamW's two moments, with the allocator's slack
+  double activations = 0;  // what a training step keeps for its backward pass, its logits included
+  double evaluation = 0;   // an evaluation's logits, also in float64 for the prediction statistics
+  // The step and the evaluation come one after the other: the larger of the two counts.
+  double total() const { return process + weights + (activations > evaluation ? activations : evaluation); }
+};
+MemoryEstimate estimate_memory(const TrainConfig& config);
+// Runs side by side in one process: the `at_once` largest together, the process counted once.
+double estimate_memory(const std::vector<TrainConfig>& configs, int at_once);
 
 }  // namespace normlab

@@ -7,7 +7,7 @@
 // each other's cores. Measured on 2 cores, two CPU-scale runs at once with 2 threads
 // each: 22x as long as one after the other; with GOMP_SPINCOUNT=1000, 1.08x (10,000 still
 // gave 3.0x). The price is a run alone at 2 threads: 5% on the AMD EPYC where this was
-// chosen, 30% on an Intel Xeon (README, the spin-cost block); 0 cost a lone run 40%.
+// chosen, 30% on an Intel Xeon (docs/speed.md, the spin-cost block); 0 cost a lone run 40%.
 //
 // How: libgomp reads its environment once, as it is initialised, and has no call to
 // change it later; and a setenv() this early is undone when libc initialises. So, when

@@ -1,7 +1,11 @@
 #include "memory.h"
 
+#include <algorithm>
 #include <climits>
+#include <fstream>
 #include <malloc.h>
+#include <string>
+#include <sys/resource.h>
 
 namespace normlab {
 
@@ -11,5 +15,26 @@ void keep_freed_memory_for_reuse() {
 }
 
 void hand_back_freed_memory() { malloc_trim(0); }
+
+namespace {
+// A "Name:   123 kB" line of a /proc file, in bytes; 0 when absent.
+double proc_kb(const char* file, const std::string& name) {
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(name + ":", 0) == 0) return std::stod(line.substr(name.size() + 1)) * 1024;
+  }
+  return 0;
+}
+}  // namespace
+
+double available_memory_bytes() {
+  double available = proc_kb("/proc/meminfo", "MemAvailable");
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const double left = double(limit.rlim_cur) - proc_kb("/proc/self/status", "VmSize");
+    available = available > 0 ? std::min(available, std::max(left, 0.0)) : std::max(left, 0.0);
+  }
+  return available;
+}
 
 }  // namespace normlab

@@ -14,4 +14,8 @@ void keep_freed_memory_for_reuse();
 // to seconds of steps.
 void hand_back_freed_memory();
 
+// The memory a run may still take, in bytes: the kernel's MemAvailable, or less where an
+// address-space limit (ulimit -v) says so; 0 when neither can be read.
+double available_memory_bytes();
+
 }  // namespace normlab

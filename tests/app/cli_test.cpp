@@ -604,6 +604,53 @@ TEST_F(CliTest, ExplainSaysWhatEachRunIsDoing) {
   }
 }
 
+// Issue 47: the README's first command trained at full scale on a CPU for an hour without a
+// word. Without --scale and on the CPU, train takes the CPU scale, as the window and
+// sweep do, and says so in one line; --scale full and explicit options still win.
+TEST_F(CliTest, TrainWithoutAScaleOnTheCpuTakesTheCpuScaleAndSaysSo) {
+  corpus_file(synthetic_corpus());
+  const std::string tiny =
+      "train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 --vocab 256 "
+      "--steps 2 --eval-interval 2 --eval-batches 1 --out runs ";
+  ASSERT_EQ(run(tiny + "--name implied"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("On the CPU: the CPU scale, 600 steps of 8 x 64 tokens (--scale full for 3000 steps "
+                              "of 32 x 128)\n"));
+  const RunRecord implied = read_json(temp_ / "runs" / "implied.json");
+  EXPECT_EQ(implied.config.batch_size, 8);
+  EXPECT_EQ(implied.config.model.context, 64);
+  EXPECT_EQ(implied.config.steps, 2) << "an explicit option overrides the scale";
+
+  ASSERT_EQ(run(tiny + "--name full --scale full --context 16"), 0) << out_ << err_;
+  EXPECT_EQ(out_.find("On the CPU"), std::string::npos);
+  EXPECT_EQ(read_json(temp_ / "runs" / "full.json").config.batch_size, 32);
+}
+
+// Issue 47: a run that cannot fit is refused before it starts, in one line with the
+// estimate and the limit; started anyway, LibTorch's failed allocation is one line too,
+// without its C++ backtrace. An address-space limit stands in for a small machine.
+TEST_F(CliTest, ARunThatCannotFitIsRefusedAndLibTorchsFailureIsOneLine) {
+  corpus_file(synthetic_corpus());
+  const std::string limited = "cd '" + temp_.path().string() +
+                              "' && ulimit -v 3000000 && '" NORMLAB_CLI
+                              "' train --corpus corpus.txt --device cpu --threads 1 --layers 4 --d-model 4096 "
+                              "--heads 32 --context 16 --batch 4 --vocab 256 --steps 2 --out runs";
+  auto run_limited = [&](const std::string& more) {
+    const int status = std::system((limited + more + " > stdout.txt 2> stderr.txt").c_str());
+    out_ = read_file(temp_ / "stdout.txt");
+    err_ = read_file(temp_ / "stderr.txt");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(run_limited(""), 2) << out_ << err_;
+  EXPECT_THAT(err_, HasSubstr("this needs about 22.8 GB of memory (estimate) and "));
+  EXPECT_THAT(err_, HasSubstr("--ignore-memory to start anyway"));
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << err_;
+  EXPECT_THAT(out_, HasSubstr("Memory: about 22.8 GB estimated for 1 run at once"));
+
+  EXPECT_EQ(run_limited(" --ignore-memory"), 2) << out_ << err_;
+  EXPECT_THAT(err_, HasSubstr("can't allocate memory"));
+  EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << "no backtrace: " << err_;
+}
+
 TEST_F(CliTest, DeviceCuda) {
   corpus_file("", "empty.txt");
   const int status = run("train --device cuda --corpus empty.txt");

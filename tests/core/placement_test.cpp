@@ -3,6 +3,7 @@
 // (with and without QK-norm) computed by hand.
 #include <cmath>
 #include <tuple>
+#include <vector>
 
 #include "core/model/model.h"
 
@@ -137,12 +138,16 @@ TEST_P(PlacementFormula, BlockComputesItsRowsUpdate) {
   }
 }
 
+// Every row of the tables: a placement or norm type added there is tested here at once.
+template <typename Row, std::size_t N>
+auto values_of(const Row (&table)[N]) {
+  std::vector<decltype(table[0].value)> values;
+  for (const Row& row : table) values.push_back(row.value);
+  return ::testing::ValuesIn(values);
+}
+
 INSTANTIATE_TEST_SUITE_P(Placements, PlacementFormula,
-                         ::testing::Combine(::testing::Values(NormPlacement::Pre, NormPlacement::Post,
-                                                              NormPlacement::Peri, NormPlacement::DeepNorm,
-                                                              NormPlacement::Mix, NormPlacement::LayerNormScaling,
-                                                              NormPlacement::ReZero),
-                                            ::testing::Values(NormType::LayerNorm, NormType::RmsNorm, NormType::Dyt),
+                         ::testing::Combine(values_of(kPlacements), values_of(kNormTypes),
                                             ::testing::Values(Switch::Off, Switch::On)),
                          [](const auto& info) {
                            return to_string(std::get<0>(info.param)) + "_" +
@@ -307,7 +312,9 @@ TEST(DeepNorm, InitialisesWithBetaExceptQueryAndKey) {
 }
 
 TEST(DeepNorm, OtherPlacementsKeepTheGpt2Init) {
-  for (const auto placement : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri, NormPlacement::Mix}) {
+  for (const PlacementInfo& row : kPlacements) {
+    const NormPlacement placement = row.value;
+    if (placement == NormPlacement::DeepNorm) continue;
     torch::manual_seed(15);
     ModelConfig config;
     config.norm = placement;

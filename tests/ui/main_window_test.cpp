@@ -196,6 +196,26 @@ TEST_F(MainWindowTest, ARunOfMoreThanAnHourStartsOnlyWhenTheUserSaysYes) {
   EXPECT_EQ(window_->store().runs().size(), 2u);
 }
 
+// Issue 47: layers 64, width 4096 grew memory at 0.8 GB/s until the allocator failed. A run
+// estimated at more memory than is available asks first (Cancel / Start anyway); answered
+// Cancel, nothing starts.
+TEST_F(MainWindowTest, ARunThatCannotFitAsksBeforeItStarts) {
+  TrainConfig huge = scaled(TrainConfig{}, Scale::Cpu);
+  huge.corpus_path = test::tiny_config(corpus_).corpus_path;
+  huge.model.layers = 64;
+  huge.model.d_model = 4096;
+  huge.model.heads = 32;
+  huge.steps = 2;
+  window_->settings_panel().set_config(huge);
+  ASSERT_TRUE(window_->settings_panel().problem().isEmpty()) << window_->settings_panel().problem().toStdString();
+  answer_ = false;
+  window_->start_action()->trigger();
+  ASSERT_EQ(questions_.size(), 1) << "memory is asked first: if it cannot fit, its time does not matter";
+  EXPECT_TRUE(questions_.back().contains(QStringLiteral("GB of memory (estimate) and")))
+      << questions_.back().toStdString();
+  EXPECT_TRUE(window_->store().runs().empty()) << "not started";
+}
+
 // Seen on a re-check: on a new profile, with no run trained on this device yet, a run of
 // 9,999,999 steps still started without a word: the estimate had nothing to go by. A run
 // far larger than the course's asks first then too; a small one starts at once.
@@ -852,12 +872,12 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
   for (const lab::RunEntry& run : window_->store().runs()) ids << run.id;
   const QString out = folder_.filePath(QStringLiteral("export"));
   QDir().mkpath(out);
-  ASSERT_TRUE(window_->export_runs_json(ids, out));
+  ASSERT_TRUE(window_->export_runs(lab::RunExport::Json, ids, out));
   EXPECT_EQ(read_json(QDir(out).filePath(QStringLiteral("pre-norm_lr_6e-3_warmup_30.json")).toStdString()).steps.size(),
             200u);
   EXPECT_TRUE(QFile::exists(QDir(out).filePath(QStringLiteral("post-norm_lr_6e-3_warmup_30.json"))));
   const QString csv = QDir(out).filePath(QStringLiteral("runs.csv"));
-  ASSERT_TRUE(window_->export_runs_csv(ids, csv));
+  ASSERT_TRUE(window_->export_runs(lab::RunExport::Csv, ids, csv));
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // steps 0 (evaluated) to 200
@@ -870,14 +890,15 @@ TEST_F(MainWindowTest, ExportsTheRunsTextAsMarkdown) {
   run.text.samples = {{100, {",,,,"}, {"the and of"}, {}}, {200, {", , ,"}, {"of the LORD"}, {}}};
   const int id = window_->store().add(run, {});
   const QString path = folder_.filePath(QStringLiteral("text.md"));
-  ASSERT_TRUE(window_->export_text_markdown({id}, path));
+  ASSERT_TRUE(window_->export_runs(lab::RunExport::Markdown, {id}, path));
   QFile file(path);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   const QString markdown = QString::fromUtf8(file.readAll());
   EXPECT_TRUE(markdown.startsWith(QStringLiteral("# post-norm lr 6e-3 warmup 30"))) << markdown.toStdString();
   EXPECT_EQ(markdown.count(QStringLiteral("\n## Step ")), 2);
   EXPECT_TRUE(markdown.contains(QStringLiteral("of the LORD")));
-  EXPECT_FALSE(window_->export_text_markdown({id}, folder_.path())) << "a folder is not a file to write";
+  EXPECT_FALSE(window_->export_runs(lab::RunExport::Markdown, {id}, folder_.path()))
+      << "a folder is not a file to write";
 }
 
 // Issue 28: a click on the loss curves picks the step What it writes shows (the evaluation
@@ -949,7 +970,7 @@ TEST_F(MainWindowTest, RunsReadApartAndARenameAndANoteGoEverywhere) {
   EXPECT_TRUE(details->toPlainText().contains(QStringLiteral("Settings say")));
 
   const QString csv = folder_.filePath(QStringLiteral("runs.csv"));
-  ASSERT_TRUE(window_->export_runs_csv({id}, csv));
+  ASSERT_TRUE(window_->export_runs(lab::RunExport::Csv, {id}, csv));
   QFile file(csv);
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   const QByteArray text = file.readAll();

@@ -101,7 +101,7 @@ class SaveFailureTest : public test::CorpusFixture {
     }
     const QString exported =
         folder_.filePath(QString::fromStdString("export-" + std::to_string(tried_.size()) + ".json"));
-    ASSERT_TRUE(window_->export_runs_json({second.id}, exported));
+    ASSERT_TRUE(window_->export_runs(lab::RunExport::Json, {second.id}, exported));
     EXPECT_EQ(read_json(exported.toStdString()).steps.size(), 30u);
     tried_.push_back(fault);
   }
