@@ -130,14 +130,14 @@ QString run_details_html(const lab::RunEntry& run) {
                                              .arg(loss_text(best->val_loss))
                                              .arg(best->step)
                                              .arg(loss_text(r.baseline_loss)));
-    if (const double train = r.final_train_loss(); std::isfinite(train)) {
-      const int at = r.evals.back().step;
+    if (const RunRecord::LossesOverSteps losses = r.final_losses(); std::isfinite(losses.training)) {
       html += row(QObject::tr("Training"),
-                  QObject::tr("%1, the mean of the %2 steps up to step %3; the gap to held-out <b>%4</b>")
-                      .arg(loss_text(train))
-                      .arg(std::min(int(RunRecord::kGapWindow), at))
-                      .arg(at)
-                      .arg(loss_text(r.generalisation_gap())));
+                  QObject::tr("%1 over steps %2–%3, held-out %4 over the same steps; the gap <b>%5</b>")
+                      .arg(loss_text(losses.training))
+                      .arg(losses.first_step)
+                      .arg(losses.last_step)
+                      .arg(loss_text(losses.heldout))
+                      .arg(loss_text(losses.gap())));
     }
   }
   if (!r.steps.empty()) {

@@ -119,7 +119,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
       if (role == Qt::DisplayRole) return loss_text(r.generalisation_gap());
       if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
       if (role == Qt::ToolTipRole) {
-        return tr("Held-out loss above the training loss (mean of the %1 steps up to the last evaluation): "
+        return tr("Held-out loss above the training loss, both over the %1 steps up to the last evaluation: "
                   "what the model learnt of its training text that does not carry over to unseen text")
             .arg(RunRecord::kGapWindow);
       }

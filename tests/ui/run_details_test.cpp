@@ -44,8 +44,9 @@ TEST(RunDetails, GiveTheTrainingLossAndTheGapAtTheLastEvaluation) {
   ASSERT_EQ(run.evals.back().step, 200);
   const QString text = details_text(run);
   const QString expected =
-      QStringLiteral("Training\n%1, the mean of the 50 steps up to step 200; the gap to held-out %2")
-          .arg(loss_text(run.final_train_loss()), loss_text(run.generalisation_gap()));
+      QStringLiteral("Training\n%1 over steps 151–200, held-out %2 over the same steps; the gap %3")
+          .arg(loss_text(run.final_train_loss()), loss_text(run.final_losses().heldout),
+               loss_text(run.generalisation_gap()));
   EXPECT_TRUE(text.contains(expected)) << text.toStdString();
 
   run.evals.resize(1);  // only the evaluation before training: no training loss to give
