@@ -189,7 +189,7 @@ QString runs_difference_html(const std::vector<const lab::RunEntry*>& runs) {
   const std::vector<const ConfigField*> fields = differing_fields(configs);
   for (const ConfigField* field : fields) {
     line(lab::qstr(field->label).toHtmlEscaped(), [&](const RunRecord& r) {
-      const std::string text = field_text(*field, r.config);
+      const std::string text = shown_text(*field, r.config);
       return text.empty() ? QStringLiteral("\u2014") : lab::qstr(text).toHtmlEscaped();  // an empty corpus: the default
     });
   }

@@ -25,8 +25,8 @@ std::string run_title(const TrainConfig& config, SeedInTitle seed) {
   for (const ConfigField& field : config_fields()) {
     if (!field.shapes_result || field.in_design_name) continue;
     if (seed == SeedInTitle::Unsaid && field.key == "seed") continue;
-    std::string value = field_text(field, config);
-    if (value == field_text(field, defaults)) continue;
+    std::string value = shown_text(field, config);
+    if (value == shown_text(field, defaults)) continue;
     if (field.widget == Widget::File) value = std::filesystem::path(value).filename().string();  // the folder is noise
     rest += (rest.empty() ? " \u00b7 " : ", ") + field.flag + " " + value;
   }

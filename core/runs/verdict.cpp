@@ -327,7 +327,7 @@ std::string called(const RunRecord& run, const std::vector<const ConfigField*>& 
       return label;
     }
     if (field.key == "peak_lr") return "the run at lr " + format_lr(run.config.peak_lr);  // as run names say it
-    return "the run with " + field.noun + " " + field_text(field, run.config);
+    return "the run with " + field.noun + " " + shown_text(field, run.config);
   }
   return display_name(run.config);
 }

@@ -999,7 +999,9 @@ TEST_F(MainWindowTest, SelectedRunsShowOnlyTheSettingsTheyDifferIn) {
   table->selectionModel()->select(table->model()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
   text = details->toPlainText();
   EXPECT_TRUE(text.contains(QStringLiteral("Peak learning rate"))) << "the third run's differs";
-  EXPECT_TRUE(text.contains(QStringLiteral("0.001")) && text.contains(QStringLiteral("0.006")));
+  // Issue 49, item 8: as run names write it, not 0.006.
+  EXPECT_TRUE(text.contains(QStringLiteral("1e-3")) && text.contains(QStringLiteral("6e-3"))) << text.toStdString();
+  EXPECT_FALSE(text.contains(QStringLiteral("0.006"))) << text.toStdString();
 }
 
 // Issue 48: when a run's verdict changes, the status bar says so once, in its first clause;
