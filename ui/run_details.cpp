@@ -73,11 +73,15 @@ QString verdict_html(const lab::RunEntry& run, const QString& lead) {
 QString run_details_html(const lab::RunEntry& run) {
   const RunRecord& r = run.record;
   const TrainConfig& c = r.config;
-  QString html =
-      QStringLiteral(
-          "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
-          " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
-          .arg(run_colour(run).name(), lab::qstr(display_name(c)).toHtmlEscaped(), lab::qstr(to_string(r.status)));
+  // Rename and the note beside the name: at the foot of a 250-px panel they were found only
+  // by scrolling (issue 49).
+  QString html = QStringLiteral(
+                     "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
+                     " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span> &nbsp; <a href='rename'>%4</a> &nbsp; "
+                     "<a href='note'>%5</a></p>")
+                     .arg(run_colour(run).name(), lab::qstr(display_name(c)).toHtmlEscaped(),
+                          lab::qstr(to_string(r.status)), QObject::tr("Rename\u2026"),
+                          c.note.empty() ? QObject::tr("Add a note\u2026") : QObject::tr("Edit the note\u2026"));
   html += verdict_html(run);
   if (!c.note.empty()) {
     html += QStringLiteral("<p style='margin:0 0 6px 0; white-space:pre-wrap'>%1</p>")
@@ -158,9 +162,6 @@ QString run_details_html(const lab::RunEntry& run) {
   }
   if (!c.label.empty()) html += row(QObject::tr("Settings say"), lab::qstr(run_title(c)).toHtmlEscaped());
   html += QStringLiteral("</table>");
-  html += QStringLiteral("<p style='margin:6px 0 0 0'><a href='rename'>%1</a> &nbsp; <a href='note'>%2</a></p>")
-              .arg(QObject::tr("Rename\u2026"),
-                   c.note.empty() ? QObject::tr("Add a note\u2026") : QObject::tr("Edit the note\u2026"));
   return html;
 }
 

@@ -83,5 +83,14 @@ TEST(RunDetails, TwoRunsAreComparedInASentence) {
       << text.toStdString();
 }
 
+// Issue 49, item 8: "Add a note…" was found only by scrolling a 250-px details panel. It
+// and Rename are on the first line, beside the run's name.
+TEST(RunDetails, RenameAndTheNoteAreOnTheFirstLine) {
+  const RunRecord run = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 300, 100);
+  const QString first_line = details_text(run).section(QLatin1Char('\n'), 0, 0);
+  EXPECT_TRUE(first_line.contains(QStringLiteral("Rename\u2026"))) << first_line.toStdString();
+  EXPECT_TRUE(first_line.contains(QStringLiteral("Add a note\u2026"))) << first_line.toStdString();
+}
+
 }  // namespace
 }  // namespace normlab::ui
