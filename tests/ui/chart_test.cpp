@@ -589,6 +589,45 @@ TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
       << readout->text().toStdString() << " where the pointer is at " << step_under_pointer().toStdString();
 }
 
+// Issue 49, item 2: with twenty runs the readout covered most of the plot, listed ten runs
+// and "… and 10 more", and was cut at the chart's edge so the held-out column was not
+// visible. It fits inside the plot, gives held-out losses, and lists the runs nearest the
+// pointer first.
+TEST(LossChartView, TheReadoutFitsInsideThePlotNearestRunsFirst) {
+  lab::RunStore store;
+  for (int i = 0; i < 20; ++i) {
+    RunRecord run = test::synthetic_run(i % 2 ? NormPlacement::Post : NormPlacement::Pre, 1e-3 * (1 + i), 30, 600, 50);
+    run.config.label = "a run with a long name that a user typed to tell it apart, number " + std::to_string(i);
+    for (EvalMetrics& e : run.evals) e.val_loss = 5.0 + 0.1 * i;  // run i at 5 + i/10 nats
+    for (StepMetrics& s : run.steps) s.train_loss = 4.9 + 0.1 * i;
+    store.add(run, {});
+  }
+  auto* chart = new LossChart(store);
+  LossChartView view(chart);  // which owns it
+  view.resize(900, 560);
+  view.show();
+  QCoreApplication::processEvents();
+  chart->set_view({0, 600, 4.5, 7.5});
+  auto* readout = view.findChild<QLabel*>(QStringLiteral("chartReadout"));
+  ASSERT_TRUE(readout);
+  const QRect plot = view.viewport()->rect();  // the chart, its axes and title
+  for (const double loss : {5.0, 6.2, 6.9}) {
+    const QPoint at = view.mapFromScene(chart->mapToScene(chart->position_of({580, loss})));
+    QTest::mouseMove(view.viewport(), at);
+    ASSERT_TRUE(readout->isVisible());
+    EXPECT_TRUE(plot.adjusted(-1, -1, 1, 1).contains(readout->geometry()))
+        << "readout " << readout->geometry().width() << " x " << readout->geometry().height() << " in a plot of "
+        << plot.width() << " x " << plot.height();
+    EXPECT_TRUE(readout->text().contains(QStringLiteral("held-out"))) << readout->text().toStdString();
+    const int nearest = int(std::lround((loss - 5.0) * 10));
+    const QString first = readout->text().section(QStringLiteral("</span> "), 1, 1);
+    EXPECT_TRUE(first.contains(QStringLiteral("number %1&").arg(nearest)) ||
+                first.contains(QStringLiteral("number %1\u2026").arg(nearest)) ||
+                first.contains(QStringLiteral("held-out <b>%1</b>").arg(loss_text(5.0 + 0.1 * nearest))))
+        << "nearest first: " << first.toStdString();
+  }
+}
+
 // Seen with a 300-step run beside 600-step ones: past step 300 the header said "step 300"
 // while the longer runs' rows said "at 466". The header says the step under the pointer,
 // the shorter run's row where it ended.
