@@ -195,6 +195,50 @@ TEST_F(LossChartTest, ABaselineLabelKeepsClearOfACurveOnItsLine) {
   EXPECT_GT(moved.y(), 0) << "below the line";
 }
 
+// Issue 49, item 3: runs whose baselines differ (6.06 and 6.13 nats, an older folder beside
+// CPU-scale runs) drew two dashed lines almost on top of each other, and the caption named
+// one. Each line is labelled with its value and whose it is, in the legend and on the plot,
+// the two labels apart.
+TEST_F(LossChartTest, EachBaselineSaysItsValueAndWhoseItIs) {
+  RunRecord full = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600, 50);
+  full.baseline_loss = 6.06;
+  RunRecord cpu = test::synthetic_run(NormPlacement::Post, 1e-3, 30, 600, 50);
+  cpu.config.model.context = 64;
+  cpu.baseline_loss = 6.13;
+  for (RunRecord* run : {&full, &cpu}) {
+    for (StepMetrics& s : run->steps) s.train_loss = std::max(s.train_loss, 6.5);  // no curve near the lines
+    for (EvalMetrics& e : run->evals) e.val_loss = std::max(e.val_loss, 6.6);
+  }
+  store_.add(full, {});
+  store_.add(cpu, {});
+  chart_.refresh();
+  std::vector<QString> legend;
+  for (const LegendEntry& entry : chart_.legend_entries()) {
+    if (entry.style == Qt::DashLine) legend.push_back(entry.name);
+  }
+  ASSERT_EQ(legend.size(), 2u);
+  EXPECT_TRUE(legend[0].contains("6.06") && legend[0].contains("context 128")) << legend[0].toStdString();
+  EXPECT_TRUE(legend[1].contains("6.13") && legend[1].contains("context 64")) << legend[1].toStdString();
+  std::vector<QRectF> labels;
+  for (QGraphicsItem* item : chart_.childItems()) {
+    for (QGraphicsItem* child : item->childItems()) {
+      auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(child);
+      if (text && text->text().contains("unigram") && item->isVisible()) {
+        EXPECT_TRUE(text->text().contains("context")) << text->text().toStdString();
+        labels.push_back(item->sceneBoundingRect());
+      }
+    }
+  }
+  ASSERT_EQ(labels.size(), 2u) << "each line labelled";
+  EXPECT_FALSE(labels[0].intersects(labels[1]));
+
+  store_.remove(store_.runs()[1].id);  // one line: every run's, said once
+  chart_.refresh();
+  for (const LegendEntry& entry : chart_.legend_entries()) {
+    if (entry.style == Qt::DashLine) EXPECT_EQ(entry.name, QStringLiteral("unigram baseline 6.06 nats"));
+  }
+}
+
 // Seen on the walk: once one hue had many runs, its fifth held-out curve turned dashed
 // like the unigram baseline. The baseline stays the only dashed line; the same hue's
 // fifth curve on has square points instead, in the chart and in its legend.
