@@ -140,6 +140,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
   connect(views_, &QTabWidget::currentChanged, this, [this] {
     if (current_view() == sweeps_) sweeps_->refresh();  // the next run's settings may have changed
+    show_picked_runs();
   });
   connect(settings_, &SettingsPanel::course_seeds_changed, this, &MainWindow::update_course_action);
   connect(sweeps_, &SweepView::runs_shown, this, &MainWindow::select_runs);
@@ -618,6 +619,12 @@ void MainWindow::ask_in_details(const QUrl& link) {
         this, tr("Note"), tr("Note on \u201c%1\u201d:").arg(lab::qstr(display_name(c))), lab::qstr(c.note), &ok);
     if (ok) note_run(id, note);
   }
+}
+
+void MainWindow::show_picked_runs() {
+  const QList<int> ids = selected_runs();
+  if (current_view() == inside_) inside_->show_picked(ids);
+  if (current_view() == text_view_) text_view_->show_picked(ids);
 }
 
 bool MainWindow::show_evidence(const QString& link, const QList<int>& run_ids) {
