@@ -202,14 +202,31 @@ QString Lab::resume_run(int id) {
     return tr("only a stopped, interrupted or failed run goes on from a checkpoint");
   }
   if (run->file.isEmpty()) return tr("this run has no file in the runs folder, so no checkpoint");
+  int from = 0;
   try {
-    resumable_checkpoint(checkpoint_path(run->file.toStdString()), run->record.config);
+    from = resumable_checkpoint(checkpoint_path(run->file.toStdString()), run->record.config).step;
   } catch (const std::exception& error) {
     return QString::fromStdString(error.what());
   }
+  emit note(resume_note(*run, from));
   store_->set_status(id, RunStatus::Queued);
   queue_->enqueue(id, /*resume=*/true);
   return {};
+}
+
+QString resume_note(const RunEntry& run, int checkpoint_step) {
+  const QString name = qstr(display_name(run.record.config));
+  const int reached = run.record.steps.empty() ? 0 : run.record.steps.back().step;
+  if (checkpoint_step >= reached) {
+    return Lab::tr("\u201c%1\u201d goes on from step %2, where it was cut short").arg(name).arg(checkpoint_step);
+  }
+  return Lab::tr(
+             "\u201c%1\u201d goes back to its checkpoint at step %2 and trains again from there: the %3 steps "
+             "after it, to step %4, were saved in its file but not in a checkpoint before it was cut short")
+      .arg(name)
+      .arg(checkpoint_step)
+      .arg(reached - checkpoint_step)
+      .arg(reached);
 }
 
 bool Lab::left_queued(const RunEntry& run) const {

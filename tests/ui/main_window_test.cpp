@@ -408,6 +408,8 @@ TEST_F(MainWindowTest, StopLeavesTheRunStoppedWithItsPointsKept) {
   EXPECT_EQ(read_json(window_->store().find(id)->file.toStdString()).status, RunStatus::Stopped);
 }
 
+std::unique_ptr<MainWindow> next_session(const QString& runs, QStringList& errors);  // below
+
 TEST_F(MainWindowTest, ClosingDuringTrainingStopsTheWorkerAndSavesTheRun) {
   const int id = start_tiny_run(1'000'000);
   ASSERT_TRUE(test::wait_until([&] { return record(id).steps.size() >= 3; }, kTrainTimeoutMs));
@@ -415,9 +417,18 @@ TEST_F(MainWindowTest, ClosingDuringTrainingStopsTheWorkerAndSavesTheRun) {
   EXPECT_TRUE(window_->close());
   EXPECT_FALSE(window_->isVisible());
   const RunRecord saved = read_json(file.toStdString());
-  EXPECT_EQ(saved.status, RunStatus::Stopped);
+  // Issue 49, item 7: closing marked the run "stopped by the user", and Continue
+  // interrupted and queued runs was greyed out for it. It is cut short, and goes on.
+  EXPECT_EQ(saved.status, RunStatus::Interrupted);
+  EXPECT_NE(saved.message.find("closed"), std::string::npos) << saved.message;
   EXPECT_GE(saved.steps.size(), 3u);
   window_.reset();  // the thread has ended: destroying the window must not hang or crash
+  QStringList errors;
+  auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  auto* continuing = next->findChild<QAction*>(QStringLiteral("continueAction"));
+  ASSERT_TRUE(continuing);
+  EXPECT_TRUE(continuing->isEnabled()) << "Continue takes the run up again";
+  next->lab().stop_all();
 }
 
 TEST_F(MainWindowTest, ExportWritesAPngOfTheRequestedSizeAndAParseableSvg) {
@@ -702,7 +713,7 @@ TEST_F(MainWindowTest, ARunStoppedByClosingResumesInTheNextSessionWithTheSameNum
   auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
   ASSERT_EQ(next->store().runs().size(), 2u);
   const lab::RunEntry& back = next->store().runs()[1];
-  ASSERT_EQ(back.record.status, RunStatus::Stopped);
+  ASSERT_EQ(back.record.status, RunStatus::Interrupted);  // cut short by closing: Continue takes it up
   auto* table = next->findChild<QTableView*>(QStringLiteral("runTable"));
   ASSERT_TRUE(table);
   table->selectRow(1);
@@ -1159,8 +1170,10 @@ TEST_F(MainWindowTest, StopStopAllAndClosingLeaveTwoRunsStoppedAndWhole) {
       for (const int id : {first, second}) EXPECT_EQ(store.find(id)->record.status, RunStatus::Stopped);
     }
     window.reset();
+    // Closing cuts the runs short (issue 49, item 7): Continue takes them up again.
     for (const QString& file : files)
-      normlab::test::expect_stopped_and_whole(file.toStdString(), normlab::test::Csv::None);
+      normlab::test::expect_stopped_and_whole(file.toStdString(), normlab::test::Csv::None,
+                                              way == 2 ? RunStatus::Interrupted : RunStatus::Stopped);
     EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
   }
 }
