@@ -490,7 +490,7 @@ const RunRecord& LossChart::drawn_record(const lab::RunEntry& run) const {
 
 std::pair<QString, QString> LossChart::name_and_seeds(const lab::RunEntry& run) const {
   const auto group = groups_.find(run.id);
-  if (group == groups_.end()) return {lab::qstr(display_name(run.record.config)), {}};
+  if (group == groups_.end()) return {run_name(store_, run), {}};
   const int seeds = group->second->spread.runs;
   std::set<std::uint64_t> all;  // every seed of the group, those still to train too
   for (const int id : group->second->members) {
@@ -568,8 +568,12 @@ void LossChart::update_groups() {
   std::vector<const RunRecord*> records;
   std::vector<int> ids;
   if (group_seeds_) {
+    // A run the user renamed is theirs to tell apart: it keeps its own entry and curve
+    // rather than vanishing into a seed group ("1 of 2 seeds so far").
     for (const lab::RunEntry& run : store_.runs()) {
-      if (shows(run) && curves_.count(run.id)) records.push_back(&run.record), ids.push_back(run.id);
+      if (shows(run) && curves_.count(run.id) && run.record.config.label.empty()) {
+        records.push_back(&run.record), ids.push_back(run.id);
+      }
     }
   }
   std::map<int, std::vector<int>> wanted;

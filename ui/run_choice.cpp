@@ -9,6 +9,8 @@
 #include "lab/qstring.h"
 #include "lab/run_store.h"
 
+#include "run_colors.h"
+
 namespace normlab::ui {
 
 int fill_run_choice(QComboBox* box, const lab::RunStore& store, int panel, int keep) {
@@ -16,7 +18,7 @@ int fill_run_choice(QComboBox* box, const lab::RunStore& store, int panel, int k
   box->clear();
   std::vector<int> all, trained;  // in the order they were added: the latest last
   for (const lab::RunEntry& run : store.runs()) {
-    box->addItem(lab::qstr(display_name(run.record.config)), run.id);
+    box->addItem(run_name(store, run), run.id);
     all.push_back(run.id);
     if (!run.record.steps.empty()) trained.push_back(run.id);
   }

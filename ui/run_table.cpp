@@ -65,7 +65,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
   if (role == RunIdRole) return run.id;
   switch (index.column()) {
     case NameColumn:
-      if (role == Qt::DisplayRole || role == Qt::EditRole) return lab::qstr(display_name(r.config));
+      if (role == Qt::DisplayRole) return run_name(store_, run);
+      if (role == Qt::EditRole) return lab::qstr(display_name(r.config));
       if (role == Qt::DecorationRole) return run_colour(run);
       if (role == Qt::CheckStateRole) return run.visible ? Qt::Checked : Qt::Unchecked;
       if (role == Qt::ToolTipRole) {

@@ -491,6 +491,25 @@ TEST_F(LossChartTest, ASeedCutShortBesideEndedSeedsIsDrawnOnItsOwn) {
 }
 
 // Asked for on issue 29's walk: a seed group's seeds drawn one by one, and back as their mean.
+// Issue 49, item 5: the user's renamed runs vanished from the legend into seed groups
+// ("1 of 2 seeds so far"). A renamed run keeps its own entry, under its name.
+TEST_F(LossChartTest, ARenamedRunKeepsItsOwnLegendEntry) {
+  RunRecord first = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600, 50);
+  RunRecord second = first;
+  second.config.seed += 1;
+  second.config.label = "my own run";
+  store_.add(first, {});
+  const int renamed = store_.add(second, {});
+  chart_.refresh();
+  EXPECT_TRUE(chart_.seed_group_of(renamed).isEmpty());
+  QStringList names;
+  for (const LegendEntry& entry : chart_.legend_entries()) {
+    if (entry.style != Qt::DashLine) names << entry.name;
+  }
+  EXPECT_EQ(names.size(), 2) << names.join(" | ").toStdString();
+  EXPECT_TRUE(names.contains(QStringLiteral("my own run"))) << names.join(" | ").toStdString();
+}
+
 TEST_F(LossChartTest, ASeedGroupCanBeDrawnSeedBySeed) {
   std::vector<int> seeds;
   for (std::uint64_t i = 0; i < 3; ++i) {
