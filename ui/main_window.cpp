@@ -183,6 +183,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(store_, &lab::RunStore::status_changed, this, [this](int id) {
     update_actions();
     if (selected_runs().contains(id)) update_details();
+    // A run that starts training is scrolled into view: it appeared off-screen (issue 49).
+    const lab::RunEntry* run = store_->find(id);
+    if (run && run->record.status == RunStatus::Running) {
+      run_table_->scrollTo(run_table_->model()->index(store_->row_of(id), 0));
+    }
   });
   // A training run changes many times a second; its details are rewritten twice a second.
   details_timer_->setSingleShot(true);

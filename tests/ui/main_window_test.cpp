@@ -408,6 +408,30 @@ TEST_F(MainWindowTest, StopLeavesTheRunStoppedWithItsPointsKept) {
   EXPECT_EQ(read_json(window_->store().find(id)->file.toStdString()).status, RunStatus::Stopped);
 }
 
+// Issue 49, item 4: newly started runs appeared off-screen in the run table. A run that
+// starts training is scrolled into view.
+TEST_F(MainWindowTest, ARunThatStartsIsScrolledIntoView) {
+  int last = 0;
+  for (int i = 0; i < 40; ++i) {
+    RunRecord run = test::synthetic_run(i % 2 ? NormPlacement::Post : NormPlacement::Pre, 1e-3 * (1 + i), 30, 100, 50);
+    if (i == 39) {
+      run.status = RunStatus::Queued;
+      run.steps.clear();
+      run.evals.clear();
+    }
+    last = window_->store().add(run, {});
+  }
+  auto* table = window_->findChild<QTableView*>(QStringLiteral("runTable"));
+  ASSERT_TRUE(table);
+  QCoreApplication::processEvents();
+  table->scrollToTop();
+  const QModelIndex row = table->model()->index(window_->store().row_of(last), 0);
+  ASSERT_FALSE(table->viewport()->rect().intersects(table->visualRect(row))) << "the table holds fewer than 40 rows";
+  window_->store().set_status(last, RunStatus::Running);
+  QCoreApplication::processEvents();
+  EXPECT_TRUE(table->viewport()->rect().intersects(table->visualRect(row)));
+}
+
 std::unique_ptr<MainWindow> next_session(const QString& runs, QStringList& errors);  // below
 
 TEST_F(MainWindowTest, ClosingDuringTrainingStopsTheWorkerAndSavesTheRun) {
