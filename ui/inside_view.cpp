@@ -210,8 +210,17 @@ class InsidePlot : public QWidget {
       p.drawLine(x, r.bottom() + 1, x, r.bottom() + 4);
       p.drawText(QRect(x - 30, r.bottom() + 5, 60, 16), Qt::AlignCenter, QString::number(step));
     }
-    p.drawText(QRect(r.left(), r.bottom() + 20, r.width(), 16), Qt::AlignCenter,
-               QObject::tr("step (each recorded step one column)"));
+    // The longest title the panel's width holds: at 1024 x 700 the long one was cut to
+    // "p (each recorded step one colun".
+    QString step_title = QObject::tr("step");
+    for (const QString& title :
+         {QObject::tr("step (each recorded step one column)"), QObject::tr("step (a column each)")}) {
+      if (p.fontMetrics().horizontalAdvance(title) <= r.width()) {
+        step_title = title;
+        break;
+      }
+    }
+    p.drawText(QRect(r.left(), r.bottom() + 20, r.width(), 16), Qt::AlignCenter, step_title);
     if (panel == 0 && s->layers) {
       p.save();
       // Turned, the text's top faces left: its box reaches from the turning point to the
