@@ -789,7 +789,8 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
     queued_names << QString::fromStdString(record(id).config.name);
     EXPECT_EQ(status(id), RunStatus::Queued);
   }
-  // Closed once it trains, so it is saved as stopped, not left queued.
+  // Closed once it trains, so it is saved as cut short (issue 49: Continue takes it up
+  // again), not left queued.
   ASSERT_TRUE(test::wait_until([&] { return !record(running).steps.empty(); }, kTrainTimeoutMs));
   window_->close();
 
@@ -798,7 +799,7 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
   const auto& runs = next->store().runs();
   ASSERT_EQ(runs.size(), 4u);
-  EXPECT_NE(runs[0].record.status, RunStatus::Queued);  // the one that was training
+  EXPECT_EQ(runs[0].record.status, RunStatus::Interrupted);  // the one that was training
   QStringList back;
   for (std::size_t i = 1; i < runs.size(); ++i) {
     EXPECT_EQ(runs[i].record.status, RunStatus::Queued);
@@ -825,13 +826,16 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   });
   resume->trigger();
   EXPECT_FALSE(resume->isEnabled());
-  EXPECT_EQ(next->lab().queue().running(), QList<int>{runs[1].id});
+  EXPECT_EQ(next->lab().queue().running(), QList<int>{runs[0].id}) << "the run cut short by closing goes on first";
+  next->lab().stop_runs({runs[0].id});  // a million steps: the queued ones are what this is about
+  ASSERT_TRUE(
+      test::wait_until([&] { return next->lab().queue().running() == QList<int>{runs[1].id}; }, kTrainTimeoutMs));
   ASSERT_TRUE(test::wait_until([&] { return !next->lab().queue().busy(); }, kTrainTimeoutMs));
   for (std::size_t i = 1; i < runs.size(); ++i) {
     EXPECT_EQ(runs[i].record.status, RunStatus::Done) << runs[i].record.message;
     EXPECT_EQ(read_json(runs[i].file.toStdString()).status, RunStatus::Done);
   }
-  EXPECT_EQ(started, (QList<int>{runs[1].id, runs[2].id, runs[3].id}));
+  EXPECT_EQ(started, (QList<int>{runs[0].id, runs[1].id, runs[2].id, runs[3].id}));
 }
 
 // Issue 16: Run > Runs side by side sets how many runs train at once, says what auto means
