@@ -113,6 +113,7 @@ LossChart::LossChart(const lab::RunStore& store, QGraphicsItem* parent)
     update_thinning();
     place_baseline_labels();
     update_loss_title();
+    update_x_title();  // the chart's title too, in as many words as the width holds
   });
   for (const lab::RunEntry& run : store.runs()) add_curves(run.id);
   refresh();
@@ -406,23 +407,34 @@ double LossChart::x_of(const TrainConfig& config, int step, double wall_s) const
   return step;
 }
 
-// The axis's title and the chart's: "Loss per step" read wrong over tokens or seconds.
+// The axis's title and the chart's: "Loss per step" read wrong over tokens or seconds. The
+// chart's in as many words as its width holds: at 1024 x 700 Qt Charts cut it to "…
+// held-out...".
 void LossChart::update_x_title() {
-  const QString curves = tr("training (light) and held-out (dark)");
+  QString loss;
   switch (x_axis_) {
     case XAxis::Steps:
       axis_x_->setTitleText(tr("step"));
-      setTitle(tr("Loss per step \u00b7 %1").arg(curves));
+      loss = tr("Loss per step");
       break;
     case XAxis::Tokens:
       axis_x_->setTitleText(tr("tokens trained on (millions)"));
-      setTitle(tr("Loss by tokens trained on \u00b7 %1").arg(curves));
+      loss = tr("Loss by tokens trained on");
       break;
     case XAxis::WallTime:
       axis_x_->setTitleText(tr("wall-clock time (seconds)"));
-      setTitle(tr("Loss over time \u00b7 %1").arg(curves));
+      loss = tr("Loss over time");
       break;
   }
+  const QStringList titles{tr("%1 \u00b7 training (light) and held-out (dark)").arg(loss),
+                           tr("%1 \u00b7 training light, held-out dark").arg(loss), loss};
+  const QFontMetricsF metrics(titleFont());
+  const double room = size().width() - 40;  // the title's margins; 0 before the first layout
+  const auto fits = std::find_if(titles.begin(), titles.end(), [&](const QString& title) {
+    return room <= 0 || metrics.horizontalAdvance(title) <= room;
+  });
+  const QString title = fits == titles.end() ? titles.back() : *fits;
+  if (title != this->title()) setTitle(title);
 }
 
 void LossChart::set_x_axis(XAxis axis) {

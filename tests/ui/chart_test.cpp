@@ -2,6 +2,7 @@
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QCoreApplication>
+#include <QFontMetricsF>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
@@ -622,6 +623,26 @@ TEST_F(LossChartTest, AShortChartKeepsItsLossLabelsWhole) {
       }
     }
   }
+}
+
+// Issue 49, item 4: at 1024 x 700 the chart's title was cut to "Loss per step · training
+// (light) and held-out...". A narrow chart gives it in fewer words, whole.
+TEST_F(LossChartTest, ANarrowChartKeepsItsTitleWhole) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  QGraphicsScene scene;
+  auto* chart = new LossChart(store_);
+  scene.addItem(chart);  // which owns it
+  for (const int width : {1000, 420, 300}) {
+    chart->resize(width, 400);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    chart->refresh();
+    EXPECT_TRUE(chart->title().startsWith(QStringLiteral("Loss per step"))) << chart->title().toStdString();
+    EXPECT_LE(QFontMetricsF(chart->titleFont()).horizontalAdvance(chart->title()), width - 40)
+        << chart->title().toStdString() << " in " << width << " px";
+  }
+  chart->resize(1000, 400);
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+  EXPECT_TRUE(chart->title().contains(QStringLiteral("held-out (dark)"))) << "wide: every word";
 }
 
 // The hover box says the step under the pointer, also after the view under a still
