@@ -150,7 +150,7 @@ Lab::Started Lab::train_missing(const std::vector<TrainConfig>& configs, QSet<in
         ++started.waiting;
         break;
       case Fate::Resume:
-        enqueue_resume(id);
+        enqueue_resume(id, fate.from_step);
         if (owned) owned->insert(id);
         ++started.queued;
         break;
@@ -220,7 +220,8 @@ QString Lab::resume_refusal(int id) const {
   return {};
 }
 
-void Lab::enqueue_resume(int id) {
+void Lab::enqueue_resume(int id, int from_step) {
+  if (const RunEntry* run = store_->find(id)) emit note(resume_note(*run, from_step));  // from where, and why
   store_->set_status(id, RunStatus::Queued);
   queue_->enqueue(id, /*resume=*/true);
 }
@@ -228,13 +229,29 @@ void Lab::enqueue_resume(int id) {
 QString Lab::resume_run(int id) {
   if (const QString refused = resume_refusal(id); !refused.isEmpty()) return refused;
   const RunEntry* run = store_->find(id);
+  int from = 0;
   try {
-    resumable_checkpoint(checkpoint_path(run->file.toStdString()), run->record.config);
+    from = resumable_checkpoint(checkpoint_path(run->file.toStdString()), run->record.config).step;
   } catch (const std::exception& error) {
     return QString::fromStdString(error.what());
   }
-  enqueue_resume(id);
+  enqueue_resume(id, from);
   return {};
+}
+
+QString resume_note(const RunEntry& run, int checkpoint_step) {
+  const QString name = qstr(display_name(run.record.config));
+  const int reached = run.record.steps.empty() ? 0 : run.record.steps.back().step;
+  if (checkpoint_step >= reached) {
+    return Lab::tr("\u201c%1\u201d goes on from step %2, where it was cut short").arg(name).arg(checkpoint_step);
+  }
+  return Lab::tr(
+             "\u201c%1\u201d goes back to its checkpoint at step %2 and trains again from there: the %3 steps "
+             "after it, to step %4, were saved in its file but not in a checkpoint before it was cut short")
+      .arg(name)
+      .arg(checkpoint_step)
+      .arg(reached - checkpoint_step)
+      .arg(reached);
 }
 
 bool Lab::left_queued(const RunEntry& run) const {

@@ -100,6 +100,7 @@ class Lab : public QObject {
   // Queues a stopped or interrupted run to go on from its checkpoint, with the numbers it
   // would have had uninterrupted; empty, or why it cannot (no checkpoint, a damaged one,
   // one of another experiment, corpus or LibTorch). The run and its files stay either way.
+  // Says in a note from which step it goes on, and why when that is before where it got.
   QString resume_run(int id);
   // Whether the run was cut short and has a checkpoint file (resume_run checks it whole).
   bool has_checkpoint(int id) const;
@@ -166,7 +167,8 @@ class Lab : public QObject {
   Started train_missing(const std::vector<TrainConfig>& configs, QSet<int>* owned);
   // Why the run cannot go on from a checkpoint here, before its file is read; empty if it may.
   QString resume_refusal(int id) const;
-  void enqueue_resume(int id);
+  // Queues the run to go on from its checkpoint at `from_step`, and notes from where and why.
+  void enqueue_resume(int id, int from_step);
   // Queued, but not waiting in the queue: from an earlier session, or imported so (a
   // followed folder's queued runs are another program's to train).
   bool left_queued(const RunEntry& run) const;
@@ -193,5 +195,10 @@ class Lab : public QObject {
   // A few steps timed on the worker: (config, seconds per step); negative while asked, 0 if it failed.
   mutable std::optional<std::pair<TrainConfig, double>> timed_;
 };
+
+// What resuming `run` from its checkpoint at `checkpoint_step` does: from which step it
+// goes on and, where that is before the last step its file holds (a killed process saves
+// its points more often than its checkpoint), why it trains those steps again.
+QString resume_note(const RunEntry& run, int checkpoint_step);
 
 }  // namespace normlab::lab

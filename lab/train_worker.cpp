@@ -91,9 +91,13 @@ void TrainWorker::train(int run_id, const TrainConfig& config, const QString& sa
     RunArchive::drop_weights(save_path);  // a run trained again is not the one they were
   }
   try {
-    const RunRecord run = resume
-                              ? normlab::resume(config, checkpoint_path(save_path.toStdString()), callbacks, &cancel_)
-                              : normlab::train(config, callbacks, &cancel_);
+    RunRecord run = resume ? normlab::resume(config, checkpoint_path(save_path.toStdString()), callbacks, &cancel_)
+                           : normlab::train(config, callbacks, &cancel_);
+    if (closing_ && run.status == RunStatus::Stopped) {
+      run.status = RunStatus::Interrupted;
+      run.message = "cut short when NormLab closed, after " + std::to_string(run.steps.size()) +
+                    " steps; Run \u25b8 Continue goes on from there";
+    }
     flush();
     save(run);
     if (!save_path.isEmpty() && !keeps_checkpoint(run)) RunArchive::drop_checkpoint(save_path);

@@ -15,6 +15,9 @@ class TrainWorker : public QObject {
  public:
   // Checked by the trainer before every step. Safe from any thread.
   std::atomic<bool>& cancel_flag() { return cancel_; }
+  // Set with the cancel flag when the window closes: the run is cut short, not stopped by
+  // the user, and Continue goes on with it in the next session.
+  std::atomic<bool>& closing_flag() { return closing_; }
 
   // Trains one run, or with `resume` goes on from its checkpoint; `save_path` receives the
   // record whenever the trainer says a save is due (at evaluations and every few seconds)
@@ -42,6 +45,7 @@ class TrainWorker : public QObject {
 
  private:
   std::atomic<bool> cancel_{false};
+  std::atomic<bool> closing_{false};
 };
 
 }  // namespace normlab::lab

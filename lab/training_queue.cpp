@@ -133,6 +133,7 @@ void TrainingQueue::shutdown() {
   shut_down_ = true;
   pending_.clear();
   for (auto& slot : slots_) {
+    slot->worker->closing_flag() = true;  // cut short, not stopped: Continue takes it up again
     slot->worker->cancel_flag() = true;
     slot->thread.quit();  // takes effect once the run in progress has stopped at its next step
   }

@@ -115,8 +115,9 @@ then drawn as their mean, with a band from the lowest to the highest held-out lo
 <h2>Training loss and held-out loss</h2>
 <p>The light curve is the loss on each batch just before the model learns from it; the dark
 one is the loss on held-out text it never learns from. The <b>Gap</b> column of the run
-table is how far the dark sits above the light at the last evaluation (the light averaged
-over the steps before it). A model that knows only how common each token is has a gap too,
+table is how far the dark sits above the light over the 50 steps up to the last evaluation
+(both averaged over those steps; the dark, measured only at evaluations, read off the line
+between them), so early in a run, while the loss falls fast, it compares the same models. A model that knows only how common each token is has a gap too,
 because a few held-out windows are not exactly as hard as the training text: post-norm on
 the baseline shows that floor. A full-size run reads its training text about fourteen times
 over, and then the gap grows with what the model remembers of that text rather than learns

@@ -60,7 +60,7 @@ LossRange fit_loss_range(const std::vector<CurveExtents>& curves, const std::vec
   double lo = kInf, hi = -kInf, start = -kInf;
   for (const CurveExtents& c : curves) {
     lo = std::min({lo, c.heldout_lo, c.training_lo});
-    hi = std::max(hi, c.heldout_hi);
+    hi = std::max(hi, ignore_outliers && c.heldout_count >= 2 ? c.heldout_last : c.heldout_hi);
     if (!std::isnan(c.heldout_first)) start = std::max(start, c.heldout_first);
     // Training spikes above the first evaluation are not worth squashing the curves for;
     // the raw curve's lows stay in view even when it is only drawn faintly.

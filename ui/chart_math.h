@@ -61,10 +61,14 @@ struct CurveExtents {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
   double heldout_lo = kInf, heldout_hi = -kInf;
   double heldout_first = std::nan("");             // the starting loss; NaN before any evaluation
+  double heldout_last = std::nan("");              // where it is now
+  int heldout_count = 0;                           // evaluations so far
   double training_lo = kInf, training_hi = -kInf;  // raw training loss
 
   void add_heldout(double v) {  // in step order
     if (std::isnan(heldout_first)) heldout_first = v;
+    heldout_last = v;
+    ++heldout_count;
     heldout_lo = std::min(heldout_lo, v);
     heldout_hi = std::max(heldout_hi, v);
   }
@@ -78,11 +82,15 @@ struct LossRange {
   double lo, hi;
 };
 
-// The loss range worth showing: every held-out point, the training curves' lows, and the
+// The loss range worth showing: the held-out points, the training curves' lows, and the
 // baselines. Training spikes above the evaluations never widen it. With ignore_outliers
-// (TensorBoard's "ignore outliers in chart scaling"), held-out values far above the
-// highest starting loss, as from a run that blew up, do not stretch it either: they
-// would squeeze every other curve into a sliver. Zoom out to see them.
+// (TensorBoard's "ignore outliers in chart scaling"), the band that matters: from the
+// first evaluation after the start, a run's top is where its held-out loss is now, not
+// where it started (about 9 nats at step 0, which squeezed the 5–6.5 band where pre- and
+// post-norm part into a third of the plot), so the range follows the runs down; and
+// held-out values far above the highest starting loss, as from a run that blew up, do not
+// stretch it: they would squeeze every other curve into a sliver. Zoom out, or turn
+// ignore_outliers off, to see them.
 LossRange fit_loss_range(const std::vector<CurveExtents>& curves, const std::vector<double>& baselines,
                          bool ignore_outliers);
 

@@ -210,8 +210,17 @@ class InsidePlot : public QWidget {
       p.drawLine(x, r.bottom() + 1, x, r.bottom() + 4);
       p.drawText(QRect(x - 30, r.bottom() + 5, 60, 16), Qt::AlignCenter, QString::number(step));
     }
-    p.drawText(QRect(r.left(), r.bottom() + 20, r.width(), 16), Qt::AlignCenter,
-               QObject::tr("step (each recorded step one column)"));
+    // The longest title the panel's width holds: at 1024 x 700 the long one was cut to
+    // "p (each recorded step one colun".
+    QString step_title = QObject::tr("step");
+    for (const QString& title :
+         {QObject::tr("step (each recorded step one column)"), QObject::tr("step (a column each)")}) {
+      if (p.fontMetrics().horizontalAdvance(title) <= r.width()) {
+        step_title = title;
+        break;
+      }
+    }
+    p.drawText(QRect(r.left(), r.bottom() + 20, r.width(), 16), Qt::AlignCenter, step_title);
     if (panel == 0 && s->layers) {
       p.save();
       // Turned, the text's top faces left: its box reaches from the turning point to the
@@ -407,6 +416,19 @@ void InsideView::show_runs(int left_id, int right_id) {
   runs_[1]->setCurrentIndex(runs_[1]->findData(right_id));
 }
 
+void InsideView::show_picked(const QList<int>& run_ids) {
+  if (!run_ids.isEmpty()) {
+    const int other = plot_->run_ids[1] == run_ids.front() ? plot_->run_ids[0] : plot_->run_ids[1];
+    show_runs(run_ids.front(), run_ids.size() > 1 ? run_ids[1] : other);
+    return;
+  }
+  for (int panel = 0; panel < 2; ++panel) {
+    if (!chosen_[panel]) plot_->run_ids[panel] = fill_run_choice(runs_[panel], store_, panel, 0);
+  }
+  show_verdicts();
+  schedule_redraw();
+}
+
 QWidget* InsideView::plot() const { return plot_; }
 
 QRect InsideView::panel_rect(int panel) const { return layout_for(plot_->size()).panels[panel]; }
@@ -441,13 +463,13 @@ void InsideView::schedule_redraw() {
   if (!redraw_.isActive()) redraw_.start();
 }
 
-// Both lists hold every run. A panel keeps the run chosen for it while that exists;
-// otherwise it follows the latest run of its placement (pre on the left, post on the
-// right) that has trained a step, else the latest of its placement, else the latest run:
-// a queued run, first after a restart or while another trains, has nothing to show.
+// Both lists hold every run. A panel keeps the run chosen for it, or shown while the user
+// is on the view, while that exists (seen: the 6e-3 pair turned into the 1e-3 pair while
+// the user watched); otherwise it shows the default pair (run_choice.h).
 void InsideView::refresh_runs() {
   for (int panel = 0; panel < 2; ++panel) {
-    plot_->run_ids[panel] = fill_run_choice(runs_[panel], store_, panel, chosen_[panel] ? plot_->run_ids[panel] : 0);
+    const bool keep = chosen_[panel] || isVisible();
+    plot_->run_ids[panel] = fill_run_choice(runs_[panel], store_, panel, keep ? plot_->run_ids[panel] : 0);
   }
   show_verdicts();
   schedule_redraw();

@@ -28,6 +28,11 @@ class InsideView : public QWidget {
   // Chooses what is shown: a statistic by name, and the runs of the two panels by id.
   void show_statistic(const QString& name);
   void show_runs(int left_id, int right_id);
+  // The runs the user picked (the run table's selection) in the panels, the first on the
+  // left; with none picked, the panels not chosen by hand show the two most recent runs.
+  // Called as the user comes to the view or picks runs: the panels never change by
+  // themselves while the view is shown, but for a run removed.
+  void show_picked(const QList<int>& run_ids);
   // The step and layer under a point of the plot, as the readout shows them.
   QString readout_at(QPoint plot_point);
   // PNG (twice the shown size) or SVG by the path's suffix; false if it cannot be written.

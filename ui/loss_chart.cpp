@@ -113,6 +113,7 @@ LossChart::LossChart(const lab::RunStore& store, QGraphicsItem* parent)
     update_thinning();
     place_baseline_labels();
     update_loss_title();
+    update_x_title();  // the chart's title too, in as many words as the width holds
   });
   for (const lab::RunEntry& run : store.runs()) add_curves(run.id);
   refresh();
@@ -406,23 +407,34 @@ double LossChart::x_of(const TrainConfig& config, int step, double wall_s) const
   return step;
 }
 
-// The axis's title and the chart's: "Loss per step" read wrong over tokens or seconds.
+// The axis's title and the chart's: "Loss per step" read wrong over tokens or seconds. The
+// chart's in as many words as its width holds: at 1024 x 700 Qt Charts cut it to "…
+// held-out...".
 void LossChart::update_x_title() {
-  const QString curves = tr("training (light) and held-out (dark)");
+  QString loss;
   switch (x_axis_) {
     case XAxis::Steps:
       axis_x_->setTitleText(tr("step"));
-      setTitle(tr("Loss per step \u00b7 %1").arg(curves));
+      loss = tr("Loss per step");
       break;
     case XAxis::Tokens:
       axis_x_->setTitleText(tr("tokens trained on (millions)"));
-      setTitle(tr("Loss by tokens trained on \u00b7 %1").arg(curves));
+      loss = tr("Loss by tokens trained on");
       break;
     case XAxis::WallTime:
       axis_x_->setTitleText(tr("wall-clock time (seconds)"));
-      setTitle(tr("Loss over time \u00b7 %1").arg(curves));
+      loss = tr("Loss over time");
       break;
   }
+  const QStringList titles{tr("%1 \u00b7 training (light) and held-out (dark)").arg(loss),
+                           tr("%1 \u00b7 training light, held-out dark").arg(loss), loss};
+  const QFontMetricsF metrics(titleFont());
+  const double room = size().width() - 40;  // the title's margins; 0 before the first layout
+  const auto fits = std::find_if(titles.begin(), titles.end(), [&](const QString& title) {
+    return room <= 0 || metrics.horizontalAdvance(title) <= room;
+  });
+  const QString title = fits == titles.end() ? titles.back() : *fits;
+  if (title != this->title()) setTitle(title);
 }
 
 void LossChart::set_x_axis(XAxis axis) {
@@ -490,7 +502,7 @@ const RunRecord& LossChart::drawn_record(const lab::RunEntry& run) const {
 
 std::pair<QString, QString> LossChart::name_and_seeds(const lab::RunEntry& run) const {
   const auto group = groups_.find(run.id);
-  if (group == groups_.end()) return {lab::qstr(display_name(run.record.config)), {}};
+  if (group == groups_.end()) return {run_name(store_, run), {}};
   const int seeds = group->second->spread.runs;
   std::set<std::uint64_t> all;  // every seed of the group, those still to train too
   for (const int id : group->second->members) {
@@ -568,8 +580,12 @@ void LossChart::update_groups() {
   std::vector<const RunRecord*> records;
   std::vector<int> ids;
   if (group_seeds_) {
+    // A run the user renamed is theirs to tell apart: it keeps its own entry and curve
+    // rather than vanishing into a seed group ("1 of 2 seeds so far").
     for (const lab::RunEntry& run : store_.runs()) {
-      if (shows(run) && curves_.count(run.id)) records.push_back(&run.record), ids.push_back(run.id);
+      if (shows(run) && curves_.count(run.id) && run.record.config.label.empty()) {
+        records.push_back(&run.record), ids.push_back(run.id);
+      }
     }
   }
   std::map<int, std::vector<int>> wanted;

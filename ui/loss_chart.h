@@ -173,7 +173,8 @@ class LossChart : public QChart {
   void update_baselines();
   void place_baseline_labels();
   void set_baseline_words(Baseline& baseline, const QString& text);
-  int curves_under(const QRectF& box) const;  // how much of the visible curves a box would hide
+  QString baseline_words(const Baseline& baseline) const;  // its value, and whose where several are drawn
+  int curves_under(const QRectF& box) const;               // how much of the visible curves a box would hide
   void fit_to_data();
   void apply_view(const ViewRange& display);  // display space: log10 when log scale
   void update_loss_ticks();

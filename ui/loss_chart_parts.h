@@ -53,6 +53,7 @@ struct LossChart::SeedGroup {
 
 struct LossChart::Baseline {
   double nats = 0;
+  QString whose;  // which runs it is the baseline of, where several are drawn; else empty
   QLineSeries* series = nullptr;
   QGraphicsRectItem* label = nullptr;  // a pale box holding the text, where no curve is
   QGraphicsSimpleTextItem* words = nullptr;

@@ -46,10 +46,19 @@ void LossChart::fit_to_data() {
     lo = to_display(1);
     hi = to_display(10);
   }
-  const double pad = std::max(hi - lo, log_scale_ ? 0.02 : 0.2) * 0.04;
+  // A band narrower than this shows each step's noise as if it were the story: widened
+  // about its middle.
+  if (const double least = log_scale_ ? 0.04 : 0.5; hi - lo < least) {
+    const double middle = (hi + lo) / 2;
+    lo = middle - least / 2;
+    hi = middle + least / 2;
+  }
+  const double pad = (hi - lo) * 0.04;
+  // Above the top, room for a baseline's label over its line.
+  const double top_pad = std::max(pad, (hi - lo) * 0.08);
   const double reach = x_max > 0 ? x_max : x_axis_ == XAxis::Steps ? 1000 : 1;
   const double margin = reach * 0.012;  // the first and last evaluation's dots stay whole
-  const ViewRange fitted{-margin, reach + margin, lo - pad, hi + pad};
+  const ViewRange fitted{-margin, reach + margin, lo - pad, hi + top_pad};
   // Every range change makes Qt Charts place each point again (~15 ms for 5 x 3000 steps),
   // so a range that still holds the data snugly is kept while a run trains.
   const ViewRange now{axis_x_->min(), axis_x_->max(), axis_y_->min(), axis_y_->max()};

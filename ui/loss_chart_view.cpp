@@ -8,6 +8,7 @@
 #include <QRubberBand>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "lab/run_store.h"
 
@@ -234,35 +235,67 @@ void LossChartView::show_readout(QPoint viewport_pos) {
       where = tr("%1 s").arg(QLocale::system().toString(nearest_point.x, 'f', nearest_point.x < 100 ? 1 : 0));
       break;
   }
-  QString html = tr("<b>%1</b><table cellspacing='0' cellpadding='1'>").arg(where);
-  int rows = 0;
-  for (const Readout& r : values) {
-    if (++rows > kMaxReadoutRuns) {
-      html += tr("<tr><td colspan='3'>\u2026 and %1 more</td></tr>").arg(int(values.size()) - kMaxReadoutRuns);
-      break;
+  // Nearest the pointer's loss first: with many runs, the ones the user points at.
+  const double pointer_loss = chart_->value_at(chart_pos(viewport_pos)).y();
+  std::vector<const Readout*> order;
+  for (const Readout& r : values) order.push_back(&r);
+  const auto distance = [pointer_loss](const Readout* r) {
+    double d = std::numeric_limits<double>::infinity();
+    for (const double loss : {r->heldout, r->train, r->train_smoothed}) {
+      if (std::isfinite(loss)) d = std::min(d, std::abs(loss - pointer_loss));
     }
-    QString train = tr("train %1").arg(loss_text(r.train));
-    if (std::isfinite(r.train_smoothed)) train += tr(" (smoothed %1)").arg(loss_text(r.train_smoothed));
-    if (!by_step) train += tr(" at step %1").arg(r.step);
-    else if (r.step != shown_step) train += tr(" at %1").arg(r.step);
-    const QString heldout =
-        r.eval_step < 0 ? QString() : tr("held-out <b>%1</b> at %2").arg(loss_text(r.heldout)).arg(r.eval_step);
-    html += QStringLiteral(
-                "<tr><td><span style='color:%1'>\u25a0</span> %2&nbsp;&nbsp;</td>"
-                "<td>%3&nbsp;&nbsp;</td><td>%4</td></tr>")
-                .arg(r.colour.name(), r.name.toHtmlEscaped(), train, heldout);
-  }
-  html += QStringLiteral("</table>");
-  html += tr("<span style='color:#777'>Click to read the runs' text at this step (What it writes)</span>");
-  readout_->setText(html);
-  readout_->adjustSize();
+    return d;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const Readout* a, const Readout* b) { return distance(a) < distance(b); });
 
-  // Beside the pointer, flipped to stay inside the plot (and off the legend).
-  const QRect area = mapFromScene(chart_->mapToScene(plot)).boundingRect();
+  // The held-out column first, as it says what matters; what does not fit inside the chart
+  // goes, least needed first: the smoothed training loss, long names' ends, the training
+  // column, then the farthest runs.
+  const QRect area = viewport()->rect().adjusted(2, 2, -2, -2);
+  const auto compose = [&](int most_rows, bool smoothed, int name_chars, bool training) {
+    QString html = tr("<b>%1</b><table cellspacing='0' cellpadding='1'>").arg(where);
+    const int shown = std::min<int>(most_rows, int(order.size()));
+    for (int i = 0; i < shown; ++i) {
+      const Readout& r = *order[std::size_t(i)];
+      QString name = r.name;
+      if (name.size() > name_chars) name = name.left(name_chars - 1) + QChar(0x2026);
+      const QString heldout =
+          r.eval_step < 0 ? QString() : tr("held-out <b>%1</b> at %2").arg(loss_text(r.heldout)).arg(r.eval_step);
+      QString train;
+      if (training) {
+        train = tr("train %1").arg(loss_text(r.train));
+        if (smoothed && std::isfinite(r.train_smoothed)) train += tr(" (smoothed %1)").arg(loss_text(r.train_smoothed));
+        if (!by_step) train += tr(" at step %1").arg(r.step);
+        else if (r.step != shown_step) train += tr(" at %1").arg(r.step);
+      }
+      html += QStringLiteral(
+                  "<tr><td><span style='color:%1'>\u25a0</span> %2&nbsp;&nbsp;</td>"
+                  "<td>%3&nbsp;&nbsp;</td><td>%4</td></tr>")
+                  .arg(r.colour.name(), name.toHtmlEscaped(), heldout, train);
+    }
+    if (shown < int(order.size())) {
+      html += tr("<tr><td colspan='3'>\u2026 and %1 more, farther from the pointer</td></tr>")
+                  .arg(int(order.size()) - shown);
+    }
+    html += QStringLiteral("</table>");
+    html += tr("<span style='color:#777'>Click to read the runs' text at this step (What it writes)</span>");
+    readout_->setText(html);
+    readout_->adjustSize();
+    return readout_->width() <= area.width() && readout_->height() <= area.height();
+  };
+  int rows = kMaxReadoutRuns;
+  bool fits = compose(rows, true, 60, true) || compose(rows, false, 60, true) || compose(rows, false, 28, true) ||
+              compose(rows, false, 18, false);
+  while (!fits && rows > 1) fits = compose(--rows, false, 18, false);
+
+  // Beside the pointer, flipped to stay inside the chart.
   QPoint pos = viewport_pos + QPoint(18, 14);
   if (pos.x() + readout_->width() > area.right()) pos.rx() = viewport_pos.x() - readout_->width() - 18;
   if (pos.y() + readout_->height() > area.bottom()) pos.ry() = viewport_pos.y() - readout_->height() - 14;
-  readout_->move(std::max(pos.x(), area.left()), std::max(pos.y(), area.top()));
+  pos.rx() = std::clamp(pos.x(), area.left(), std::max(area.left(), area.right() - readout_->width()));
+  pos.ry() = std::clamp(pos.y(), area.top(), std::max(area.top(), area.bottom() - readout_->height()));
+  readout_->move(pos);
   readout_->show();
   readout_->raise();
 }

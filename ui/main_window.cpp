@@ -142,6 +142,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
   connect(views_, &QTabWidget::currentChanged, this, [this] {
     if (current_view() == sweeps_) sweeps_->refresh();  // the next run's settings may have changed
+    show_picked_runs();
   });
   connect(settings_, &SettingsPanel::course_seeds_changed, this, &MainWindow::update_course_action);
   connect(sweeps_, &SweepView::runs_shown, this, &MainWindow::select_runs);
@@ -184,6 +185,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   connect(store_, &lab::RunStore::status_changed, this, [this](int id) {
     update_actions();
     if (selected_runs().contains(id)) update_details();
+    // A run that starts training is scrolled into view: it appeared off-screen (issue 49).
+    const lab::RunEntry* run = store_->find(id);
+    if (run && run->record.status == RunStatus::Running) {
+      run_table_->scrollTo(run_table_->model()->index(store_->row_of(id), 0));
+    }
   });
   // A training run changes many times a second; its details are rewritten twice a second.
   details_timer_->setSingleShot(true);
@@ -650,6 +656,12 @@ void MainWindow::ask_in_details(const QUrl& link) {
         this, tr("Note"), tr("Note on \u201c%1\u201d:").arg(lab::qstr(display_name(c))), lab::qstr(c.note), &ok);
     if (ok) note_run(id, note);
   }
+}
+
+void MainWindow::show_picked_runs() {
+  const QList<int> ids = selected_runs();
+  if (current_view() == inside_) inside_->show_picked(ids);
+  if (current_view() == text_view_) text_view_->show_picked(ids);
 }
 
 bool MainWindow::show_evidence(const QString& link, const QList<int>& run_ids) {

@@ -139,6 +139,8 @@ class MainWindow : public QMainWindow {
   void update_course_action();
   void update_start_estimate();  // beside Start: how long the next run would take here
   void update_details();
+  // The view in front shows the runs picked in the table (InsideView::show_picked).
+  void show_picked_runs();
   void ask_in_details(const QUrl& link);  // the details' "rename" and "note" links, and its evidence's
   // Shows the view a verdict's evidence comes from ("curves", "text", "statistic:NAME" with
   // `run_ids` in Inside the model's panels); false for any other link.

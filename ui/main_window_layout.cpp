@@ -439,6 +439,7 @@ void MainWindow::build_run_dock() {
     chart_->set_highlighted(QSet<int>(ids.begin(), ids.end()));
     update_details();
     update_actions();
+    if (!ids.isEmpty()) show_picked_runs();
   });
 
   details_->setObjectName(QStringLiteral("runDetails"));

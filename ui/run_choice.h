@@ -1,7 +1,8 @@
 #pragma once
 // The run pickers of views that set two runs side by side (Inside the model, What it
-// writes): every run by name, and by default pre-norm on the left, post-norm on the right,
-// the latest that has trained.
+// writes): every run by name, and by default the two most recent runs that have trained,
+// the older on the left unless the newer is the pre-norm one of a pre/post pair (issue 49:
+// a view shows the runs the user picked, else these).
 class QComboBox;
 
 namespace normlab::lab {

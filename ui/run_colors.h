@@ -15,6 +15,10 @@ QColor family_colour(Hue hue, int shade);
 QColor run_colour(const lab::RunEntry& run);
 bool run_squared(const lab::RunEntry& run);
 
+// The run's name as the window lists it: its display name, told apart from the store's
+// runs that read the same (distinct_name), down to when it started (its file's name).
+QString run_name(const lab::RunStore& store, const lab::RunEntry& run);
+
 // The training-loss colour: the same hue, lighter.
 QColor training_colour(const QColor& heldout);
 

@@ -73,11 +73,15 @@ QString verdict_html(const lab::RunEntry& run, const QString& lead) {
 QString run_details_html(const lab::RunEntry& run) {
   const RunRecord& r = run.record;
   const TrainConfig& c = r.config;
-  QString html =
-      QStringLiteral(
-          "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
-          " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span></p>")
-          .arg(run_colour(run).name(), lab::qstr(display_name(c)).toHtmlEscaped(), lab::qstr(to_string(r.status)));
+  // Rename and the note beside the name: at the foot of a 250-px panel they were found only
+  // by scrolling (issue 49).
+  QString html = QStringLiteral(
+                     "<p style='margin:0 0 6px 0'><span style='color:%1; font-size:14pt'>\u25a0</span>"
+                     " <b>%2</b> &nbsp;<span style='color:#5f6b7a'>%3</span> &nbsp; <a href='rename'>%4</a> &nbsp; "
+                     "<a href='note'>%5</a></p>")
+                     .arg(run_colour(run).name(), lab::qstr(display_name(c)).toHtmlEscaped(),
+                          lab::qstr(to_string(r.status)), QObject::tr("Rename\u2026"),
+                          c.note.empty() ? QObject::tr("Add a note\u2026") : QObject::tr("Edit the note\u2026"));
   html += verdict_html(run);
   if (!c.note.empty()) {
     html += QStringLiteral("<p style='margin:0 0 6px 0; white-space:pre-wrap'>%1</p>")
@@ -130,14 +134,14 @@ QString run_details_html(const lab::RunEntry& run) {
                                              .arg(loss_text(best->val_loss))
                                              .arg(best->step)
                                              .arg(loss_text(r.baseline_loss)));
-    if (const double train = r.final_train_loss(); std::isfinite(train)) {
-      const int at = r.evals.back().step;
+    if (const RunRecord::LossesOverSteps losses = r.final_losses(); std::isfinite(losses.training)) {
       html += row(QObject::tr("Training"),
-                  QObject::tr("%1, the mean of the %2 steps up to step %3; the gap to held-out <b>%4</b>")
-                      .arg(loss_text(train))
-                      .arg(std::min(int(RunRecord::kGapWindow), at))
-                      .arg(at)
-                      .arg(loss_text(r.generalisation_gap())));
+                  QObject::tr("%1 over steps %2–%3, held-out %4 over the same steps; the gap <b>%5</b>")
+                      .arg(loss_text(losses.training))
+                      .arg(losses.first_step)
+                      .arg(losses.last_step)
+                      .arg(loss_text(losses.heldout))
+                      .arg(loss_text(losses.gap())));
     }
   }
   if (!r.steps.empty()) {
@@ -158,9 +162,6 @@ QString run_details_html(const lab::RunEntry& run) {
   }
   if (!c.label.empty()) html += row(QObject::tr("Settings say"), lab::qstr(run_title(c)).toHtmlEscaped());
   html += QStringLiteral("</table>");
-  html += QStringLiteral("<p style='margin:6px 0 0 0'><a href='rename'>%1</a> &nbsp; <a href='note'>%2</a></p>")
-              .arg(QObject::tr("Rename\u2026"),
-                   c.note.empty() ? QObject::tr("Add a note\u2026") : QObject::tr("Edit the note\u2026"));
   return html;
 }
 
@@ -189,7 +190,7 @@ QString runs_difference_html(const std::vector<const lab::RunEntry*>& runs) {
   const std::vector<const ConfigField*> fields = differing_fields(configs);
   for (const ConfigField* field : fields) {
     line(lab::qstr(field->label).toHtmlEscaped(), [&](const RunRecord& r) {
-      const std::string text = field_text(*field, r.config);
+      const std::string text = shown_text(*field, r.config);
       return text.empty() ? QStringLiteral("\u2014") : lab::qstr(text).toHtmlEscaped();  // an empty corpus: the default
     });
   }

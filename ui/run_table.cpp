@@ -65,7 +65,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
   if (role == RunIdRole) return run.id;
   switch (index.column()) {
     case NameColumn:
-      if (role == Qt::DisplayRole || role == Qt::EditRole) return lab::qstr(display_name(r.config));
+      if (role == Qt::DisplayRole) return run_name(store_, run);
+      if (role == Qt::EditRole) return lab::qstr(display_name(r.config));
       if (role == Qt::DecorationRole) return run_colour(run);
       if (role == Qt::CheckStateRole) return run.visible ? Qt::Checked : Qt::Unchecked;
       if (role == Qt::ToolTipRole) {
@@ -119,7 +120,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
       if (role == Qt::DisplayRole) return loss_text(r.generalisation_gap());
       if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
       if (role == Qt::ToolTipRole) {
-        return tr("Held-out loss above the training loss (mean of the %1 steps up to the last evaluation): "
+        return tr("Held-out loss above the training loss, both over the %1 steps up to the last evaluation: "
                   "what the model learnt of its training text that does not carry over to unseen text")
             .arg(RunRecord::kGapWindow);
       }

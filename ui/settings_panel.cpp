@@ -321,7 +321,10 @@ QWidget* SettingsPanel::rate_box(const ConfigField& field) {
   lr_->setToolTip(capitalised_sentence(utf8(field.help + "; any value " + accepted_values(field))));
   const QString reason = tr("%1 takes a number such as 6e-3 or 0.0006").arg(utf8(field.label));
   connect(lr_->lineEdit(), &QLineEdit::inputRejected, this, [this, reason] { show_refusal(reason); });
-  connect(lr_, &QComboBox::currentTextChanged, this, &SettingsPanel::revalidate);
+  connect(lr_, &QComboBox::currentTextChanged, this, [this] {
+    if (lr_->lineEdit()->hasAcceptableInput()) withdraw_refusal();
+    revalidate();
+  });
   return lr_;
 }
 
@@ -362,7 +365,11 @@ QWidget* SettingsPanel::spin_box(const ConfigField& field) {
   if (auto* edit = box->findChild<QLineEdit*>()) {
     connect(edit, &QLineEdit::inputRejected, this, [this, reason] { show_refusal(reason); });
     connect(edit, &QLineEdit::textChanged, this, [this, box, reason] {
-      if (!box->hasAcceptableInput()) show_refusal(reason);
+      if (!box->hasAcceptableInput()) {
+        show_refusal(reason);
+      } else {
+        withdraw_refusal();  // fixed: the reason no longer holds
+      }
     });
   }
   return box;
@@ -511,6 +518,12 @@ void SettingsPanel::show_refusal(const QString& reason) {
   message_->setText(capitalised_sentence(reason));
   message_->show();
   refusal_timer_->start();
+}
+
+void SettingsPanel::withdraw_refusal() {
+  if (!refusal_timer_->isActive()) return;
+  refusal_timer_->stop();
+  revalidate();
 }
 
 // A ReZero block has no norm, so the norm type and DyT's α₀ do nothing there, and α₀

@@ -75,6 +75,8 @@ class SettingsPanel : public QWidget {
   void choose_corpus();
   void set_more_shown(bool shown);
   void show_refusal(const QString& reason);
+  // A refusal's reason no longer holds (the value was fixed): the message says what does.
+  void withdraw_refusal();
   void revalidate();
 
   TrainConfig base_;                // carries the fields that have no control

@@ -231,6 +231,18 @@ void TextView::show_runs(int left_id, int right_id) {
   refresh_steps();
 }
 
+void TextView::show_picked(const QList<int>& run_ids) {
+  if (!run_ids.isEmpty()) {
+    const int other = panels_[1].run_id == run_ids.front() ? panels_[0].run_id : panels_[1].run_id;
+    show_runs(run_ids.front(), run_ids.size() > 1 ? run_ids[1] : other);
+    return;
+  }
+  for (int p = 0; p < 2; ++p) {
+    if (!panels_[p].chosen) panels_[p].run_id = fill_run_choice(panels_[p].run, store_, p, 0);
+  }
+  refresh_steps();
+}
+
 void TextView::show_step(int step) {
   following_ = false;
   step_->setValue(std::clamp(step, step_->minimum(), step_->maximum()));
@@ -269,7 +281,8 @@ int TextView::panel_of(int run_id) const {
 
 void TextView::refresh_runs() {
   for (int p = 0; p < 2; ++p) {
-    panels_[p].run_id = fill_run_choice(panels_[p].run, store_, p, panels_[p].chosen ? panels_[p].run_id : 0);
+    const bool keep = panels_[p].chosen || isVisible();  // never changed by itself while the user is on it
+    panels_[p].run_id = fill_run_choice(panels_[p].run, store_, p, keep ? panels_[p].run_id : 0);
   }
   refresh_steps();
 }

@@ -37,6 +37,9 @@ class TextView : public QWidget {
   explicit TextView(lab::RunStore& store, QWidget* parent = nullptr);
 
   void show_runs(int left_id, int right_id);
+  // As InsideView::show_picked: the picked runs, else the two most recent where the user
+  // chose none by hand; never changed by itself while the view is shown.
+  void show_picked(const QList<int>& run_ids);
   void show_step(int step);  // the latest evaluation at or before it
   // Asks both runs to continue `prompt`, as the Continue button does.
   void ask(const QString& prompt);

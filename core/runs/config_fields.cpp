@@ -307,6 +307,19 @@ std::string field_text(const ConfigField& f, const TrainConfig& config) {
   });
 }
 
+std::string shown_text(const ConfigField& f, const TrainConfig& config) {
+  return visit_field(f, config, [&](const auto& value) -> std::string {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (value > 0 && value < 0.01) {
+        const std::string short_form = format_lr(double(value));
+        if (std::strtod(short_form.c_str(), nullptr) == double(value)) return short_form;
+      }
+    }
+    return field_text(f, config);
+  });
+}
+
 void set_field_text(const ConfigField& f, TrainConfig& config, const std::string& text) {
   visit_field(f, config, [&](auto& value) {
     using T = std::decay_t<decltype(value)>;

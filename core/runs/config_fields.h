@@ -73,8 +73,11 @@ std::string accepted_values(const ConfigField& field);
 // UserError when the field's value is out of range or not one of its choices.
 void check_field(const ConfigField& field, const TrainConfig& config);
 
-// The value as text, as a user types it: "6e-3", "post", "128", "0.25".
+// The value as text, as a user types it and files keep it: "0.006", "post", "128", "0.25".
 std::string field_text(const ConfigField& field, const TrainConfig& config);
+// The value as the screen writes it: field_text, but a number under 0.01 as the course
+// writes a learning rate ("6e-3", as run names say it) where that form says it exactly.
+std::string shown_text(const ConfigField& field, const TrainConfig& config);
 // Reads text of that form; UserError naming the field when it is not a value of its type.
 void set_field_text(const ConfigField& field, TrainConfig& config, const std::string& text);
 void copy_field(const ConfigField& field, const TrainConfig& from, TrainConfig& to);

@@ -309,16 +309,36 @@ bool same_points(const RunRecord& a, const RunRecord& b) {
 
 double RunRecord::final_val_loss() const { return evals.empty() ? std::nan("") : evals.back().val_loss; }
 
-double RunRecord::final_train_loss() const { return evals.empty() ? std::nan("") : train_loss_at(evals.back().step); }
+RunRecord::LossesOverSteps RunRecord::final_losses() const {
+  if (evals.empty()) return {-1, -1, std::nan(""), std::nan("")};
+  return losses_up_to(evals.back().step);
+}
 
-double RunRecord::train_loss_at(int step) const {
-  const auto end =
-      std::upper_bound(steps.begin(), steps.end(), step, [](int at, const StepMetrics& s) { return at < s.step; });
-  const auto begin = end - std::min<std::ptrdiff_t>(end - steps.begin(), std::ptrdiff_t(kGapWindow));
-  if (begin == end) return std::nan("");
-  double sum = 0;
-  for (auto s = begin; s != end; ++s) sum += s->train_loss;
-  return sum / double(end - begin);
+RunRecord::LossesOverSteps RunRecord::losses_up_to(int step) const {
+  LossesOverSteps losses{-1, -1, std::nan(""), std::nan("")};
+  const int first_eval = evals.empty() ? std::numeric_limits<int>::max() : evals.front().step;
+  const auto by_step = [](int at, const StepMetrics& s) { return at < s.step; };
+  const auto end = std::upper_bound(steps.begin(), steps.end(), step, by_step);
+  const auto from = std::upper_bound(steps.begin(), end, first_eval - 1, by_step);  // from the first evaluation on
+  const auto begin = end - std::min<std::ptrdiff_t>(end - from, std::ptrdiff_t(kGapWindow));
+  if (begin == end) return losses;
+  double training = 0, heldout = 0;
+  auto after = evals.begin();  // the first evaluation at or past the step in hand
+  for (auto s = begin; s != end; ++s) {
+    training += s->train_loss;
+    after = std::find_if(after, evals.end(), [&](const EvalMetrics& e) { return e.step >= s->step; });
+    if (after == evals.end()) {
+      heldout = std::nan("");
+    } else if (after->step == s->step || after == evals.begin()) {
+      heldout += after->val_loss;
+    } else {
+      const EvalMetrics& before = *std::prev(after);
+      const double t = double(s->step - before.step) / double(after->step - before.step);
+      heldout += before.val_loss + t * (after->val_loss - before.val_loss);
+    }
+  }
+  const double n = double(end - begin);
+  return {begin->step, std::prev(end)->step, training / n, heldout / n};
 }
 
 const Series* RunRecord::find_series(const std::string& name) const {

@@ -95,14 +95,28 @@ struct RunRecord {
 
   // Last held-out loss, or NaN when there was no evaluation yet.
   double final_val_loss() const;
-  // The training loss where the held-out loss was last measured: the mean over the
-  // kGapWindow steps up to that evaluation, as one step's loss is noisy. NaN without both.
-  double final_train_loss() const;
-  // The same at any step: the mean training loss over the kGapWindow steps up to `step`.
-  double train_loss_at(int step) const;
-  // How far the held-out loss sits above the training loss at the last evaluation: what the
-  // model learnt of its training text that does not carry over to unseen text.
-  double generalisation_gap() const { return final_val_loss() - final_train_loss(); }
+  // The training and held-out loss over one stretch of steps: the kGapWindow training steps
+  // up to `step` (one step's loss is noisy) from the first evaluation on, and the held-out
+  // loss at each of them, read off the line between the evaluations around it (it is
+  // measured only there). Both over the same steps, so early in a run, when the loss falls
+  // fast, the gap does not set steps 1–50 against the model of step 50. NaN without
+  // training steps there; the held-out NaN when a step lies past the last evaluation.
+  struct LossesOverSteps {
+    int first_step = -1, last_step = -1;
+    double training = 0, heldout = 0;
+    double gap() const { return heldout - training; }
+  };
+  LossesOverSteps losses_up_to(int step) const;
+  // Those up to the last evaluation; NaN without one after training steps.
+  LossesOverSteps final_losses() const;
+  // The training loss of final_losses().
+  double final_train_loss() const { return final_losses().training; }
+  // The mean training loss over the kGapWindow steps up to `step`, as in losses_up_to.
+  double train_loss_at(int step) const { return losses_up_to(step).training; }
+  // How far the held-out loss sits above the training loss over the steps up to the last
+  // evaluation: what the model learnt of its training text that does not carry over to
+  // unseen text.
+  double generalisation_gap() const { return final_losses().gap(); }
   static constexpr std::size_t kGapWindow = 50;
   const Series* find_series(const std::string& name) const;  // nullptr if not recorded
   // Appends to the series of that name, which it creates on first use.

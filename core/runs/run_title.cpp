@@ -1,5 +1,6 @@
 #include "run_title.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "config_fields.h"
@@ -25,8 +26,8 @@ std::string run_title(const TrainConfig& config, SeedInTitle seed) {
   for (const ConfigField& field : config_fields()) {
     if (!field.shapes_result || field.in_design_name) continue;
     if (seed == SeedInTitle::Unsaid && field.key == "seed") continue;
-    std::string value = field_text(field, config);
-    if (value == field_text(field, defaults)) continue;
+    std::string value = shown_text(field, config);
+    if (value == shown_text(field, defaults)) continue;
     if (field.widget == Widget::File) value = std::filesystem::path(value).filename().string();  // the folder is noise
     rest += (rest.empty() ? " \u00b7 " : ", ") + field.flag + " " + value;
   }
@@ -34,5 +35,24 @@ std::string run_title(const TrainConfig& config, SeedInTitle seed) {
 }
 
 std::string display_name(const TrainConfig& config) { return config.label.empty() ? run_title(config) : config.label; }
+
+std::string distinct_name(const TrainConfig& config, const std::vector<const TrainConfig*>& runs,
+                          const std::string& started) {
+  const std::string name = display_name(config);
+  std::vector<const TrainConfig*> alike;
+  for (const TrainConfig* other : runs) {
+    if (other != &config && display_name(*other) == name) alike.push_back(other);
+  }
+  if (alike.empty()) return name;
+  for (const ConfigField& field : config_fields()) {
+    const std::string value = shown_text(field, config);
+    const bool apart = std::all_of(alike.begin(), alike.end(),
+                                   [&](const TrainConfig* other) { return shown_text(field, *other) != value; });
+    if (!apart) continue;
+    const std::string shown = field.widget == Widget::File ? std::filesystem::path(value).filename().string() : value;
+    return name + " \u00b7 " + field.flag + " " + (shown.empty() ? "(built in)" : shown);
+  }
+  return started.empty() ? name : name + " \u00b7 " + started;
+}
 
 }  // namespace normlab

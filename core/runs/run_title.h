@@ -3,6 +3,7 @@
 // sweeps and seed groups go by: what the user called it, else what sets its settings
 // apart from the defaults of its scale.
 #include <string>
+#include <vector>
 
 #include "config.h"
 
@@ -19,5 +20,11 @@ std::string run_title(const TrainConfig& config, SeedInTitle seed = SeedInTitle:
 
 // The label the user gave the run, else its title.
 std::string display_name(const TrainConfig& config);
+
+// display_name, and where another of `runs` reads the same, what tells this one apart:
+// the first setting that differs from each of those ("pre-norm lr 1e-3 warmup 30 · seed
+// 1338", "… · threads 2"), else `started` (when it started), when given.
+std::string distinct_name(const TrainConfig& config, const std::vector<const TrainConfig*>& runs,
+                          const std::string& started = {});
 
 }  // namespace normlab

@@ -126,8 +126,10 @@ VerdictEvidence gather(const RunRecord& run) {
         e.lowest_step = m.step;
       }
     }
-    e.training = run.final_train_loss();
-    e.gap = e.heldout - e.training;
+    const RunRecord::LossesOverSteps losses = run.final_losses();
+    e.training = losses.training;
+    e.gap = losses.gap();
+    e.gap_from_step = losses.first_step;
     std::tie(e.context_use, e.context_step) = scalar_at(run, kContextUse, e.step);
     e.frequency_mismatch = scalar_at(run, kFrequencyMismatch, e.step).first;
   }
@@ -325,7 +327,7 @@ std::string called(const RunRecord& run, const std::vector<const ConfigField*>& 
       return label;
     }
     if (field.key == "peak_lr") return "the run at lr " + format_lr(run.config.peak_lr);  // as run names say it
-    return "the run with " + field.noun + " " + field_text(field, run.config);
+    return "the run with " + field.noun + " " + shown_text(field, run.config);
   }
   return display_name(run.config);
 }
@@ -459,8 +461,8 @@ std::string explain_text(const RunRecord& run) {
          printed("%.3f", e.lowest_heldout) + " at step " + std::to_string(e.lowest_step));
   }
   if (std::isfinite(e.training)) {
-    line("training      " + printed("%.3f", e.training) + " (mean of the steps up to " + std::to_string(e.step) +
-         "), gap " + printed("%.3f", e.gap));
+    line("training      " + printed("%.3f", e.training) + " (mean of steps " + std::to_string(e.gap_from_step) + "-" +
+         std::to_string(e.step) + "), gap " + printed("%.3f", e.gap) + " to held-out over the same steps");
   }
   if (e.context_step >= 0) {
     line("context use   " + printed("%.3f", e.context_use) + " nats, frequency mismatch " +

@@ -78,8 +78,9 @@ struct VerdictEvidence {
   double to_baseline = 0;     // heldout − baseline: negative below it
   double lowest_heldout = 0;  // and its step
   int lowest_step = -1;
-  double training = 0;     // training loss over the same stretch (RunRecord::final_train_loss)
-  double gap = 0;          // heldout − training
+  double training = 0;     // training loss over the steps up to `step` (RunRecord::final_losses)
+  double gap = 0;          // the held-out loss over those steps − training
+  int gap_from_step = -1;  // the first of those steps
   double context_use = 0;  // nats, at the last evaluation that recorded it, and its step
   int context_step = -1;
   double frequency_mismatch = 0;  // nats, at context_step

@@ -23,6 +23,22 @@ TEST(ConfigFields, KeysAndFlagsAreUniqueAndDefaultsValid) {
   EXPECT_NO_THROW(validate(TrainConfig{}));
 }
 
+// Issue 49, item 8: the screen wrote 0.006 where run names write 6e-3. Shown, a small
+// number takes the run names' form where that says it exactly; files keep field_text.
+TEST(ConfigFields, ShownTextWritesSmallNumbersAsRunNamesDo) {
+  const ConfigField& rate = config_field("peak_lr");
+  TrainConfig c;
+  c.peak_lr = 6e-3;
+  EXPECT_EQ(shown_text(rate, c), "6e-3");
+  EXPECT_EQ(field_text(rate, c), "0.006");
+  c.peak_lr = 0.0006;
+  EXPECT_EQ(shown_text(rate, c), "6e-4");
+  c.peak_lr = 0.00123456789;  // the short form would round it
+  EXPECT_EQ(shown_text(rate, c), field_text(rate, c));
+  c.model.layers = 12;
+  EXPECT_EQ(shown_text(config_field("layers"), c), "12");
+}
+
 // Every field survives its own text form: what saved settings and the command line rely on.
 TEST(ConfigFields, TextRoundTripsEveryField) {
   TrainConfig c;

@@ -237,25 +237,47 @@ TEST_F(RunRecordTest, StatusNamesAndFinalValLoss) {
   EXPECT_THAT(user_error([] { parse_status("exploded"); }), HasSubstr("exploded"));
 }
 
-// The gap compares like with like: the held-out loss at the last evaluation against the
-// training steps up to it, not the steps trained since (a running run has some).
+// The gap compares like with like: the training and held-out loss over the same steps up
+// to the last evaluation, not the steps trained since (a running run has some).
 TEST_F(RunRecordTest, TrainingLossAndGapAtTheLastEvaluation) {
-  RunRecord run = sample_run();  // evaluated at step 4; step 5 diverged after it
+  RunRecord run = sample_run();  // evaluated at steps 0, 2 and 4; step 5 diverged after it
+  const double heldout_between = (6.5 + 6.123456789012345) / 2;  // step 3, between the evaluations at 2 and 4
+  const RunRecord::LossesOverSteps losses = run.final_losses();
+  EXPECT_EQ(losses.first_step, 1);
+  EXPECT_EQ(losses.last_step, 4);
   EXPECT_DOUBLE_EQ(run.final_train_loss(), (6.9 + 6.8 + 6.7 + 6.6) / 4);
-  EXPECT_DOUBLE_EQ(run.generalisation_gap(), 6.123456789012345 - (6.9 + 6.8 + 6.7 + 6.6) / 4);
+  EXPECT_DOUBLE_EQ(losses.heldout, (6.7 + 6.5 + heldout_between + 6.123456789012345) / 4);
+  EXPECT_DOUBLE_EQ(run.generalisation_gap(), losses.heldout - (6.9 + 6.8 + 6.7 + 6.6) / 4);
 
   RunRecord long_run;
   for (int s = 1; s <= 130; ++s) long_run.steps.push_back({s, 0.0, 1e-3, double(s), 0.0});
   long_run.evals = {{0, 0.0, 9.0}, {100, 1.0, 80.0}};
   const double window = double(RunRecord::kGapWindow);
-  EXPECT_DOUBLE_EQ(long_run.final_train_loss(), 100 - (window - 1) / 2) << "the mean of the steps up to 100";
-  EXPECT_DOUBLE_EQ(long_run.generalisation_gap(), 80 - (100 - (window - 1) / 2));
+  const double mean_step = 100 - (window - 1) / 2;
+  EXPECT_DOUBLE_EQ(long_run.final_train_loss(), mean_step) << "the mean of the steps up to 100";
+  EXPECT_NEAR(long_run.generalisation_gap(), 9.0 + (80.0 - 9.0) * mean_step / 100 - mean_step, 1e-12)
+      << "the held-out loss over those steps, on the line from step 0 to step 100";
+  EXPECT_TRUE(std::isnan(long_run.losses_up_to(120).heldout)) << "past the last evaluation there is none";
+  EXPECT_DOUBLE_EQ(long_run.train_loss_at(120), 120 - (window - 1) / 2);
 
   long_run.evals.resize(1);  // only the evaluation before training: nothing to compare
   EXPECT_TRUE(std::isnan(long_run.final_train_loss()));
   EXPECT_TRUE(std::isnan(long_run.generalisation_gap()));
   long_run.evals.clear();
   EXPECT_TRUE(std::isnan(long_run.final_train_loss()));
+}
+
+// Issue 49: at step 50 of a run whose loss falls fast, the mean of the training steps 1–50
+// sat far above the held-out loss of the model at step 50, and the gap read -0.6 though the
+// model did as well on held-out text as on its own at every step.
+TEST_F(RunRecordTest, AGapEarlyInARunIsNotNegativeWhereHeldOutFollowsTraining) {
+  RunRecord run;
+  const auto loss = [](double step) { return 9.0 - 2.5 * step / 50; };  // 9 at step 0, 6.5 at step 50
+  for (int s = 1; s <= 50; ++s) run.steps.push_back({s, 0.0, 1e-3, loss(s), 0.0});
+  run.evals = {{0, 0.0, loss(0) + 0.05}, {50, 1.0, loss(50) + 0.05}};  // held-out 0.05 above training throughout
+  EXPECT_LT(run.final_val_loss() - run.final_train_loss(), -1.0) << "the last held-out against the steps' mean";
+  EXPECT_NEAR(run.generalisation_gap(), 0.05, 1e-12);
+  EXPECT_NEAR(run.final_losses().heldout, run.final_train_loss() + 0.05, 1e-12);
 }
 
 TEST_F(RunRecordTest, ReadNotJson) {

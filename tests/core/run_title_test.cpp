@@ -100,5 +100,23 @@ TEST(RunTitle, SeedGroupsGoByTheTitleWithoutTheSeed) {
   EXPECT_EQ(seed_group_title(labelled[1]), "short");
 }
 
+// Issue 49, item 5: after restoring a folder, two rows read "pre-norm lr 1e-3 warmup 30"
+// with nothing to tell them apart. Where another run reads the same, the name adds what
+// differs, down to when the run started.
+TEST(RunTitle, RunsThatReadTheSameAreToldApart) {
+  const TrainConfig a = at_cpu_scale(NormPlacement::Pre, 1e-3);
+  TrainConfig b = a;
+  b.threads = 2;  // shapes no result, so the title leaves it out
+  const TrainConfig c = a;
+  const TrainConfig other = at_cpu_scale(NormPlacement::Post, 1e-3);
+  ASSERT_EQ(display_name(a), display_name(b));
+  EXPECT_EQ(distinct_name(other, {&a, &b, &other}), display_name(other)) << "alone in its name: as it is";
+  EXPECT_EQ(distinct_name(b, {&a, &b}), display_name(b) + " \u00b7 threads 2");
+  EXPECT_EQ(distinct_name(a, {&a, &c}, "started 2026-12-05 17:15:02"),
+            display_name(a) + " \u00b7 started 2026-12-05 17:15:02")
+      << "the same settings: when it started";
+  EXPECT_NE(distinct_name(a, {&a, &c}, "started 1"), distinct_name(c, {&a, &c}, "started 2"));
+}
+
 }  // namespace
 }  // namespace normlab::test

@@ -26,7 +26,8 @@ using ::testing::Not;
 constexpr double kBaseline = 6.13;
 
 // A run evaluated every 50 steps at `losses` (the first at step 0), training loss alongside
-// (the held-out loss minus `gap` at every step), with warmup 30.
+// (the held-out loss minus `gap` at every step, on the line between two evaluations), with
+// warmup 30.
 RunRecord record(std::vector<double> losses, RunStatus status = RunStatus::Running, double gap = 0.2) {
   RunRecord run;
   run.config.name = "r";
@@ -37,7 +38,10 @@ RunRecord record(std::vector<double> losses, RunStatus status = RunStatus::Runni
   for (std::size_t i = 0; i < losses.size(); ++i) {
     const int step = int(i) * 50;
     if (step > 0) {
-      for (int s = step - 49; s <= step; ++s) run.steps.push_back({s, 0.1 * s, 1e-3, losses[i] - gap, 0});
+      for (int s = step - 49; s <= step; ++s) {
+        const double heldout = losses[i - 1] + (losses[i] - losses[i - 1]) * (s - (step - 50)) / 50.0;
+        run.steps.push_back({s, 0.1 * s, 1e-3, heldout - gap, 0});
+      }
     }
     run.evals.push_back({step, 0.1 * step, losses[i]});
   }

@@ -287,6 +287,53 @@ TEST_F(LabTest, AKilledRunResumesInTheNextLabWithTheSameNumbers) {
   normlab::test::expect_same_losses(resumed, reference_lab.store().find(reference)->record);
 }
 
+// Issue 49, item 7: closing the window mid-training marked the runs "stopped by the
+// user", so Continue interrupted and queued runs was greyed out for them. A lab shut down
+// while a run trains leaves it interrupted, with its checkpoint, and the next one continues it.
+TEST_F(LabTest, ShuttingDownMidTrainingLeavesTheRunToContinue) {
+  TrainConfig config = tiny(1'000'000);
+  config.checkpoint_interval = 0;  // a checkpoint with every save
+  QString file;
+  {
+    Lab lab(runs());
+    const int id = lab.queue_run(config);
+    ASSERT_TRUE(test::wait_until([&] { return lab.store().find(id)->record.steps.size() >= 3; }, kTrainTimeoutMs));
+    file = lab.store().find(id)->file;
+    lab.shutdown();
+  }
+  const RunRecord saved = read_json(file.toStdString());
+  EXPECT_EQ(saved.status, RunStatus::Interrupted);
+  EXPECT_NE(saved.message.find("closed"), std::string::npos) << saved.message;
+  Lab next(runs());
+  next.restore();
+  ASSERT_EQ(next.store().runs().size(), 1u);
+  EXPECT_TRUE(next.has_runs_to_continue());
+  QStringList notes;
+  QObject::connect(&next, &Lab::note, &next, [&](const QString& text) { notes << text; });
+  EXPECT_TRUE(next.continue_runs().isEmpty());
+  ASSERT_EQ(notes.size(), 1);
+  EXPECT_TRUE(notes[0].contains(QStringLiteral("goes on from step %1").arg(saved.steps.back().step)))
+      << notes[0].toStdString();
+  next.stop_all();
+  ASSERT_TRUE(idle(next));
+}
+
+// After kill -9, Continue went back to the checkpoint, about 90 steps before where the run
+// had got, without a word. It says from which step, and why.
+TEST(ResumeNote, SaysFromWhichStepAndWhyItGoesBack) {
+  RunStore store;
+  RunRecord run;
+  run.config.name = "killed";
+  run.status = RunStatus::Interrupted;
+  for (int s = 1; s <= 540; ++s) run.steps.push_back({s, 0.0, 1e-3, 6.0, 0.0});
+  const int id = store.add(run, {});
+  const QString back = resume_note(*store.find(id), 450);
+  EXPECT_TRUE(back.contains(QStringLiteral("checkpoint at step 450"))) << back.toStdString();
+  EXPECT_TRUE(back.contains(QStringLiteral("90 steps"))) << back.toStdString();
+  EXPECT_TRUE(back.contains(QStringLiteral("to step 540"))) << back.toStdString();
+  EXPECT_TRUE(resume_note(*store.find(id), 540).contains(QStringLiteral("goes on from step 540")));
+}
+
 // Issue 29: after a crash, Resume went on with the selected interrupted runs while the
 // runs queued behind them waited for Start queued runs. One action now goes on with what
 // the last session left, in the order the runs were queued: interrupted runs resume from

@@ -19,10 +19,12 @@ namespace normlab::test {
 
 // The run as its file holds it (checked with gtest expectations).
 enum class Csv { Beside, None };
-inline RunRecord expect_stopped_and_whole(const std::filesystem::path& file, Csv csv_file) {
+// A run cut short by closing the window is Interrupted instead (Continue takes it up).
+inline RunRecord expect_stopped_and_whole(const std::filesystem::path& file, Csv csv_file,
+                                          RunStatus status = RunStatus::Stopped) {
   SCOPED_TRACE(file.filename().string());
   const RunRecord run = read_json(file);
-  EXPECT_EQ(run.status, RunStatus::Stopped) << run.message;
+  EXPECT_EQ(run.status, status) << run.message;
   for (std::size_t i = 0; i < run.steps.size(); ++i) EXPECT_EQ(run.steps[i].step, int(i) + 1);
   const int last = run.steps.empty() ? 0 : run.steps.back().step;
   std::set<int> rows;

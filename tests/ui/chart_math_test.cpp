@@ -74,9 +74,25 @@ CurveExtents curve(double start, double end, int evals) {
 }
 
 TEST(ChartMath, RangeHoldsEveryHeldOutPointTheTrainingLowsAndTheBaseline) {
-  const LossRange r = fit_loss_range({curve(9.0, 5.0, 10), curve(9.0, 4.5, 10)}, {6.05}, true);
+  const LossRange r = fit_loss_range({curve(9.0, 5.0, 10), curve(9.0, 4.5, 10)}, {6.05}, false);
   EXPECT_DOUBLE_EQ(r.lo, 4.3);  // a training low
   EXPECT_DOUBLE_EQ(r.hi, 9.0);  // the training spike at 9.3 does not widen it
+}
+
+// Issue 49, item 1: from the first evaluation after step 0 the range is the band that
+// matters, from the lowest loss up to the baseline and where the runs are now; the
+// starting loss no longer squeezes it. Before that evaluation it holds the start.
+TEST(ChartMath, FromTheSecondEvaluationTheRangeIsTheBandThatMatters) {
+  LossRange r = fit_loss_range({curve(9.0, 5.0, 10), curve(9.0, 4.5, 10)}, {6.05}, true);
+  EXPECT_DOUBLE_EQ(r.lo, 4.3);
+  EXPECT_DOUBLE_EQ(r.hi, 6.05) << "the baseline, above both runs' losses now";
+  r = fit_loss_range({curve(9.0, 6.9, 2), curve(9.0, 6.2, 5)}, {6.13}, true);
+  EXPECT_DOUBLE_EQ(r.hi, 6.9) << "a run's loss now";
+  CurveExtents started;
+  started.add_heldout(9.0);
+  started.add_training(9.2);
+  r = fit_loss_range({started}, {6.13}, true);
+  EXPECT_DOUBLE_EQ(r.hi, 9.0) << "only the evaluation at step 0: where it starts";
 }
 
 // One imported run blew up to 46.6 nats at lr 1: fitted to it, the other curves would

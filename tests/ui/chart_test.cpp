@@ -2,6 +2,7 @@
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QCoreApplication>
+#include <QFontMetricsF>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
@@ -111,7 +112,8 @@ TEST_F(LossChartTest, FollowsTheDataUntilZoomedAndFitsAgainOnReset) {
   EXPECT_GT(fitted.x_max, 600);
   EXPECT_NEAR(fitted.x_max, 600, 10);
   EXPECT_LT(fitted.y_min, 4.6);
-  EXPECT_GT(fitted.y_max, 9.0);
+  EXPECT_GT(fitted.y_max, 7.6);  // the baseline, above where the run is now
+  EXPECT_LT(fitted.y_max, 8.0);  // not the starting loss (9.01): the band that matters
   chart_.set_view({100, 200, 5, 6});
   EXPECT_FALSE(chart_.follows_data());
   store_.add(test::synthetic_run(NormPlacement::Post, 6e-3, 30, 3000, 100), {});
@@ -192,6 +194,50 @@ TEST_F(LossChartTest, ABaselineLabelKeepsClearOfACurveOnItsLine) {
   const QPointF moved = label_offset(run);
   EXPECT_GT(moved.x(), 0);
   EXPECT_GT(moved.y(), 0) << "below the line";
+}
+
+// Issue 49, item 3: runs whose baselines differ (6.06 and 6.13 nats, an older folder beside
+// CPU-scale runs) drew two dashed lines almost on top of each other, and the caption named
+// one. Each line is labelled with its value and whose it is, in the legend and on the plot,
+// the two labels apart.
+TEST_F(LossChartTest, EachBaselineSaysItsValueAndWhoseItIs) {
+  RunRecord full = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600, 50);
+  full.baseline_loss = 6.06;
+  RunRecord cpu = test::synthetic_run(NormPlacement::Post, 1e-3, 30, 600, 50);
+  cpu.config.model.context = 64;
+  cpu.baseline_loss = 6.13;
+  for (RunRecord* run : {&full, &cpu}) {
+    for (StepMetrics& s : run->steps) s.train_loss = std::max(s.train_loss, 6.5);  // no curve near the lines
+    for (EvalMetrics& e : run->evals) e.val_loss = std::max(e.val_loss, 6.6);
+  }
+  store_.add(full, {});
+  store_.add(cpu, {});
+  chart_.refresh();
+  std::vector<QString> legend;
+  for (const LegendEntry& entry : chart_.legend_entries()) {
+    if (entry.style == Qt::DashLine) legend.push_back(entry.name);
+  }
+  ASSERT_EQ(legend.size(), 2u);
+  EXPECT_TRUE(legend[0].contains("6.06") && legend[0].contains("context 128")) << legend[0].toStdString();
+  EXPECT_TRUE(legend[1].contains("6.13") && legend[1].contains("context 64")) << legend[1].toStdString();
+  std::vector<QRectF> labels;
+  for (QGraphicsItem* item : chart_.childItems()) {
+    for (QGraphicsItem* child : item->childItems()) {
+      auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(child);
+      if (text && text->text().contains("unigram") && item->isVisible()) {
+        EXPECT_TRUE(text->text().contains("context")) << text->text().toStdString();
+        labels.push_back(item->sceneBoundingRect());
+      }
+    }
+  }
+  ASSERT_EQ(labels.size(), 2u) << "each line labelled";
+  EXPECT_FALSE(labels[0].intersects(labels[1]));
+
+  store_.remove(store_.runs()[1].id);  // one line: every run's, said once
+  chart_.refresh();
+  for (const LegendEntry& entry : chart_.legend_entries()) {
+    if (entry.style == Qt::DashLine) EXPECT_EQ(entry.name, QStringLiteral("unigram baseline 6.06 nats"));
+  }
 }
 
 // Seen on the walk: once one hue had many runs, its fifth held-out curve turned dashed
@@ -446,6 +492,25 @@ TEST_F(LossChartTest, ASeedCutShortBesideEndedSeedsIsDrawnOnItsOwn) {
 }
 
 // Asked for on issue 29's walk: a seed group's seeds drawn one by one, and back as their mean.
+// Issue 49, item 5: the user's renamed runs vanished from the legend into seed groups
+// ("1 of 2 seeds so far"). A renamed run keeps its own entry, under its name.
+TEST_F(LossChartTest, ARenamedRunKeepsItsOwnLegendEntry) {
+  RunRecord first = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600, 50);
+  RunRecord second = first;
+  second.config.seed += 1;
+  second.config.label = "my own run";
+  store_.add(first, {});
+  const int renamed = store_.add(second, {});
+  chart_.refresh();
+  EXPECT_TRUE(chart_.seed_group_of(renamed).isEmpty());
+  QStringList names;
+  for (const LegendEntry& entry : chart_.legend_entries()) {
+    if (entry.style != Qt::DashLine) names << entry.name;
+  }
+  EXPECT_EQ(names.size(), 2) << names.join(" | ").toStdString();
+  EXPECT_TRUE(names.contains(QStringLiteral("my own run"))) << names.join(" | ").toStdString();
+}
+
 TEST_F(LossChartTest, ASeedGroupCanBeDrawnSeedBySeed) {
   std::vector<int> seeds;
   for (std::uint64_t i = 0; i < 3; ++i) {
@@ -560,6 +625,26 @@ TEST_F(LossChartTest, AShortChartKeepsItsLossLabelsWhole) {
   }
 }
 
+// Issue 49, item 4: at 1024 x 700 the chart's title was cut to "Loss per step · training
+// (light) and held-out...". A narrow chart gives it in fewer words, whole.
+TEST_F(LossChartTest, ANarrowChartKeepsItsTitleWhole) {
+  store_.add(test::synthetic_run(NormPlacement::Pre, 6e-3, 30, 600, 50), {});
+  QGraphicsScene scene;
+  auto* chart = new LossChart(store_);
+  scene.addItem(chart);  // which owns it
+  for (const int width : {1000, 420, 300}) {
+    chart->resize(width, 400);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    chart->refresh();
+    EXPECT_TRUE(chart->title().startsWith(QStringLiteral("Loss per step"))) << chart->title().toStdString();
+    EXPECT_LE(QFontMetricsF(chart->titleFont()).horizontalAdvance(chart->title()), width - 40)
+        << chart->title().toStdString() << " in " << width << " px";
+  }
+  chart->resize(1000, 400);
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+  EXPECT_TRUE(chart->title().contains(QStringLiteral("held-out (dark)"))) << "wide: every word";
+}
+
 // The hover box says the step under the pointer, also after the view under a still
 // pointer changed: a double-click that fits the data again.
 TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
@@ -586,6 +671,45 @@ TEST(LossChartView, TheReadoutFollowsAFitUnderAStillPointer) {
   EXPECT_NE(step_under_pointer(), QStringLiteral("step 150"));
   EXPECT_TRUE(!readout->isVisible() || readout->text().contains(step_under_pointer() + QStringLiteral("<")))
       << readout->text().toStdString() << " where the pointer is at " << step_under_pointer().toStdString();
+}
+
+// Issue 49, item 2: with twenty runs the readout covered most of the plot, listed ten runs
+// and "… and 10 more", and was cut at the chart's edge so the held-out column was not
+// visible. It fits inside the plot, gives held-out losses, and lists the runs nearest the
+// pointer first.
+TEST(LossChartView, TheReadoutFitsInsideThePlotNearestRunsFirst) {
+  lab::RunStore store;
+  for (int i = 0; i < 20; ++i) {
+    RunRecord run = test::synthetic_run(i % 2 ? NormPlacement::Post : NormPlacement::Pre, 1e-3 * (1 + i), 30, 600, 50);
+    run.config.label = "a run with a long name that a user typed to tell it apart, number " + std::to_string(i);
+    for (EvalMetrics& e : run.evals) e.val_loss = 5.0 + 0.1 * i;  // run i at 5 + i/10 nats
+    for (StepMetrics& s : run.steps) s.train_loss = 4.9 + 0.1 * i;
+    store.add(run, {});
+  }
+  auto* chart = new LossChart(store);
+  LossChartView view(chart);  // which owns it
+  view.resize(900, 560);
+  view.show();
+  QCoreApplication::processEvents();
+  chart->set_view({0, 600, 4.5, 7.5});
+  auto* readout = view.findChild<QLabel*>(QStringLiteral("chartReadout"));
+  ASSERT_TRUE(readout);
+  const QRect plot = view.viewport()->rect();  // the chart, its axes and title
+  for (const double loss : {5.0, 6.2, 6.9}) {
+    const QPoint at = view.mapFromScene(chart->mapToScene(chart->position_of({580, loss})));
+    QTest::mouseMove(view.viewport(), at);
+    ASSERT_TRUE(readout->isVisible());
+    EXPECT_TRUE(plot.adjusted(-1, -1, 1, 1).contains(readout->geometry()))
+        << "readout " << readout->geometry().width() << " x " << readout->geometry().height() << " in a plot of "
+        << plot.width() << " x " << plot.height();
+    EXPECT_TRUE(readout->text().contains(QStringLiteral("held-out"))) << readout->text().toStdString();
+    const int nearest = int(std::lround((loss - 5.0) * 10));
+    const QString first = readout->text().section(QStringLiteral("</span> "), 1, 1);
+    EXPECT_TRUE(first.contains(QStringLiteral("number %1&").arg(nearest)) ||
+                first.contains(QStringLiteral("number %1\u2026").arg(nearest)) ||
+                first.contains(QStringLiteral("held-out <b>%1</b>").arg(loss_text(5.0 + 0.1 * nearest))))
+        << "nearest first: " << first.toStdString();
+  }
 }
 
 // Seen with a 300-step run beside 600-step ones: past step 300 the header said "step 300"

@@ -186,18 +186,33 @@ TEST_F(InsideViewTest, LivePointsRedrawAtMostOncePerFrame) {
   EXPECT_TRUE(view_.readout_at(in_left_panel(1, 0.5)).contains("step 60"));
 }
 
-TEST_F(InsideViewTest, PanelsFollowTheLatestRunUntilOneIsChosen) {
+// Issue 49, item 6: the view switched from the 6e-3 pair to the 1e-3 pair while the user
+// watched. While the view is shown its panels keep their runs; coming back to it, the
+// panels not chosen by hand show the two most recent runs, or the runs picked.
+TEST_F(InsideViewTest, PanelsNeverChangeWhileTheUserIsOnThem) {
   const auto boxes = view_.findChildren<QComboBox*>();
   const int later = store_.add(test::synthetic_run(NormPlacement::Post, 1e-3, 200, 40), {});
   EXPECT_EQ(boxes[2]->count(), 3);
-  EXPECT_EQ(boxes[2]->currentData().toInt(), later);  // the latest post-norm run
+  EXPECT_EQ(boxes[1]->currentData().toInt(), pre_) << "shown: kept";
+  EXPECT_EQ(boxes[2]->currentData().toInt(), post_) << "shown: kept";
+  view_.show_picked({});  // the user comes back to the view: the two most recent
+  EXPECT_EQ(boxes[1]->currentData().toInt(), post_);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), later);
+  view_.hide();
+  const int latest = store_.add(test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 40), {});
+  EXPECT_EQ(boxes[1]->currentData().toInt(), latest) << "while not shown it follows the most recent, pre on the left";
+  EXPECT_EQ(boxes[2]->currentData().toInt(), later);
+  view_.show();
+  view_.show_picked({pre_, post_});  // picked in the table
   EXPECT_EQ(boxes[1]->currentData().toInt(), pre_);
-  view_.show_runs(pre_, post_);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), post_);
+  view_.hide();
   store_.add(test::synthetic_run(NormPlacement::Post, 2e-3, 200, 40), {});
-  EXPECT_EQ(boxes[2]->currentData().toInt(), post_);  // chosen: kept
+  view_.show_picked({});
+  EXPECT_EQ(boxes[2]->currentData().toInt(), post_) << "picked: kept";
   store_.remove(post_);
-  EXPECT_EQ(boxes[2]->count(), 3);
-  EXPECT_EQ(boxes[2]->currentData().toInt(), later + 1);  // gone: the latest post-norm run again
+  EXPECT_EQ(boxes[2]->count(), 4);
+  EXPECT_EQ(boxes[2]->currentData().toInt(), latest + 1) << "gone: the most recent run";
 }
 
 // Seen after a restart and while a run trained: a panel opened on a queued run of its

@@ -428,6 +428,32 @@ TEST_F(MainWindowTest, StopLeavesTheRunStoppedWithItsPointsKept) {
   EXPECT_EQ(read_json(window_->store().find(id)->file.toStdString()).status, RunStatus::Stopped);
 }
 
+// Issue 49, item 4: newly started runs appeared off-screen in the run table. A run that
+// starts training is scrolled into view.
+TEST_F(MainWindowTest, ARunThatStartsIsScrolledIntoView) {
+  int last = 0;
+  for (int i = 0; i < 40; ++i) {
+    RunRecord run = test::synthetic_run(i % 2 ? NormPlacement::Post : NormPlacement::Pre, 1e-3 * (1 + i), 30, 100, 50);
+    if (i == 39) {
+      run.status = RunStatus::Queued;
+      run.steps.clear();
+      run.evals.clear();
+    }
+    last = window_->store().add(run, {});
+  }
+  auto* table = window_->findChild<QTableView*>(QStringLiteral("runTable"));
+  ASSERT_TRUE(table);
+  QCoreApplication::processEvents();
+  table->scrollToTop();
+  const QModelIndex row = table->model()->index(window_->store().row_of(last), 0);
+  ASSERT_FALSE(table->viewport()->rect().intersects(table->visualRect(row))) << "the table holds fewer than 40 rows";
+  window_->store().set_status(last, RunStatus::Running);
+  QCoreApplication::processEvents();
+  EXPECT_TRUE(table->viewport()->rect().intersects(table->visualRect(row)));
+}
+
+std::unique_ptr<MainWindow> next_session(const QString& runs, QStringList& errors);  // below
+
 TEST_F(MainWindowTest, ClosingDuringTrainingStopsTheWorkerAndSavesTheRun) {
   const int id = start_tiny_run(1'000'000);
   ASSERT_TRUE(test::wait_until([&] { return record(id).steps.size() >= 3; }, kTrainTimeoutMs));
@@ -435,9 +461,18 @@ TEST_F(MainWindowTest, ClosingDuringTrainingStopsTheWorkerAndSavesTheRun) {
   EXPECT_TRUE(window_->close());
   EXPECT_FALSE(window_->isVisible());
   const RunRecord saved = read_json(file.toStdString());
-  EXPECT_EQ(saved.status, RunStatus::Stopped);
+  // Issue 49, item 7: closing marked the run "stopped by the user", and Continue
+  // interrupted and queued runs was greyed out for it. It is cut short, and goes on.
+  EXPECT_EQ(saved.status, RunStatus::Interrupted);
+  EXPECT_NE(saved.message.find("closed"), std::string::npos) << saved.message;
   EXPECT_GE(saved.steps.size(), 3u);
   window_.reset();  // the thread has ended: destroying the window must not hang or crash
+  QStringList errors;
+  auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
+  auto* continuing = next->findChild<QAction*>(QStringLiteral("continueAction"));
+  ASSERT_TRUE(continuing);
+  EXPECT_TRUE(continuing->isEnabled()) << "Continue takes the run up again";
+  next->lab().stop_all();
 }
 
 TEST_F(MainWindowTest, ExportWritesAPngOfTheRequestedSizeAndAParseableSvg) {
@@ -722,7 +757,7 @@ TEST_F(MainWindowTest, ARunStoppedByClosingResumesInTheNextSessionWithTheSameNum
   auto next = next_session(folder_.filePath(QStringLiteral("runs")), errors);
   ASSERT_EQ(next->store().runs().size(), 2u);
   const lab::RunEntry& back = next->store().runs()[1];
-  ASSERT_EQ(back.record.status, RunStatus::Stopped);
+  ASSERT_EQ(back.record.status, RunStatus::Interrupted);  // cut short by closing: Continue takes it up
   auto* table = next->findChild<QTableView*>(QStringLiteral("runTable"));
   ASSERT_TRUE(table);
   table->selectRow(1);
@@ -774,7 +809,8 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
     queued_names << QString::fromStdString(record(id).config.name);
     EXPECT_EQ(status(id), RunStatus::Queued);
   }
-  // Closed once it trains, so it is saved as stopped, not left queued.
+  // Closed once it trains, so it is saved as cut short (issue 49: Continue takes it up
+  // again), not left queued.
   ASSERT_TRUE(test::wait_until([&] { return !record(running).steps.empty(); }, kTrainTimeoutMs));
   window_->close();
 
@@ -783,7 +819,7 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
   const auto& runs = next->store().runs();
   ASSERT_EQ(runs.size(), 4u);
-  EXPECT_NE(runs[0].record.status, RunStatus::Queued);  // the one that was training
+  EXPECT_EQ(runs[0].record.status, RunStatus::Interrupted);  // the one that was training
   QStringList back;
   for (std::size_t i = 1; i < runs.size(); ++i) {
     EXPECT_EQ(runs[i].record.status, RunStatus::Queued);
@@ -810,13 +846,16 @@ TEST_F(MainWindowTest, QueuedRunsComeBackInOrderAndWaitForTheUser) {
   });
   resume->trigger();
   EXPECT_FALSE(resume->isEnabled());
-  EXPECT_EQ(next->lab().queue().running(), QList<int>{runs[1].id});
+  EXPECT_EQ(next->lab().queue().running(), QList<int>{runs[0].id}) << "the run cut short by closing goes on first";
+  next->lab().stop_runs({runs[0].id});  // a million steps: the queued ones are what this is about
+  ASSERT_TRUE(
+      test::wait_until([&] { return next->lab().queue().running() == QList<int>{runs[1].id}; }, kTrainTimeoutMs));
   ASSERT_TRUE(test::wait_until([&] { return !next->lab().queue().busy(); }, kTrainTimeoutMs));
   for (std::size_t i = 1; i < runs.size(); ++i) {
     EXPECT_EQ(runs[i].record.status, RunStatus::Done) << runs[i].record.message;
     EXPECT_EQ(read_json(runs[i].file.toStdString()).status, RunStatus::Done);
   }
-  EXPECT_EQ(started, (QList<int>{runs[1].id, runs[2].id, runs[3].id}));
+  EXPECT_EQ(started, (QList<int>{runs[0].id, runs[1].id, runs[2].id, runs[3].id}));
 }
 
 // Issue 16: Run > Runs side by side sets how many runs train at once, says what auto means
@@ -1020,7 +1059,9 @@ TEST_F(MainWindowTest, SelectedRunsShowOnlyTheSettingsTheyDifferIn) {
   table->selectionModel()->select(table->model()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
   text = details->toPlainText();
   EXPECT_TRUE(text.contains(QStringLiteral("Peak learning rate"))) << "the third run's differs";
-  EXPECT_TRUE(text.contains(QStringLiteral("0.001")) && text.contains(QStringLiteral("0.006")));
+  // Issue 49, item 8: as run names write it, not 0.006.
+  EXPECT_TRUE(text.contains(QStringLiteral("1e-3")) && text.contains(QStringLiteral("6e-3"))) << text.toStdString();
+  EXPECT_FALSE(text.contains(QStringLiteral("0.006"))) << text.toStdString();
 }
 
 // Issue 48: when a run's verdict changes, the status bar says so once, in its first clause;
@@ -1178,8 +1219,10 @@ TEST_F(MainWindowTest, StopStopAllAndClosingLeaveTwoRunsStoppedAndWhole) {
       for (const int id : {first, second}) EXPECT_EQ(store.find(id)->record.status, RunStatus::Stopped);
     }
     window.reset();
+    // Closing cuts the runs short (issue 49, item 7): Continue takes them up again.
     for (const QString& file : files)
-      normlab::test::expect_stopped_and_whole(file.toStdString(), normlab::test::Csv::None);
+      normlab::test::expect_stopped_and_whole(file.toStdString(), normlab::test::Csv::None,
+                                              way == 2 ? RunStatus::Interrupted : RunStatus::Stopped);
     EXPECT_TRUE(errors.isEmpty()) << errors.join('\n').toStdString();
   }
 }

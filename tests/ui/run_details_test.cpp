@@ -44,8 +44,9 @@ TEST(RunDetails, GiveTheTrainingLossAndTheGapAtTheLastEvaluation) {
   ASSERT_EQ(run.evals.back().step, 200);
   const QString text = details_text(run);
   const QString expected =
-      QStringLiteral("Training\n%1, the mean of the 50 steps up to step 200; the gap to held-out %2")
-          .arg(loss_text(run.final_train_loss()), loss_text(run.generalisation_gap()));
+      QStringLiteral("Training\n%1 over steps 151–200, held-out %2 over the same steps; the gap %3")
+          .arg(loss_text(run.final_train_loss()), loss_text(run.final_losses().heldout),
+               loss_text(run.generalisation_gap()));
   EXPECT_TRUE(text.contains(expected)) << text.toStdString();
 
   run.evals.resize(1);  // only the evaluation before training: no training loss to give
@@ -80,6 +81,15 @@ TEST(RunDetails, TwoRunsAreComparedInASentence) {
   const QString verdicts = text.mid(text.indexOf(QStringLiteral("Verdict")));
   EXPECT_TRUE(verdicts.contains(QStringLiteral("learning")) && verdicts.contains(QStringLiteral("on the baseline")))
       << text.toStdString();
+}
+
+// Issue 49, item 8: "Add a note…" was found only by scrolling a 250-px details panel. It
+// and Rename are on the first line, beside the run's name.
+TEST(RunDetails, RenameAndTheNoteAreOnTheFirstLine) {
+  const RunRecord run = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 300, 100);
+  const QString first_line = details_text(run).section(QLatin1Char('\n'), 0, 0);
+  EXPECT_TRUE(first_line.contains(QStringLiteral("Rename\u2026"))) << first_line.toStdString();
+  EXPECT_TRUE(first_line.contains(QStringLiteral("Add a note\u2026"))) << first_line.toStdString();
 }
 
 }  // namespace

@@ -45,6 +45,40 @@ TEST(SettingsPanel, TheStepsLimitAndItsMessageAgree) {
   EXPECT_TRUE(panel.problem().isEmpty()) << panel.problem().toStdString();
 }
 
+// Issue 49, item 8: "Width takes a number between 8 and 4096" stayed after the value was
+// fixed. The refusal goes as soon as the field holds a value it takes.
+TEST(SettingsPanel, ARefusalGoesOnceTheValueIsFixed) {
+  SettingsPanel panel;
+  panel.show();
+  TrainConfig c;
+  c.model.d_model = 96;
+  panel.set_config(c);
+  auto* message = panel.findChild<QLabel*>(QStringLiteral("settingsMessage"));
+  ASSERT_TRUE(message);
+  QSpinBox* width = nullptr;
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) {
+    if (box->value() == 96) width = box;
+  }
+  ASSERT_TRUE(width);
+  auto* edit = width->findChild<QLineEdit*>();
+  ASSERT_TRUE(edit);
+  edit->selectAll();
+  QTest::keyClicks(edit, QStringLiteral("4"));  // below the least width: refused, with the reason
+  ASSERT_TRUE(message->isVisible());
+  EXPECT_TRUE(message->text().contains(QStringLiteral("takes a number"))) << message->text().toStdString();
+  QTest::keyClicks(edit, QStringLiteral("8"));  // 48
+  EXPECT_EQ(width->value(), 48);
+  EXPECT_TRUE(message->isHidden()) << message->text().toStdString();
+
+  auto* lr = panel.findChild<QComboBox*>(QStringLiteral("learningRate"));
+  ASSERT_TRUE(lr);
+  lr->lineEdit()->clear();
+  QTest::keyClicks(lr->lineEdit(), QStringLiteral("6x"));  // the letter is refused
+  ASSERT_TRUE(message->isVisible());
+  QTest::keyClicks(lr->lineEdit(), QStringLiteral("e-3"));
+  EXPECT_TRUE(message->isHidden()) << message->text().toStdString();
+}
+
 TEST(SettingsPanel, RoundTripsAConfig) {
   SettingsPanel panel;
   TrainConfig c;

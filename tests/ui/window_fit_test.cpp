@@ -178,6 +178,35 @@ TEST_F(WindowFits, WithARestoredFolderOfSeedGroupsInterruptedAndQueuedRuns) {
   expect_legend_distinguishable();
 }
 
+// Issue 49, item 1: the first fit held the step-0 loss (about 9), so at step 150 the two
+// held-out curves 0.1 nats apart were about 10 px apart. From the first evaluation after
+// step 0 the chart frames the band that matters, and two runs 0.1 nats apart are at least
+// 10 px apart on every screen.
+TEST_F(WindowFits, TwoRunsATenthOfANatApartAreTenPixelsApartEarly) {
+  open();
+  const auto early = [](NormPlacement norm, std::vector<double> heldout) {
+    RunRecord run = run_of(norm, 1e-3, 30);
+    run.config.steps = 600;
+    run.status = RunStatus::Running;
+    run.baseline_loss = 6.13;
+    run.evals.clear();
+    for (std::size_t i = 0; i < heldout.size(); ++i) run.evals.push_back({int(i) * 50, 2.5 * double(i), heldout[i]});
+    const int last = run.evals.back().step;
+    run.steps.resize(std::size_t(last));
+    for (StepMetrics& s : run.steps) s.train_loss = std::max(heldout.back(), 9.0 - 0.03 * s.step);
+    return run;
+  };
+  window_->store().add(early(NormPlacement::Pre, {9.0, 7.0, 6.4, 6.15}), {});
+  window_->store().add(early(NormPlacement::Post, {9.0, 7.0, 6.5, 6.25}), {});
+  settle();
+  const LossChart& chart = window_->chart();
+  ASSERT_TRUE(chart.follows_data());
+  const double pre = chart.position_of({150, 6.15}).y(), post = chart.position_of({150, 6.25}).y();
+  EXPECT_GE(pre - post, 10) << "the loss axis shows " << chart.view().y_min << " to " << chart.view().y_max;
+  EXPECT_LT(chart.view().y_max, 7.5) << "the step-0 loss is not what matters";
+  EXPECT_GT(chart.view().y_max, 6.25);
+}
+
 // Issue 29: under the Sweeps tab the hint "Click a point…" above the point's curves was
 // half hidden. On every screen it is whole, with nothing drawn over it.
 TEST_F(WindowFits, TheSweepsTabShowsItsHintWhole) {
