@@ -44,10 +44,15 @@ std::string format_lr(double lr) {
   return s;
 }
 
-std::string design_name(const TrainConfig& c) {
-  std::string name = info(c.model.norm).label;  // "Pre-norm" -> "pre-norm"
+std::string placement_name(NormPlacement placement) {
+  std::string name = info(placement).label;  // "Pre-norm" -> "pre-norm"
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-  return name + design_options(c) + " lr " + format_lr(c.peak_lr) + " warmup " + std::to_string(c.warmup_steps);
+  return name;
+}
+
+std::string design_name(const TrainConfig& c) {
+  return placement_name(c.model.norm) + design_options(c) + " lr " + format_lr(c.peak_lr) + " warmup " +
+         std::to_string(c.warmup_steps);
 }
 
 std::string design_options(const TrainConfig& c) {

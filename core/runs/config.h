@@ -153,6 +153,8 @@ void validate(const TrainConfig& config);
 // when they are not the defaults, the learning rate and the warmup (the fields marked
 // in_design_name): "pre-norm DyT alpha0 2 QK-norm lr 1e-3 warmup 30".
 std::string design_name(const TrainConfig& config);
+// The placement as run names say it: its label in lower case, "pre-norm", "deepnorm".
+std::string placement_name(NormPlacement placement);
 // What design_name says between the placement and the learning rate, with a leading
 // space: " DyT alpha0 2 QK-norm"; empty for LayerNorm with both switches off.
 std::string design_options(const TrainConfig& config);

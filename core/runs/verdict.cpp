@@ -1,14 +1,11 @@
 #include "verdict.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <tuple>
-
-#include "core/system/user_error.h"
 
 #include "config_fields.h"
 #include "run_title.h"
@@ -16,15 +13,6 @@
 namespace normlab {
 
 const VerdictInfo& info(Verdict verdict) { return kVerdicts[std::size_t(verdict)]; }
-
-Verdict parse_verdict(const std::string& name) {
-  std::string names;
-  for (const VerdictInfo& v : kVerdicts) {
-    if (name == v.name) return v.value;
-    names += std::string(names.empty() ? "" : ", ") + v.name;
-  }
-  throw UserError("a verdict is one of " + names + ", not '" + name + "'");
-}
 
 namespace {
 
@@ -321,11 +309,7 @@ namespace {
 std::string called(const RunRecord& run, const std::vector<const ConfigField*>& differing) {
   if (differing.size() == 1) {
     const ConfigField& field = *differing[0];
-    if (field.key == "norm") {  // "post-norm", as run names say it
-      std::string label = info(run.config.model.norm).label;
-      if (label.size() > 1 && label[1] >= 'a' && label[1] <= 'z') label[0] = char(std::tolower(label[0]));
-      return label;
-    }
+    if (field.key == "norm") return placement_name(run.config.model.norm);  // "post-norm", as run names say it
     if (field.key == "peak_lr") return "the run at lr " + format_lr(run.config.peak_lr);  // as run names say it
     return "the run with " + field.noun + " " + shown_text(field, run.config);
   }

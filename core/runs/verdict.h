@@ -36,7 +36,6 @@ inline constexpr VerdictInfo kVerdicts[] = {
 };
 static_assert(in_enum_order(kVerdicts));
 const VerdictInfo& info(Verdict verdict);
-Verdict parse_verdict(const std::string& name);  // UserError listing the names
 
 // The thresholds, each with why it is what it is.
 //
