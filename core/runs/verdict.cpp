@@ -266,9 +266,7 @@ std::vector<std::string> evidence_clauses(const RunRecord& run, RunVerdict& v) {
     v.missing.push_back("context use");
   }
   if (e.gradient_step > 0) {
-    const std::string first = "layer 1's gradient is " + ratio_text(e.gradient_ratio) +
-                              (e.gradient_ratio >= 1 ? " times layer " : " of layer ") + std::to_string(e.layers) +
-                              "'s";
+    const std::string first = gradient_clause(e);
     const std::string median =
         e.gradient_from_step < e.gradient_step ? "the median since step " + std::to_string(e.gradient_from_step) : "";
     const std::string noted = median.empty() ? first : first + " (" + median + ")";
@@ -282,6 +280,19 @@ std::vector<std::string> evidence_clauses(const RunRecord& run, RunVerdict& v) {
 }
 
 }  // namespace
+
+std::string gradient_clause(const VerdictEvidence& e) {
+  if (e.gradient_step <= 0) return {};
+  return "layer 1's gradient is " + ratio_text(e.gradient_ratio) +
+         (e.gradient_ratio >= 1 ? " times layer " : " of layer ") + std::to_string(e.layers) + "'s";
+}
+
+std::string headline(const RunVerdict& v) {
+  std::string text = info(v.verdict).label;
+  if (v.since_step < 0) return text;
+  const bool at = v.verdict == Verdict::LeftBaseline || v.verdict == Verdict::Diverged;
+  return text + (at ? " at step " : " since step ") + std::to_string(v.since_step);
+}
 
 RunVerdict judge(const RunRecord& run) {
   RunVerdict v;

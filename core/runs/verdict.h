@@ -105,6 +105,14 @@ struct RunVerdict {
 // and once it has ended.
 RunVerdict judge(const RunRecord& run);
 
+// A few words for a narrow place (beside the Inside view's heatmaps): the verdict's label and
+// where it took hold, "learning since step 100", "left the baseline at step 300", "too early
+// to tell".
+std::string headline(const RunVerdict& verdict);
+// "layer 1's gradient is 11 times layer 8's": the gradient evidence in words, empty where the
+// record has no layer statistics.
+std::string gradient_clause(const VerdictEvidence& evidence);
+
 // "Only the placement differs. Pre-norm left … ; post-norm is still …": what differs between
 // two runs' settings (or "The same settings") and between their verdicts.
 std::string compare_sentence(const RunRecord& a, const RunRecord& b);

@@ -124,6 +124,7 @@ TEST(Verdict, TheFirstFiftyStepsAreTooEarly) {
   EXPECT_EQ(v.verdict, Verdict::TooEarly);
   EXPECT_EQ(v.since_step, -1);
   EXPECT_THAT(v.sentence, HasSubstr("0.77 nats above the unigram baseline (6.90 vs 6.13 nats)"));
+  EXPECT_EQ(headline(v), "too early to tell");
   EXPECT_EQ(judge(record({9.1})).verdict, Verdict::TooEarly);
   // On the band, but not yet for a stretch after the warmup.
   EXPECT_EQ(judge(record({9.1, 6.5, 6.2, 6.18})).verdict, Verdict::TooEarly);
@@ -144,6 +145,9 @@ TEST(Verdict, BelowTheBaselineIsLearning) {
             "Learning: below the unigram baseline since step 100, 0.83 nats under it at step 200 (5.30 vs 6.13 "
             "nats); held-out sits 0.20 nats above training loss; it uses the context (0.84 nats); the gradient "
             "reaches every layer (layer 1's gradient is 0.8 of layer 8's).");
+  // The short form, for a narrow place, says the same.
+  EXPECT_EQ(headline(v), "learning since step 100");
+  EXPECT_EQ(gradient_clause(v.evidence), "layer 1's gradient is 0.8 of layer 8's");
 }
 
 TEST(Verdict, WithinTheMarginForAStretchAfterWarmupIsOnTheBaseline) {
@@ -170,6 +174,8 @@ TEST(Verdict, WithinTheMarginForAStretchAfterWarmupIsOnTheBaseline) {
 
 TEST(Verdict, ARunThatEndedOnTheBandEndedOnTheBaseline) {
   const RunVerdict v = judge(record({9.1, 6.5, 6.2}, RunStatus::Done));
+  EXPECT_EQ(headline(v), "on the baseline since step 100");
+  EXPECT_EQ(gradient_clause(v.evidence), "") << "no layer statistics in this record";
   EXPECT_EQ(v.verdict, Verdict::OnBaseline);
   EXPECT_EQ(v.since_step, 100);
   EXPECT_THAT(v.sentence, HasSubstr("Ended on the unigram baseline, on it since step 100"));
@@ -183,6 +189,7 @@ TEST(Verdict, SatOnTheBaselineThenEscapedLeftIt) {
   EXPECT_EQ(v.since_step, 250);
   EXPECT_THAT(v.sentence, HasSubstr("Sat on the unigram baseline, then left it at step 250; now 0.93 nats under it"));
   EXPECT_THAT(v.sentence, HasSubstr("layer 1's gradient is 5e-2 of layer 8's: the first layers learn slowly"));
+  EXPECT_EQ(headline(v), "left the baseline at step 250");
   // Passing through the band on the way down is no stretch.
   EXPECT_EQ(judge(record({9.1, 6.2, 6.1, 5.8})).verdict, Verdict::Learning);
 }
