@@ -23,6 +23,7 @@
 #include "lab/qstring.h"
 #include "lab/run_store.h"
 
+#include "elided_label.h"
 #include "format.h"
 #include "heatmap_math.h"
 #include "run_choice.h"
@@ -36,22 +37,37 @@ namespace {
 constexpr int kRedrawMs = 33;      // as the loss chart: at most one redraw per frame at 30 Hz
 constexpr int kRunNameChars = 16;  // "post-norm lr 1e-3"
 
-// Where the parts of the plot go at a given size: painting and hit-testing share it.
+// Where the parts of the plot go at a given size: painting and hit-testing share it. In a
+// tall plot the profile across layers lies under the heatmaps; in a wide, short one (the
+// view under a 12-row run table at 1280 x 800) it stands to the right of the colour bar,
+// whose ticks are its axis, so that nothing needs scrolling.
 struct PlotLayout {
   QRect panels[2];  // the heatmaps themselves, without their labels
   QRect colour_bar;
   QRect profile;
+  bool beside = false;  // the profile to the right of the colour bar, sharing its ticks
 };
 
 PlotLayout layout_for(QSize size) {
   const int w = size.width(), h = size.height();
-  const int heat_bottom = int(h * 0.6);
-  const int bar_width = 92, left = 46, gap = 58;
-  const int panel_width = std::max(20, (w - left - bar_width - gap - 16) / 2);
+  const int bar_width = 92, left = 46, gap = 58, top = 30;
   PlotLayout l;
+  l.beside = w >= 2.4 * h;
+  if (l.beside) {
+    const int height = h - top - 40;
+    const int profile_width = std::clamp(int(w * 0.27), 160, 360);
+    const int heat_right = w - profile_width - 16 - bar_width - 16;  // the last step's label clear of the bar
+    const int panel_width = std::max(20, (heat_right - left - gap) / 2);
+    for (int i = 0; i < 2; ++i) l.panels[i] = QRect(left + i * (panel_width + gap), top, panel_width, height);
+    l.colour_bar = QRect(heat_right + 24, top, 14, height);
+    l.profile = QRect(w - profile_width - 8, top, profile_width, height);
+    return l;
+  }
+  const int heat_bottom = int(h * 0.6);
+  const int panel_width = std::max(20, (w - left - bar_width - gap - 16) / 2);
   for (int i = 0; i < 2; ++i)
-    l.panels[i] = QRect(left + i * (panel_width + gap), 30, panel_width, heat_bottom - 30 - 36);
-  l.colour_bar = QRect(w - bar_width + 8, 30, 14, heat_bottom - 30 - 36);
+    l.panels[i] = QRect(left + i * (panel_width + gap), top, panel_width, heat_bottom - top - 36);
+  l.colour_bar = QRect(w - bar_width + 8, top, 14, heat_bottom - top - 36);
   l.profile = QRect(left + 24, heat_bottom + 30, w - left - 24 - bar_width - 16, h - heat_bottom - 30 - 40);
   return l;
 }
@@ -94,7 +110,7 @@ class InsidePlot : public QWidget {
   InsidePlot(const lab::RunStore& store, std::function<void(QString)> on_hover)
       : store_(store), on_hover_(std::move(on_hover)) {
     setMouseTracking(true);
-    setMinimumSize(600, 420);  // beside the settings in a 1024-pixel-wide window
+    setMinimumSize(600, 200);  // beside the settings in a 1024-pixel-wide window, under 12 table rows
   }
 
   std::string statistic;
@@ -128,8 +144,8 @@ class InsidePlot : public QWidget {
     }
     const PlotLayout l = layout_for(size);
     for (int panel = 0; panel < 2; ++panel) paint_panel(p, l.panels[panel], panel, *scale);
-    paint_colour_bar(p, l.colour_bar, *scale, *info);
-    paint_profile(p, l.profile, *scale, *info);
+    paint_colour_bar(p, l.colour_bar, *scale, *info, l.beside);
+    paint_profile(p, l.profile, *scale, *info, l.beside);
   }
 
   // "run: step 20, layer 3: 2.1e-06 L2 norm" for a point over a panel; empty elsewhere.
@@ -237,7 +253,8 @@ class InsidePlot : public QWidget {
     }
   }
 
-  void paint_colour_bar(QPainter& p, const QRect& r, const ColourScale& scale, const StatisticInfo& info) const {
+  void paint_colour_bar(QPainter& p, const QRect& r, const ColourScale& scale, const StatisticInfo& info,
+                        bool beside) const {
     QLinearGradient gradient(r.bottomLeft(), r.topLeft());
     for (int k = 0; k <= 10; ++k) {
       const Rgb c = colour_at(k / 10.0);
@@ -250,11 +267,18 @@ class InsidePlot : public QWidget {
       p.drawLine(r.right() + 1, y, r.right() + 4, y);
       p.drawText(QRect(r.right() + 6, y - 8, 64, 16), Qt::AlignLeft | Qt::AlignVCenter, value_text(tick));
     }
-    p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap,
-               lab::qstr(info.unit) + (scale.linear ? QString() : QObject::tr(", log")));
+    // Under the bar; beside the profile, above it, clear of the heatmap's step labels.
+    const QString unit = lab::qstr(info.unit) + (scale.linear ? QString() : QObject::tr(", log"));
+    if (beside) {
+      p.drawText(QRect(r.left() - 8, 4, 90, 22), Qt::AlignLeft | Qt::AlignVCenter, unit);
+    } else {
+      p.drawText(QRect(r.left() - 8, r.bottom() + 4, 90, 32), Qt::AlignLeft | Qt::TextWordWrap, unit);
+    }
   }
 
-  void paint_profile(QPainter& p, const QRect& r, const ColourScale& scale, const StatisticInfo& info) const {
+  // `beside`: right of the colour bar, whose tick labels stand for its own.
+  void paint_profile(QPainter& p, const QRect& r, const ColourScale& scale, const StatisticInfo& info,
+                     bool beside) const {
     p.setPen(QColor(0xb0, 0xb7, 0xc0));
     p.drawRect(r.adjusted(0, 0, -1, -1));
     p.setPen(QColor(0x33, 0x33, 0x33));
@@ -262,10 +286,13 @@ class InsidePlot : public QWidget {
     for (double tick : colour_bar_ticks(scale, 5)) {
       p.setPen(QColor(0xe3, 0xe6, 0xea));
       p.drawLine(QPointF(r.left(), y_of(tick)), QPointF(r.right(), y_of(tick)));
+      if (beside) continue;
       p.setPen(QColor(0x33, 0x33, 0x33));
       p.drawText(QRectF(r.left() - 64, y_of(tick) - 8, 60, 16), Qt::AlignRight | Qt::AlignVCenter, value_text(tick));
     }
-    QString title = lab::qstr(info.label) + QObject::tr(" across layers");
+    // Beside the heatmaps the statistic is named by the list above and the colour bar's unit.
+    QString title = beside ? QObject::tr("Across layers") : lab::qstr(info.label) + QObject::tr(" across layers");
+    QList<int> steps;              // beside: the steps shown, said in the title
     int legend_right = r.right();  // entries above the plot, from the right, clear of the lines
     // Each of the two entries gets half the room the title leaves; long run names are elided.
     const int entry_room = (r.width() - p.fontMetrics().horizontalAdvance(title) - 24) / 2 - 16;
@@ -290,6 +317,15 @@ class InsidePlot : public QWidget {
       }
       p.setBrush(Qt::NoBrush);
       p.drawPath(line);
+      for (int layer = 0; layer < n && panel == 0; ++layer) {
+        p.setPen(QColor(0x33, 0x33, 0x33));
+        p.drawText(QRectF(x_of(layer) - 20, r.bottom() + 3, 40, 16), Qt::AlignCenter,
+                   n == 1 ? QObject::tr("all") : QString::number(layer + 1));
+      }
+      if (beside) {  // no room for names: the heatmaps' titles above say each colour's run
+        steps << s->steps[*i];
+        continue;
+      }
       const QString step_text = QObject::tr("\u25cf %1, step %2").arg(QString()).arg(s->steps[*i]);
       const QString name = p.fontMetrics().elidedText(lab::qstr(display_name(run->record.config)), Qt::ElideMiddle,
                                                       entry_room - p.fontMetrics().horizontalAdvance(step_text));
@@ -297,11 +333,12 @@ class InsidePlot : public QWidget {
       const int entry_width = p.fontMetrics().horizontalAdvance(entry);
       p.drawText(QRect(legend_right - entry_width, r.top() - 22, entry_width, 18), Qt::AlignRight, entry);
       legend_right -= entry_width + 16;
-      for (int layer = 0; layer < n && panel == 0; ++layer) {
-        p.setPen(QColor(0x33, 0x33, 0x33));
-        p.drawText(QRectF(x_of(layer) - 20, r.bottom() + 3, 40, 16), Qt::AlignCenter,
-                   n == 1 ? QObject::tr("all") : QString::number(layer + 1));
-      }
+    }
+    if (beside && !steps.isEmpty()) {
+      std::sort(steps.begin(), steps.end());
+      steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+      title = steps.size() == 1 ? QObject::tr("Across layers, step %1").arg(steps[0])
+                                : QObject::tr("Across layers, steps %1 and %2").arg(steps[0]).arg(steps[1]);
     }
     p.setPen(QColor(0x33, 0x33, 0x33));
     p.drawText(QRect(r.left(), r.top() - 22, r.width(), 18), Qt::AlignLeft, title);
@@ -319,7 +356,7 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
       statistic_(new QComboBox),
       runs_{new QComboBox, new QComboBox},
       readout_(new QLabel),
-      about_statistic_(new QLabel),
+      about_statistic_(new ElidedLabel),
       verdicts_(new QLabel),
       plot_(new InsidePlot(store, [this](const QString& text) { readout_->setText(text); })) {
   auto* layout = new QVBoxLayout(this);
@@ -334,7 +371,10 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
                                                       tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (!path.isEmpty() && !export_image(path)) readout_->setText(tr("Could not write %1").arg(path));
   });
-  bar->addStretch(1);
+  // What the statistic measures, beside its list in the room up to the export: on a line of
+  // its own it pushed the plot's foot below the fold at 1280 x 800 (cut there, whole in the tooltip).
+  about_statistic_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
+  bar->addWidget(about_statistic_, 1);
   bar->addWidget(export_button);
   layout->addLayout(bar);
   auto* panels = new QHBoxLayout;  // the two runs, on a row of their own: beside the rest they outgrew a small window
@@ -358,6 +398,9 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
   verdicts_->setWordWrap(true);
   verdicts_->setTextFormat(Qt::RichText);
   verdicts_->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+  // At least a line; the layout gives it the lines its width needs. A wrapped label's own
+  // least height is taken at a narrow width (98 px here), which made the view scroll.
+  verdicts_->setMinimumHeight(verdicts_->fontMetrics().lineSpacing());
   connect(verdicts_, &QLabel::linkActivated, this, [this](const QString& link) {
     if (link.startsWith(QLatin1String("statistic:"))) {
       show_statistic(link.mid(link.indexOf(QLatin1Char(':')) + 1));
@@ -366,16 +409,14 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
     }
   });
   layout->addWidget(verdicts_);
-  about_statistic_->setWordWrap(true);
-  about_statistic_->setStyleSheet(QStringLiteral("color: #5f6b7a;"));
-  layout->addWidget(about_statistic_);
   layout->addWidget(plot_, 1);
   readout_->setMinimumHeight(20);
   layout->addWidget(readout_);
 
   connect(statistic_, &QComboBox::currentIndexChanged, this, [this] {
     plot_->statistic = statistic_->currentData().toString().toStdString();
-    if (const StatisticInfo* info = find_statistic(plot_->statistic)) about_statistic_->setText(lab::qstr(info->help));
+    if (const StatisticInfo* info = find_statistic(plot_->statistic))
+      about_statistic_->set_full_text(lab::qstr(info->help));
     plot_->update();
   });
   show_statistic(QStringLiteral("attention_grad_norm"));
@@ -396,15 +437,33 @@ InsideView::InsideView(lab::RunStore& store, QWidget* parent)
   refresh_runs();
 }
 
+// Each panel's verdict in a few words under its picker, the gradient's clause a link to that
+// statistic, the whole sentence in the tooltip: the two paragraphs of sentences took 100 px
+// and pushed the profile across layers below the fold at 1280 x 800.
 void InsideView::show_verdicts() {
-  QString html;
+  QString cells, tooltip;
   for (int panel = 0; panel < 2; ++panel) {
     const lab::RunEntry* run = store_.find(plot_->run_ids[panel]);
-    if (!run || (panel == 1 && plot_->run_ids[1] == plot_->run_ids[0])) continue;
-    // "Left: <verdict>": which panel it is, as the pickers say it.
-    html += verdict_html(*run, (panel == 0 ? tr("Left") : tr("Right")) + QStringLiteral(": "));
+    const bool shown = run && !(panel == 1 && plot_->run_ids[1] == plot_->run_ids[0]);
+    QString cell;
+    if (shown) {
+      const RunVerdict& v = run->verdict;
+      const QString side = panel == 0 ? tr("Left") : tr("Right");  // as the pickers say it
+      cell = QStringLiteral("%1: <span style='color:%2'>\u25cf</span> %3")
+                 .arg(side, verdict_colour(v.verdict).name(), lab::qstr(headline(v)).toHtmlEscaped());
+      const std::string gradient = gradient_clause(v.evidence);
+      if (!gradient.empty()) {
+        cell +=
+            QStringLiteral("; <a href='statistic:attention_grad_norm'>%1</a>").arg(lab::qstr(gradient).toHtmlEscaped());
+      }
+      tooltip += (tooltip.isEmpty() ? QString() : QStringLiteral("\n\n")) + side + QStringLiteral(": ") +
+                 lab::qstr(v.sentence);
+    }
+    cells += QStringLiteral("<td width='50%'>%1</td>").arg(cell);
   }
-  verdicts_->setText(html);
+  verdicts_->setText(
+      QStringLiteral("<table width='100%' cellspacing='0' cellpadding='0'><tr>%1</tr></table>").arg(cells));
+  verdicts_->setToolTip(tooltip);
 }
 
 QString InsideView::verdicts_text() const { return verdicts_->text(); }

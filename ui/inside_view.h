@@ -18,6 +18,7 @@ class RunStore;
 
 namespace normlab::ui {
 
+class ElidedLabel;
 class InsidePlot;
 
 class InsideView : public QWidget {
@@ -55,7 +56,7 @@ class InsideView : public QWidget {
   QComboBox* statistic_;
   QComboBox* runs_[2];
   QLabel* readout_;
-  QLabel* about_statistic_;
+  ElidedLabel* about_statistic_;
   QLabel* verdicts_;
   InsidePlot* plot_;
   QTimer redraw_;

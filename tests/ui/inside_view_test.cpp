@@ -89,8 +89,9 @@ TEST(InsideView, PreOnTheLeftWhicheverRunCameFirst) {
   EXPECT_EQ(boxes[2]->currentData().toInt(), post);
 }
 
-// Issue 48: above the panels, what each run is doing in a sentence, with its evidence a
-// click away; a click on the gradient's link shows that statistic here.
+// Issue 48: above the panels, what each run is doing, with its evidence a click away; a
+// click on the gradient's link shows that statistic here. Issue 49: in a few words under
+// each picker, the whole sentence in the tooltip, so the plot keeps its room.
 TEST_F(InsideViewTest, SaysEachPanelsVerdictWithLinksToItsEvidence) {
   view_.show_runs(pre_, post_);
   // The gradients came after the runs: their evidence joins the sentences at the next redraw.
@@ -100,12 +101,19 @@ TEST_F(InsideViewTest, SaysEachPanelsVerdictWithLinksToItsEvidence) {
   const QString plain = QTextDocumentFragment::fromHtml(html).toPlainText();
   EXPECT_TRUE(plain.contains(QStringLiteral("Left: \u25cf ")) && plain.contains(QStringLiteral("Right: \u25cf ")))
       << plain.toStdString();
-  EXPECT_TRUE(plain.contains(lab::qstr(store_.find(pre_)->verdict.sentence))) << plain.toStdString();
-  EXPECT_TRUE(plain.contains(lab::qstr(store_.find(post_)->verdict.sentence))) << plain.toStdString();
+  for (const int id : {pre_, post_}) {
+    const RunVerdict& v = store_.find(id)->verdict;
+    EXPECT_TRUE(plain.contains(lab::qstr(headline(v)))) << plain.toStdString();
+    EXPECT_TRUE(plain.contains(lab::qstr(gradient_clause(v.evidence)))) << plain.toStdString();
+  }
   EXPECT_TRUE(html.contains(QStringLiteral("href='statistic:attention_grad_norm'"))) << html.toStdString();
   view_.show_statistic(QStringLiteral("update_ratio"));
   auto* label = view_.findChild<QLabel*>(QStringLiteral("insideVerdicts"));
   ASSERT_TRUE(label);
+  EXPECT_TRUE(label->toolTip().contains(lab::qstr(store_.find(pre_)->verdict.sentence)))
+      << label->toolTip().toStdString();
+  EXPECT_TRUE(label->toolTip().contains(lab::qstr(store_.find(post_)->verdict.sentence)))
+      << label->toolTip().toStdString();
   std::vector<QString> asked;
   QObject::connect(&view_, &InsideView::evidence_requested,
                    [&](const QString& link, const QList<int>&) { asked.push_back(link); });
