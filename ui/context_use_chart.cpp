@@ -17,7 +17,7 @@
 namespace normlab::ui {
 
 namespace {
-constexpr int kHeight = 100;
+constexpr int kHeight = 88;  // above the text, under a 12-row run table at 1280 x 800
 }  // namespace
 
 ContextUseChart::ContextUseChart(lab::RunStore& store, QWidget* parent)

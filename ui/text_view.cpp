@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSlider>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -82,7 +83,11 @@ QChartView* new_bar_chart() {
   chart->setBackgroundRoundness(0);
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumHeight(340);  // ten categories, each a readable line
+  view->setMinimumHeight(180);
+  // Its height is what the page has left: a chart's preferred height, counted by the
+  // scroll area around the view, made the page scroll under a 12-row run table.
+  view->setSizePolicy(QSizePolicy::Expanding,
+                      QSizePolicy::Ignored);  // ten categories, each a readable line in the labels' smaller font
   return view;
 }
 
@@ -139,7 +144,8 @@ TextView::TextView(lab::RunStore& store, QWidget* parent)
       step_label_(new QLabel),
       context_use_(new ContextUseChart(store)),
       prompt_(new QLineEdit),
-      ask_(new QPushButton(tr("C&ontinue"))) {
+      ask_(new QPushButton(tr("C&ontinue"))),
+      pages_(new QTabWidget) {
   for (int i = 1; i <= 3; ++i) prompt_choice_->addItem(tr("Held-out prompt %1").arg(i), i - 1);
   step_->setToolTip(tr("The evaluation whose text is shown"));
   step_label_->setMinimumWidth(step_label_->fontMetrics().horizontalAdvance(tr("step 00000 of 00000")));
@@ -157,7 +163,19 @@ TextView::TextView(lab::RunStore& store, QWidget* parent)
   ask_row->addWidget(ask_);
   qobject_cast<QLabel*>(ask_row->itemAt(0)->widget())->setBuddy(prompt_);
 
-  auto* grid = new QGridLayout;
+  // The two runs' pickers above two pages: the held-out text at an evaluation, and the
+  // user's own prompt with each run's likeliest next tokens. On one page, under a 12-row run
+  // table at 1280 x 800, the bars were below the fold (issue 49).
+  auto* pickers = new QHBoxLayout;
+  auto* held_out = new QWidget;
+  auto* held_out_grid = new QGridLayout(held_out);
+  held_out_grid->setContentsMargins(0, 4, 0, 0);
+  held_out_grid->addLayout(top, 0, 0, 1, 2);
+  held_out_grid->addWidget(context_use_, 1, 0, 1, 2);
+  auto* own = new QWidget;
+  auto* own_grid = new QGridLayout(own);
+  own_grid->setContentsMargins(0, 4, 0, 0);
+  own_grid->addLayout(ask_row, 0, 0, 1, 2);
   for (int p = 0; p < 2; ++p) {
     Panel& panel = panels_[p];
     panel.run = new QComboBox;
@@ -166,16 +184,17 @@ TextView::TextView(lab::RunStore& store, QWidget* parent)
     panel.context_use = new QLabel;
     panel.context_use->setWordWrap(true);
     panel.text = new QTextBrowser;
-    panel.text->setMinimumHeight(120);
-    panel.answer = new QLabel;
+    panel.text->setMinimumHeight(100);                                        // five lines; it scrolls
+    panel.text->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);  // as the bars: the room left
+    panel.answer = new QLabel(tr("Type a prompt above: both runs continue it."));
     panel.answer->setWordWrap(true);
     panel.answer->setTextInteractionFlags(Qt::TextSelectableByMouse);
     panel.bars = new_bar_chart();
-    grid->addWidget(panel.run, 0, p);
-    grid->addWidget(panel.context_use, 1, p);
-    grid->addWidget(panel.text, 2, p);
-    grid->addWidget(panel.answer, 4, p);
-    grid->addWidget(panel.bars, 5, p);
+    pickers->addWidget(panel.run, 1);
+    held_out_grid->addWidget(panel.context_use, 2, p);
+    held_out_grid->addWidget(panel.text, 3, p);
+    own_grid->addWidget(panel.answer, 1, p);
+    own_grid->addWidget(panel.bars, 2, p);
     connect(panel.run, qOverload<int>(&QComboBox::activated), this, [this, p] {
       panels_[p].chosen = true;
       panels_[p].run_id = panels_[p].run->currentData().toInt();
@@ -183,14 +202,17 @@ TextView::TextView(lab::RunStore& store, QWidget* parent)
       refresh_steps();
     });
   }
-  grid->addLayout(ask_row, 3, 0, 1, 2);
-  grid->setRowStretch(2, 3);
-  grid->setRowStretch(5, 2);
+  held_out_grid->setRowStretch(3, 1);
+  own_grid->setRowStretch(2, 1);
+  pages_->setObjectName(QStringLiteral("textPages"));
+  pages_->setDocumentMode(true);
+  pages_->addTab(held_out, tr("Held-out text"));
+  pages_->addTab(own, tr("Your prompt"));
 
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(top);
-  layout->addWidget(context_use_);
-  layout->addLayout(grid, 1);
+  layout->setContentsMargins(8, 6, 8, 4);
+  layout->addLayout(pickers);
+  layout->addWidget(pages_, 1);
 
   redraw_.setSingleShot(true);
   redraw_.setInterval(kRedrawMs);
@@ -251,6 +273,7 @@ void TextView::show_step(int step) {
 
 void TextView::ask(const QString& prompt) {
   if (prompt_->text() != prompt) prompt_->setText(prompt);
+  pages_->setCurrentIndex(kOwnPromptPage);
   asked_ = prompt;
   SampleRequest request;
   request.prompt = prompt.toStdString();
@@ -267,6 +290,8 @@ void TextView::ask(const QString& prompt) {
     prompts_->ask(run->id, run->record, run->file, request);
   }
 }
+
+bool TextView::showing_own_prompt() const { return pages_->currentIndex() == kOwnPromptPage; }
 
 QString TextView::text_of(int panel) const { return panels_[panel].text->toPlainText(); }
 QString TextView::answer_of(int panel) const { return panels_[panel].answer->text(); }

@@ -1,10 +1,11 @@
 #pragma once
-// "What it writes": two runs side by side at one evaluation. For a held-out prompt, each
-// run's greedy and sampled continuations, and the true text after the prompt shaded by the
-// probability the run gave each of its tokens, so where a run is blind to context it
-// shows; above them both runs' context use against the step, and at that step in numbers. Below, a prompt box: any
-// text, continued by each run with its weights (off the window's thread, lab/prompt_service.h), with its ten likeliest
-// next tokens in bars beside the unigram's.
+// "What it writes": two runs side by side, on two pages. The held-out text at one
+// evaluation: for a held-out prompt, each run's greedy and sampled continuations, and the
+// true text after the prompt shaded by the probability the run gave each of its tokens, so
+// where a run is blind to context it shows; above them both runs' context use against the
+// step, and at that step in numbers. Your prompt: any text, continued by each run with its
+// weights (off the window's thread, lab/prompt_service.h), with its ten likeliest next tokens
+// in bars beside the unigram's.
 #include <QString>
 #include <QTimer>
 #include <QWidget>
@@ -14,6 +15,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSlider;
+class QTabWidget;
 class QTextBrowser;
 
 class QChartView;
@@ -50,6 +52,7 @@ class TextView : public QWidget {
   QString answer_of(int panel) const;
   QStringList bar_tokens(int panel) const;
   lab::PromptService& prompts() { return *prompts_; }
+  bool showing_own_prompt() const;  // the page of the typed prompt and its bars, rather than the held-out text
   ContextUseChart& context_use_chart() { return *context_use_; }
 
  private:
@@ -78,6 +81,8 @@ class TextView : public QWidget {
   ContextUseChart* context_use_;
   QLineEdit* prompt_;
   QPushButton* ask_;
+  QTabWidget* pages_;  // the held-out text, the user's prompt
+  static constexpr int kOwnPromptPage = 1;
   QString asked_;  // the prompt the answers shown are to
   Panel panels_[2];
   QTimer redraw_;

@@ -7,6 +7,8 @@
 #include <QDir>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTest>
 #include <gtest/gtest.h>
 
@@ -78,6 +80,12 @@ TEST_F(TextViewTest, DrawsBothRunsContextUseAndAClickPicksItsStep) {
 }
 
 TEST_F(TextViewTest, ATypedPromptIsAnsweredByBothRunsWithTheirLikeliestTokens) {
+  // The prompt has a page of its own beside the held-out text: the user turns to it.
+  auto* pages = view_->findChild<QTabWidget*>(QStringLiteral("textPages"));
+  ASSERT_NE(pages, nullptr);
+  EXPECT_FALSE(view_->showing_own_prompt()) << "the held-out text comes first";
+  QTest::mouseClick(pages->tabBar(), Qt::LeftButton, {}, pages->tabBar()->tabRect(1).center());
+  ASSERT_TRUE(view_->showing_own_prompt());
   auto* prompt = view_->findChild<QLineEdit*>();
   ASSERT_NE(prompt, nullptr);
   QTest::keyClicks(prompt, QStringLiteral("the little dog"));
@@ -88,6 +96,10 @@ TEST_F(TextViewTest, ATypedPromptIsAnsweredByBothRunsWithTheirLikeliestTokens) {
     EXPECT_TRUE(view_->answer_of(panel).contains(QStringLiteral("the little dog")));
   }
   EXPECT_NE(view_->bar_tokens(0), view_->bar_tokens(1));  // two models, two guesses
+  // Asked from elsewhere (a test, a link), the answer's page is shown with it.
+  pages->setCurrentIndex(0);
+  view_->ask(QStringLiteral("and the"));
+  EXPECT_TRUE(view_->showing_own_prompt());
 }
 
 }  // namespace
