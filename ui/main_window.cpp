@@ -200,8 +200,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   });
 
   resize(1400, 900);  // room for the course's five curves side by side, where the screen has it
+  const bool layout_saved = QSettings().contains(QStringLiteral("window/state"));
   restore_session();
   keep_on_screen();
+  if (!layout_saved) size_run_dock();
   update_course_action();
   update_details();
   update_actions();

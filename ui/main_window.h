@@ -128,6 +128,7 @@ class MainWindow : public QMainWindow {
   // main_window.cpp: session, queue, progress, selection
   void restore_session();
   void keep_on_screen();
+  void size_run_dock();
   void save_session() const;
   void on_device_found(const Environment& found);
   void report_damaged(const QStringList& damaged, const QStringList& unmovable);

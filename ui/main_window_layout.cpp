@@ -14,10 +14,12 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
@@ -411,7 +413,9 @@ void MainWindow::build_run_dock() {
   run_table_->setWordWrap(false);
   run_table_->setContextMenuPolicy(Qt::CustomContextMenu);
   run_table_->verticalHeader()->hide();
-  run_table_->verticalHeader()->setDefaultSectionSize(24);
+  // Rows as tall as their text and a little air: twelve of them under the views at
+  // 1280 x 800 (issue 49 counted seven at 24 px).
+  run_table_->verticalHeader()->setDefaultSectionSize(std::max(20, run_table_->fontMetrics().height() + 5));
   run_table_->horizontalHeader()->setHighlightSections(false);
   QHeaderView* header = run_table_->horizontalHeader();
   header->setSectionResizeMode(QHeaderView::Interactive);
@@ -456,7 +460,6 @@ void MainWindow::build_run_dock() {
   splitter->setStretchFactor(1, 2);
   splitter->setSizes({800, 300});
   QDockWidget* dock = add_dock(tr("Runs"), QStringLiteral("runsDock"), splitter, Qt::BottomDockWidgetArea);
-  resizeDocks({dock}, {210}, Qt::Vertical);
   if (QMenu* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"))) {
     view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) {
@@ -465,6 +468,23 @@ void MainWindow::build_run_dock() {
       view->addAction(toggle);
     }
   }
+}
+
+// Room for twelve rows under their header (fewer on a small screen), for a window whose layout no session saved: the
+// views above keep what they need at 1280 x 800 (issue 49 counted seven rows). After the
+// window has its size: given before, the shrink to the screen took rows away.
+void MainWindow::size_run_dock() {
+  // Fewer on a smaller screen: the views keep kViewsHeight, which holds each of them whole.
+  constexpr int kTableRows = 12, kViewsHeight = 400;
+  auto* dock = findChild<QDockWidget*>(QStringLiteral("runsDock"));
+  const int row = run_table_->verticalHeader()->defaultSectionSize();
+  const int chrome = menuBar()->sizeHint().height() + statusBar()->sizeHint().height() +
+                     views_->tabBar()->sizeHint().height() + 2 * (dock->fontMetrics().height() + 8);
+  const int rows = std::clamp((height() - chrome - kViewsHeight) / row, 4, kTableRows);
+  const int table_height = run_table_->horizontalHeader()->sizeHint().height() + rows * row +
+                           run_table_->horizontalScrollBar()->sizeHint().height() +  // shown in a narrow window
+                           2 * run_table_->frameWidth();
+  resizeDocks({dock}, {table_height + dock->fontMetrics().height() + 8}, Qt::Vertical);
 }
 
 void MainWindow::build_status_bar() {
