@@ -5,7 +5,8 @@
 // writes OUT_DIR/window-launch.png, OUT_DIR/pre-vs-post-6e-3.png, OUT_DIR/inside-the-model-6e-3.png
 // (the two runs with a 30-step warmup at 6e-3, the pointer where they have parted, then
 // their attention gradients per layer with the pointer near step 20, then what they write
-// and their answers to a typed prompt as OUT_DIR/what-it-writes-6e-3.png; only when there
+// as OUT_DIR/what-it-writes-6e-3.png, and their answers to a typed prompt as
+// OUT_DIR/what-it-writes-prompt-6e-3.png; only when there
 // are two such runs) and OUT_DIR/course-experiment.png
 // (every run given) with the chart exported from it as PNG (twice the on-screen size) and
 // SVG, and OUT_DIR/about-this-experiment.png. With --sweep, only the Sweeps tab with that
@@ -154,10 +155,11 @@ int pictures(QApplication& app) {
     ok &= save(*window, out.filePath(QStringLiteral("inside-the-model-6e-3.png")));
     auto* text = window->findChild<TextView*>();
     window->show_view(text);
+    ok &= save(*window, out.filePath(QStringLiteral("what-it-writes-6e-3.png")));
     text->ask(QStringLiteral("And the LORD said unto Moses,"));
     ok &=
         test::wait_until([&] { return text->bar_tokens(0).size() == 10 && text->bar_tokens(1).size() == 10; }, 180000);
-    ok &= save(*window, out.filePath(QStringLiteral("what-it-writes-6e-3.png")));
+    ok &= save(*window, out.filePath(QStringLiteral("what-it-writes-prompt-6e-3.png")));
   }
 
   window = open_window(home.filePath(QStringLiteral("course")));
