@@ -34,6 +34,7 @@ void paint_copy(const LossChart& shown, QSizeF size, Paint paint) {
   QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
   chart->layout()->activate();
   chart->refresh();
+  chart->place_legend_in_plot();
   paint(scene, *chart, QRectF(QPointF(), size));
 }
 

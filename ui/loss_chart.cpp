@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QFont>
 #include <QFontMetricsF>
+#include <QGraphicsLayout>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
@@ -667,6 +668,55 @@ void LossChart::set_picture_mode(bool on) {
   update_thinning();
   styles_dirty_ = true;
   schedule_refresh();
+}
+
+void LossChart::place_legend_in_plot() {
+  QLegend* key = legend();
+  if (!key->isVisible()) return;
+  key->detachFromChart();
+  key->setAlignment(Qt::AlignLeft);  // one column
+  key->setBackgroundVisible(true);
+  key->setBrush(QColor(255, 255, 255, 235));
+  key->setPen(QPen(QColor(0xc8, 0xcd, 0xd3)));
+  layout()->activate();  // the plot takes the room the legend had
+  const QRectF plot = plotArea();
+  // Its size from its entries: a detached legend's own size hint is for one row.
+  const QFontMetricsF metrics(key->font());
+  double widest = 0;
+  int entries = 0;
+  for (QLegendMarker* marker : key->markers()) {
+    if (!marker->isVisible()) continue;
+    widest = std::max(widest, metrics.horizontalAdvance(marker->label()));
+    ++entries;
+  }
+  if (entries == 0) return;
+  const double line = metrics.height() * 1.8;  // an entry with the spacing Qt gives it
+  const QSizeF size =
+      QSizeF(widest + 3.5 * metrics.height(), entries * line + 0.6 * metrics.height()).boundedTo(plot.size());
+  constexpr double kInset = 6;
+  const QRectF corners[] = {
+      QRectF(QPointF(plot.right() - kInset - size.width(), plot.top() + kInset), size),     // top right
+      QRectF(QPointF(plot.left() + kInset, plot.bottom() - kInset - size.height()), size),  // bottom left
+      QRectF(QPointF(plot.right() - kInset - size.width(), plot.bottom() - kInset - size.height()), size),
+      QRectF(plot.topLeft() + QPointF(kInset, kInset), size),
+  };
+  // The corner with the fewest drawn points under it; the first of equals.
+  std::size_t best = 0;
+  int fewest = std::numeric_limits<int>::max();
+  for (std::size_t c = 0; c < std::size(corners); ++c) {
+    int under = 0;
+    for (QAbstractSeries* series : this->series()) {
+      auto* xy = qobject_cast<QXYSeries*>(series);
+      if (!xy || !xy->isVisible()) continue;
+      for (const QPointF& point : xy->points()) under += corners[c].contains(mapToPosition(point, xy));
+    }
+    if (under < fewest) {
+      fewest = under;
+      best = c;
+    }
+  }
+  key->setGeometry(corners[best]);
+  key->update();
 }
 
 void LossChart::copy_view_from(const LossChart& other) {

@@ -196,6 +196,30 @@ TEST_F(LossChartTest, ABaselineLabelKeepsClearOfACurveOnItsLine) {
   EXPECT_GT(moved.y(), 0) << "below the line";
 }
 
+// Issue 49, item 8: an exported picture gave 30-40 % of its width to the legend beside the
+// plot. In a picture the legend lies inside the plot, in the corner the curves leave
+// emptiest, and the plot takes the room.
+TEST_F(LossChartTest, APicturesLegendLiesInsideThePlotClearOfTheCurves) {
+  std::vector<RunRecord> runs{test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 600, 50),
+                              test::synthetic_run(NormPlacement::Post, 1e-3, 30, 600, 50)};
+  for (const RunRecord& run : runs) store_.add(run, {});
+  chart_.set_picture_mode(true);
+  chart_.refresh();
+  const double beside = chart_.plotArea().width();
+  chart_.place_legend_in_plot();
+  const QRectF plot = chart_.plotArea(), key = chart_.legend()->geometry();
+  EXPECT_GT(plot.width(), beside) << "the plot takes the legend's room";
+  EXPECT_GE(plot.width(), 0.85 * chart_.size().width());
+  EXPECT_TRUE(plot.contains(key)) << key.x() << ", " << key.y() << " " << key.width() << " x " << key.height();
+  EXPECT_GT(key.width(), 50);  // the legend is there, with its names
+  for (const RunRecord& run : runs) {
+    for (const EvalMetrics& e : run.evals) {
+      EXPECT_FALSE(key.contains(chart_.position_of({double(e.step), e.val_loss})))
+          << "the legend covers the held-out point at step " << e.step;
+    }
+  }
+}
+
 // Issue 49, item 3: runs whose baselines differ (6.06 and 6.13 nats, an older folder beside
 // CPU-scale runs) drew two dashed lines almost on top of each other, and the caption named
 // one. Each line is labelled with its value and whose it is, in the legend and on the plot,
