@@ -8,7 +8,7 @@
 #include "core/runs/run_record.h"
 #include "core/runs/run_text.h"
 #include "core/system/atomic_file.h"
-#include "core/training/predictions.h"
+#include "core/training/run_markdown.h"
 
 #include "qstring.h"
 #include "run_store.h"
@@ -38,7 +38,7 @@ void write(const std::vector<const RunRecord*>& runs, RunExport format, const QS
     }
     case RunExport::Markdown: {
       std::string markdown;
-      for (const RunRecord* run : runs) markdown += (markdown.empty() ? "" : "\n") + text_markdown(*run);
+      for (const RunRecord* run : runs) markdown += (markdown.empty() ? "" : "\n") + run_markdown(*run);
       return write_file_atomically(target.toStdString(), markdown);
     }
   }
@@ -75,7 +75,7 @@ Exported export_runs(const RunStore& store, const QList<int>& ids, RunExport for
     return exported;
   }
   exported.runs = int(runs.size());
-  exported.done = (format == RunExport::Markdown ? said("Exported the text of %n run(s) to %1", exported.runs)
+  exported.done = (format == RunExport::Markdown ? said("Exported %n run(s) as Markdown to %1", exported.runs)
                                                  : said("Exported %n run(s) to %1", exported.runs))
                       .arg(target);
   return exported;

@@ -71,7 +71,7 @@ class MainWindow : public QMainWindow {
   bool follow_folder(const QString& folder);
   // PNG or SVG by the file's suffix; `pixels` is the image size (SVG: its canvas size).
   bool export_chart(const QString& path, QSize pixels);
-  // The lab writes them (lab/run_export.h: JSON, CSV, or the runs' text as Markdown); a
+  // The lab writes them (lab/run_export.h: JSON, CSV, or Markdown); a
   // failure is reported in a dialog, success in the status bar.
   bool export_runs(lab::RunExport format, const QList<int>& run_ids, const QString& target);
   void remove_runs(const QList<int>& run_ids);  // asks first

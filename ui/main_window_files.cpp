@@ -145,9 +145,8 @@ void MainWindow::export_markdown_dialog() {
   const QString name = ids.size() == 1
                            ? lab::qstr(file_stem(store_->find(ids.front())->record.config.name)) + QStringLiteral(".md")
                            : QStringLiteral("normlab-text.md");
-  const QString path =
-      QFileDialog::getSaveFileName(this, tr("Export the text of %n run(s) as Markdown", nullptr, int(ids.size())),
-                                   QDir(last_folder("export")).filePath(name), tr("Markdown (*.md)"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export %n run(s) as Markdown", nullptr, int(ids.size())),
+                                                    QDir(last_folder("export")).filePath(name), tr("Markdown (*.md)"));
   if (path.isEmpty()) return;
   remember_folder("export", path);
   export_runs(lab::RunExport::Markdown, ids, path);

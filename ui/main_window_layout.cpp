@@ -142,7 +142,7 @@ void MainWindow::build_actions() {
   connect(export_json_action_, &QAction::triggered, this, &MainWindow::export_json_dialog);
   export_csv_action_ = new QAction(tr("Export runs as C&SV\u2026"), this);
   connect(export_csv_action_, &QAction::triggered, this, &MainWindow::export_csv_dialog);
-  export_markdown_action_ = new QAction(tr("Export runs' te&xt as Markdown\u2026"), this);
+  export_markdown_action_ = new QAction(tr("Export runs as Mar&kdown\u2026"), this);
   export_markdown_action_->setToolTip(tr("What each run wrote at each evaluation, with its context use"));
   connect(export_markdown_action_, &QAction::triggered, this, &MainWindow::export_markdown_dialog);
   export_image_action_ = new QAction(tr("Export chart i&mage\u2026"), this);

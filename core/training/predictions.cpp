@@ -93,27 +93,6 @@ std::string evaluation_text(const RunRecord& run, int step) {
   return text;
 }
 
-std::string text_markdown(const RunRecord& run) {
-  // Fenced blocks keep the text as the model wrote it, line breaks and any Markdown signs.
-  auto block = [](const std::string& text) { return "```text\n" + text + "\n```\n"; };
-  const RunVerdict verdict = judge(run);
-  std::string md = "# " + display_name(run.config) + "\n\n**" + info(verdict.verdict).label + "** (`" +
-                   info(verdict.verdict).name + "`): " + verdict.sentence + "\n\n## Prompts\n\n";
-  for (std::size_t i = 0; i < run.text.prompts.size(); ++i) {
-    md += "Prompt " + std::to_string(i + 1) + ":\n\n" + block(run.text.prompts[i]) + "\n";
-  }
-  for (const TextSample& sample : run.text.samples) {
-    md += "## Step " + std::to_string(sample.step) + "\n\n";
-    const std::string statistics = statistics_line(run, sample.step);
-    if (!statistics.empty()) md += statistics + "\n\n";
-    for (std::size_t i = 0; i < sample.greedy.size(); ++i) {
-      md += "Prompt " + std::to_string(i + 1) + ", greedy:\n\n" + block(sample.greedy[i]) + "\n";
-      md += "Prompt " + std::to_string(i + 1) + ", sampled:\n\n" + block(sample.sampled[i]) + "\n";
-    }
-  }
-  return md;
-}
-
 PredictionTally::PredictionTally(torch::Tensor unigram_log_probs)
     : log_u_(std::move(unigram_log_probs)),
       sum_q_(torch::zeros_like(log_u_)),

@@ -40,8 +40,4 @@ std::string statistics_line(const RunRecord& run, int step);
 // text there; line breaks in the text shown as "↵". Empty when nothing was recorded there.
 std::string evaluation_text(const RunRecord& run, int step);
 
-// The run's text as Markdown: its verdict and sentence (core/runs/verdict.h), its prompts,
-// then a section per evaluation with each prompt's continuations, and its two statistics there.
-std::string text_markdown(const RunRecord& run);
-
 }  // namespace normlab

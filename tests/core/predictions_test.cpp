@@ -87,19 +87,5 @@ TEST(Predictions, EachStatisticIsOnePointAtTheStep) {
   EXPECT_EQ(points[1].values, std::vector<double>{0.25});
 }
 
-// Issue 48: a run's text exported as Markdown opens with what the run is doing, in words.
-TEST(Predictions, TheTextsMarkdownOpensWithTheRunsVerdict) {
-  RunRecord run;
-  run.config.name = "r";
-  run.status = RunStatus::Done;
-  run.baseline_loss = 6.13;
-  run.evals = {{0, 0, 9.1}, {50, 5, 6.5}, {100, 10, 5.2}};
-  const RunVerdict verdict = judge(run);
-  ASSERT_EQ(verdict.verdict, Verdict::Learning);
-  const std::string markdown = text_markdown(run);
-  EXPECT_EQ(markdown.substr(0, markdown.find("## Prompts")),
-            "# " + display_name(run.config) + "\n\n**learning** (`learning`): " + verdict.sentence + "\n\n");
-}
-
 }  // namespace
 }  // namespace normlab::test

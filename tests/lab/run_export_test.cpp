@@ -57,16 +57,16 @@ TEST_F(RunExportTest, EveryRunInOneCsvTable) {
   EXPECT_EQ(file.readAll().count('\n'), 1 + 2 * 201);  // a header, then steps 0 (evaluated) to 200 of each
 }
 
-TEST_F(RunExportTest, TheTextAsMarkdownAndItsFailureInOneLine) {
+TEST_F(RunExportTest, RunsAsMarkdownAndTheFailureInOneLine) {
   RunRecord run = test::synthetic_run(NormPlacement::Post, 6e-3, 30, 200, 100);
   run.text.prompts = {"In the beginning"};
   run.text.samples = {{100, {",,,,"}, {"the and of"}, {}}, {200, {", , ,"}, {"of the LORD"}, {}}};
   const int id = store_.add(run, {});
   const Exported exported = export_runs(store_, {id}, RunExport::Markdown, path("text.md"));
-  EXPECT_EQ(exported.done, QStringLiteral("Exported the text of 1 run(s) to %1").arg(path("text.md")));
+  EXPECT_EQ(exported.done, QStringLiteral("Exported 1 run(s) as Markdown to %1").arg(path("text.md")));
   QFile file(path("text.md"));
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
-  EXPECT_EQ(QString::fromUtf8(file.readAll()).count(QStringLiteral("\n## Step ")), 2);
+  EXPECT_EQ(QString::fromUtf8(file.readAll()).count(QStringLiteral("\n### Step ")), 2);
 
   const Exported refused = export_runs(store_, {id}, RunExport::Markdown, folder_.path());
   EXPECT_EQ(refused.runs, 0);
