@@ -56,13 +56,14 @@ LessonView::LessonView(lab::Lab& lab, lab::Lesson& lesson, Hooks hooks, QWidget*
       hooks_(std::move(hooks)),
       title_(new QLabel),
       body_(new QLabel),
+      seen_(new QLabel),
       choices_box_(new QWidget),
       further_box_(new QWidget),
       placement_(new QComboBox),
       layers_(new QSpinBox),
       warmup_(new QSpinBox),
       lr_(new QComboBox),
-      ask_(button("Ask this question", "lessonAsk")),
+      ask_(button(text::kAsk, "lessonAsk")),
       begin_(button(text::kBegin, "lessonBegin")),
       not_now_(button(text::kNotNow, "lessonNotNow")),
       train_on_(button(text::kTrainOn, "lessonTrainOn")),
@@ -81,6 +82,9 @@ LessonView::LessonView(lab::Lab& lab, lab::Lesson& lesson, Hooks hooks, QWidget*
   body_->setTextInteractionFlags(Qt::TextBrowserInteraction);
   body_->setOpenExternalLinks(false);
   connect(body_, &QLabel::linkActivated, this, &LessonView::follow);
+  seen_->setObjectName(QStringLiteral("lessonSeen"));
+  seen_->setWordWrap(true);
+  seen_->setTextFormat(Qt::RichText);
 
   auto* choices = new QVBoxLayout(choices_box_);
   choices->setContentsMargins(0, 0, 0, 0);
@@ -124,6 +128,7 @@ LessonView::LessonView(lab::Lab& lab, lab::Lesson& lesson, Hooks hooks, QWidget*
   layout->addWidget(choices_box_);
   layout->addWidget(further_box_);
   for (QPushButton* b : {begin_, not_now_, train_on_, next_, start_over_, leave_}) layout->addWidget(b);
+  layout->addWidget(seen_);
   layout->addStretch(1);
 
   connect(begin_, &QPushButton::clicked, this, [this] { lesson_.begin(hooks_.base ? hooks_.base() : TrainConfig{}); });
@@ -154,14 +159,25 @@ QString LessonView::title() const { return title_->text(); }
 
 QString LessonView::text() const {
   QTextDocument document;
-  document.setHtml(body_->text());
+  document.setHtml(body_->text() + seen_->text());
   return document.toPlainText();
 }
 
 void LessonView::follow(const QString& link) {
   if (!hooks_.show_evidence) return;
-  const int run = lesson_.run_of(lesson_.state().current);
-  hooks_.show_evidence(link, run ? QList<int>{run} : QList<int>{});
+  const LessonState& s = lesson_.state();
+  const int run = lesson_.run_of(s.current);
+  if (!run) return hooks_.show_evidence(link, {});
+  QList<int> runs{run};
+  // Inside the model compares two runs: beside this one, the first seen that did otherwise.
+  const std::optional<LessonOutcome> outcome = s.questions[std::size_t(s.current)].outcome;
+  for (int i = 0; outcome && link.startsWith(QLatin1String("statistic:")) && i < int(s.questions.size()); ++i) {
+    const std::optional<LessonOutcome> other = s.questions[std::size_t(i)].outcome;
+    if (i == s.current || !other || *other == *outcome || !lesson_.run_of(i)) continue;
+    runs << lesson_.run_of(i);
+    break;
+  }
+  hooks_.show_evidence(link, runs);
 }
 
 TrainConfig LessonView::further_config() const {
@@ -240,7 +256,7 @@ QString LessonView::seen_html(int current) const {
     rows +=
         QStringLiteral("<tr><td style='padding-right:6px'>%1</td><td>%2<br><span style='color:%3'>%4</span></td></tr>")
             .arg(mark, lab::qstr(settings_text(q.config)).toHtmlEscaped(), QLatin1String(kQuietColour),
-                 tr("you: %1 \u00b7 %2").arg(lower_first(words(info(*q.prediction).choice)), did).toHtmlEscaped());
+                 words(text::kSeenRow).arg(lower_first(words(info(*q.prediction).choice)), did).toHtmlEscaped());
   }
   if (rows.isEmpty()) {
     if (current >= int(qs.size())) return {};
@@ -269,7 +285,7 @@ void LessonView::refresh() {
   const bool question = begun && !summary;
   const LessonQuestion* q = question ? &s.questions[std::size_t(s.current)] : nullptr;
 
-  QString html;
+  QString html, seen;
   if (!begun) {
     title_->setText(words(text::kTitle));
     html = QStringLiteral("<p>%1</p>").arg(words(text::kOffer).toHtmlEscaped());
@@ -282,7 +298,8 @@ void LessonView::refresh() {
     for (const LessonQuestion& each : s.questions) course += each.further ? 0 : 1;
     title_->setText(q->further ? words(text::kFurtherQuestion)
                                : words(text::kQuestionOf).arg(s.current + 1).arg(course));
-    html = question_html(s.current) + seen_html(s.current);
+    html = question_html(s.current);
+    seen = seen_html(s.current);
   }
   if (!lesson_.writable())
     html += QStringLiteral("<p style='color:%1'>%2</p>").arg(kWrongColour, words(text::kReadOnly));
@@ -290,6 +307,8 @@ void LessonView::refresh() {
     html += QStringLiteral("<p style='color:%1'>%2</p>").arg(kWrongColour, lesson_.problem().toHtmlEscaped());
   }
   body_->setText(html);
+  seen_->setText(seen);
+  seen_->setVisible(!seen.isEmpty());
 
   begin_->setVisible(!begun);
   begin_->setEnabled(lesson_.writable() && !lesson_.waiting_for_device());

@@ -48,7 +48,7 @@ class LessonView : public QWidget {
   QSpinBox* further_layers() const { return layers_; }
   QSpinBox* further_warmup() const { return warmup_; }
   QString title() const;
-  QString text() const;  // the body, as plain text
+  QString text() const;  // what it says, as plain text
   // Follows a link of the body as a click does.
   void follow(const QString& link);
 
@@ -67,6 +67,7 @@ class LessonView : public QWidget {
   Hooks hooks_;
   QLabel* title_;
   QLabel* body_;
+  QLabel* seen_;  // what has been seen so far, below the buttons
   QWidget* choices_box_;
   QPushButton* choices_[3];
   QWidget* further_box_;

@@ -40,7 +40,7 @@ void MainWindow::build_lesson() {
   }
   lesson_dock_->hide();
 
-  lesson_action_ = new QAction(tr("&Lesson: predict, then watch"), this);
+  lesson_action_ = new QAction(tr("Lesson: &predict, then watch"), this);
   lesson_action_->setObjectName(QStringLiteral("lessonAction"));
   lesson_action_->setToolTip(
       tr("The course's five runs as a lesson: predict each run's fate, then watch it train and see why"));

@@ -39,8 +39,8 @@ inline constexpr const char* kLeftNote = "Lesson left: Run \u25b8 Lesson takes i
 inline constexpr const char* kSummary = "What you predicted, and what happened";
 inline constexpr const char* kScore = "You predicted %1 of %2 runs right.";
 inline constexpr const char* kStillTraining = "%1 still training: their answers come in here.";
-inline constexpr const char* kNoPrediction = "no prediction";
-inline constexpr const char* kPending = "training";
+inline constexpr const char* kPending = "still training";
+inline constexpr const char* kSeenRow = "you said %1; %2";  // the choice and what happened, lower case
 inline constexpr const char* kWhatItShows = "What the runs show";
 // The course's conclusion, in NormLab's words.
 inline constexpr const char* kConclusion =
@@ -59,6 +59,7 @@ inline constexpr const char* kPlacement = "Norm";
 inline constexpr const char* kLayers = "Layers";
 inline constexpr const char* kWarmup = "Warmup steps";
 inline constexpr const char* kLearningRate = "Learning rate";
+inline constexpr const char* kAsk = "Ask this question";
 inline constexpr const char* kStartOver = "Start the lesson again";
 
 }  // namespace normlab::lesson_text
