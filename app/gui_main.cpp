@@ -57,7 +57,10 @@ int main(int argc, char** argv) {
   QApplication::setStyle(QStringLiteral("Fusion"));
   QApplication::setWindowIcon(QIcon(QStringLiteral(":/normlab.svg")));
   normlab::ui::install_english_plurals();
-  normlab::ui::MainWindow window;
+  normlab::ui::MainWindowOptions options;
+  // A first launch offers the lesson, unless the command line asked for something else.
+  options.offer_lesson = request.run_files.isEmpty() && request.follow.isEmpty() && !request.start && !request.course;
+  normlab::ui::MainWindow window(options);
   // Before anything is queued: a SIGTERM from then on closes the window and saves.
   normlab::ui::close_on_termination_signals(window);
   window.show();

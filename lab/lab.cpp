@@ -122,47 +122,64 @@ void Lab::start_run(const TrainConfig& config) {
   }
 }
 
+Lab::PointAnswer Lab::answer_point(const TrainConfig& config) {
+  const std::vector<const RunRecord*> records = store_->records();
+  const PointFate fate = point_fate(config, records, [&](std::size_t i) {
+    const QString refused = resume_refusal(store_->runs()[i].id);
+    if (!refused.isEmpty()) return CheckpointAnswer{-1, refused.toStdString()};
+    const RunEntry& run = store_->runs()[i];
+    try {
+      return CheckpointAnswer{resumable_checkpoint(checkpoint_path(run.file.toStdString()), run.record.config).step,
+                              ""};
+    } catch (const std::exception& error) {
+      return CheckpointAnswer{-1, error.what()};
+    }
+  });
+  PointAnswer answer{fate.fate, fate.run < 0 ? 0 : store_->runs()[std::size_t(fate.run)].id, false};
+  switch (fate.fate) {
+    case Fate::Reuse: break;
+    case Fate::Wait:
+      // Left queued by an earlier session: it joins the queue now. One queued or training
+      // already is someone else's (a run by hand, say) and is left alone.
+      if (!queue_->is_queued(answer.run)) {
+        queue_->enqueue(answer.run);
+        answer.joined = true;
+      }
+      break;
+    case Fate::Resume:
+      enqueue_resume(answer.run, fate.from_step);
+      answer.joined = true;
+      break;
+    case Fate::Train:
+      answer.run = queue_run(config);
+      answer.joined = answer.run != 0;
+      break;
+  }
+  return answer;
+}
+
 Lab::Started Lab::train_missing(const std::vector<TrainConfig>& configs, QSet<int>* owned) {
   Started started;
   for (const TrainConfig& config : configs) {
-    const std::vector<const RunRecord*> records = store_->records();
-    const PointFate fate = point_fate(config, records, [&](std::size_t i) {
-      const QString refused = resume_refusal(store_->runs()[i].id);
-      if (!refused.isEmpty()) return CheckpointAnswer{-1, refused.toStdString()};
-      const RunEntry& run = store_->runs()[i];
-      try {
-        return CheckpointAnswer{resumable_checkpoint(checkpoint_path(run.file.toStdString()), run.record.config).step,
-                                ""};
-      } catch (const std::exception& error) {
-        return CheckpointAnswer{-1, error.what()};
-      }
-    });
-    const int id = fate.run < 0 ? 0 : store_->runs()[std::size_t(fate.run)].id;
-    switch (fate.fate) {
+    const PointAnswer answer = answer_point(config);
+    if (answer.joined && owned) owned->insert(answer.run);
+    switch (answer.fate) {
       case Fate::Reuse: ++started.reused; break;
-      case Fate::Wait:
-        // Left queued by an earlier session: it joins the queue now. One queued or training
-        // already is someone else's (a run by hand, say) and is left alone.
-        if (!queue_->is_queued(id)) {
-          queue_->enqueue(id);
-          if (owned) owned->insert(id);
-        }
-        ++started.waiting;
-        break;
-      case Fate::Resume:
-        enqueue_resume(id, fate.from_step);
-        if (owned) owned->insert(id);
-        ++started.queued;
-        break;
+      case Fate::Wait: ++started.waiting; break;
+      case Fate::Resume: ++started.queued; break;
       case Fate::Train:
-        if (const int queued = queue_run(config)) {
-          if (owned) owned->insert(queued);
-          ++started.queued;
-        }
+        if (answer.run) ++started.queued;
         break;
     }
   }
   return started;
+}
+
+std::vector<TrainConfig> Lab::course_runs(const TrainConfig& base) const {
+  TrainConfig course;
+  copy_section(Section::DeviceAndData, base, course);
+  course.seed = base.seed;
+  return workshop_runs(scaled(course, course_scale()));
 }
 
 void Lab::start_course_experiment(const TrainConfig& base, int seeds) {
@@ -170,10 +187,7 @@ void Lab::start_course_experiment(const TrainConfig& base, int seeds) {
     waiting_course_ = {base, seeds};
     return;
   }
-  TrainConfig course;
-  copy_section(Section::DeviceAndData, base, course);
-  course.seed = base.seed;
-  const Started s = train_missing(repeat_over_seeds(workshop_runs(scaled(course, course_scale())), seeds), nullptr);
+  const Started s = train_missing(repeat_over_seeds(course_runs(base), seeds), nullptr);
   QString text = tr("Course experiment: %n run(s) queued", nullptr, s.queued + s.waiting);
   if (s.reused > 0) text += tr("; %n already trained with the same settings, reused", nullptr, s.reused);
   emit note(text);

@@ -16,6 +16,7 @@
 
 #include "core/runs/presets.h"
 #include "core/runs/run_record.h"
+#include "core/sweeps/point_fate.h"
 
 #include "folder_follower.h"
 #include "run_archive.h"
@@ -90,6 +91,18 @@ class Lab : public QObject {
   // The course's five runs, `seeds` times, at the device's scale, on `base`'s device,
   // data and seed; runs the store already has an answer for are reused, not retrained.
   void start_course_experiment(const TrainConfig& base, int seeds);
+  // The course's five runs at the device's scale on `base`'s device, data and seed (known
+  // once the device is).
+  std::vector<TrainConfig> course_runs(const TrainConfig& base) const;
+  // One point by core's one rule (point_fate), as the course and sweeps train theirs: the
+  // run that answers it, reused, waited for (one left queued joins the queue), resumed from
+  // its checkpoint, or queued afresh; run 0 when it could not be queued (a read-only folder).
+  struct PointAnswer {
+    Fate fate = Fate::Train;
+    int run = 0;
+    bool joined = false;  // it joined the queue here
+  };
+  PointAnswer answer_point(const TrainConfig& config);
   // How many runs train at once; 0: the device's default (default_side_by_side).
   void set_side_by_side(int runs);
   int side_by_side_choice() const { return side_by_side_choice_; }
@@ -161,9 +174,7 @@ class Lab : public QObject {
   struct Started {
     int queued = 0, reused = 0, waiting = 0;
   };
-  // Each config's fate by core's one rule (point_fate): reused, waited for (one left
-  // queued joins the queue; one queued or training already is left to finish), resumed
-  // from its checkpoint, or queued afresh. `owned` collects the ids that joined the queue here.
+  // Each config's fate by answer_point. `owned` collects the ids that joined the queue here.
   Started train_missing(const std::vector<TrainConfig>& configs, QSet<int>* owned);
   // Why the run cannot go on from a checkpoint here, before its file is read; empty if it may.
   QString resume_refusal(int id) const;

@@ -121,6 +121,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
   add_dock(tr("Next run"), QStringLiteral("settingsDock"), settings_, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   build_run_dock();
+  build_lesson();
   build_status_bar();
   settings_->add_actions(start_action_, stop_action_, course_action_);
 
@@ -322,6 +323,7 @@ void MainWindow::restore_session() {
     }
     statusBar()->showMessage(text, kStatusMessageMs * (waiting + interrupted > 0 ? 4 : 1));
   }
+  restore_lesson();
   if (!restored.damaged.isEmpty() || !restored.unmovable.isEmpty()) {
     // Once the window is up, so the message has it as its parent.
     QTimer::singleShot(0, this, [this, restored] { report_damaged(restored.damaged, restored.unmovable); });

@@ -25,6 +25,7 @@ class QTimer;
 namespace normlab::lab {
 class GpuInstaller;
 class Lab;
+class Lesson;
 class RunStore;
 }  // namespace normlab::lab
 
@@ -39,6 +40,7 @@ class SettingsPanel;
 class SweepView;
 class TextView;
 class InsideView;
+class LessonView;
 
 struct MainWindowOptions {
   QString data_folder;  // where runs are kept between sessions; empty: the app's data folder
@@ -48,6 +50,9 @@ struct MainWindowOptions {
   std::function<bool(const QString& title, const QString& text)> confirm;
   // Where Help > Install GPU support… fetches from and installs to (tests: a local index).
   CudaInstallOptions gpu_install;
+  // A first launch (no saved settings, no runs) opens the lesson's panel with its offer. The
+  // app sets it; a test that does not look at the offer leaves it off.
+  bool offer_lesson = false;
 };
 
 class MainWindow : public QMainWindow {
@@ -84,6 +89,8 @@ class MainWindow : public QMainWindow {
   // Help > Install GPU support…: asks, then fetches the CUDA libraries with a progress
   // dialog that can stop it; the GPU is used from the next start.
   void install_gpu_support();
+  // Run > Lesson: the lesson's panel in front, a lesson left taken up where it was.
+  void show_lesson();
 
   lab::Lab& lab() { return *lab_; }
   lab::RunStore& store();
@@ -104,6 +111,10 @@ class MainWindow : public QMainWindow {
   QAction* resume_action() const { return resume_action_; }
   QAction* seeds_apart_action() const { return seeds_apart_action_; }
   QAction* continue_action() const { return continue_action_; }
+  QAction* lesson_action() const { return lesson_action_; }
+  lab::Lesson& lesson() { return *lesson_; }
+  LessonView& lesson_view() { return *lesson_view_; }
+  QDockWidget* lesson_dock() const { return lesson_dock_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -164,6 +175,11 @@ class MainWindow : public QMainWindow {
   void export_image_dialog();
   // main_window_gpu.cpp
   void show_gpu_notice(const QString& text);
+  // main_window_lesson.cpp
+  void build_lesson();
+  // After the runs are restored: the lesson kept beside them comes back where it was, or a
+  // first launch offers it.
+  void restore_lesson();
 
   MainWindowOptions options_;
   lab::Lab* lab_;
@@ -217,7 +233,11 @@ class MainWindow : public QMainWindow {
   QAction* group_seeds_action_ = nullptr;
   QAction* seeds_apart_action_ = nullptr;
   QAction* install_gpu_action_ = nullptr;
-  QMenu* side_by_side_menu_ = nullptr;  // Run > Runs side by side: one checkable choice per count
+  QMenu* side_by_side_menu_ = nullptr;
+  QAction* lesson_action_ = nullptr;
+  lab::Lesson* lesson_ = nullptr;
+  LessonView* lesson_view_ = nullptr;
+  QDockWidget* lesson_dock_ = nullptr;  // Run > Runs side by side: one checkable choice per count
 };
 
 }  // namespace normlab::ui
