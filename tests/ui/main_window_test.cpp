@@ -923,7 +923,7 @@ TEST_F(MainWindowTest, ExportsRunsAsJsonFilesAndOneCsv) {
 }
 
 // Issue 28: the selected runs' text, one section per evaluation, in one Markdown file.
-TEST_F(MainWindowTest, ExportsTheRunsTextAsMarkdown) {
+TEST_F(MainWindowTest, ExportsRunsAsMarkdown) {
   RunRecord run = test::synthetic_run(NormPlacement::Post, 6e-3, 30, 200, 100);
   run.text.prompts = {"In the beginning"};
   run.text.samples = {{100, {",,,,"}, {"the and of"}, {}}, {200, {", , ,"}, {"of the LORD"}, {}}};
@@ -934,7 +934,7 @@ TEST_F(MainWindowTest, ExportsTheRunsTextAsMarkdown) {
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   const QString markdown = QString::fromUtf8(file.readAll());
   EXPECT_TRUE(markdown.startsWith(QStringLiteral("# post-norm lr 6e-3 warmup 30"))) << markdown.toStdString();
-  EXPECT_EQ(markdown.count(QStringLiteral("\n## Step ")), 2);
+  EXPECT_EQ(markdown.count(QStringLiteral("\n### Step ")), 2);
   EXPECT_TRUE(markdown.contains(QStringLiteral("of the LORD")));
   EXPECT_FALSE(window_->export_runs(lab::RunExport::Markdown, {id}, folder_.path()))
       << "a folder is not a file to write";
