@@ -25,14 +25,41 @@ CLI::App* add_bench_command(CLI::App& app, Options& options) {
                    "its kernels one by one (off), as training did before")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
+  bench
+      ->add_option("--profile", options.bench_profile,
+                   "after the timed steps, run this many more under LibTorch's profiler and print where a step's "
+                   "time goes, by kind of work (matmuls, attention, loss, norms, ...) and by operator")
+      ->check(CLI::Range(1, 1000))
+      ->expected(0, 1)
+      ->default_str("10");
   bench->add_flag("--json", options.json, "print the result as one JSON object");
   return bench;
 }
 
+namespace {
+
+void print_profile(const StepProfile& profile) {
+  std::printf(
+      "profile    %d more steps under LibTorch's profiler, %.2f ms/step with it on; each operator's own time:\n",
+      profile.steps, profile.ms_per_step);
+  for (const auto& kind : profile.kinds) {
+    std::printf("  %-20s %8.2f ms/step %5.1f %%\n", kind.kind.c_str(), kind.ms_per_step, 100 * kind.share);
+  }
+  std::printf("  the operators that take longest:\n");
+  for (std::size_t i = 0; i < std::min<std::size_t>(12, profile.operators.size()); ++i) {
+    const auto& op = profile.operators[i];
+    std::printf("  %-44s %8.2f ms/step %5.1f %%  %lld a step (%s)\n", op.name.c_str(), op.ms_per_step,
+                100 * op.ms_per_step / profile.ms_per_step, op.calls_per_step, op.kind.c_str());
+  }
+}
+
+}  // namespace
+
 int run_bench(const Options& options) {
   const TrainConfig config = build_config(options);
   const int warmup = options.bench_warmup;
-  const BenchResult r = benchmark(config, warmup, options.bench_steps, options.cuda_graph == "on");
+  const BenchResult r =
+      benchmark(config, warmup, options.bench_steps, options.cuda_graph == "on", options.bench_profile);
   const CheckpointCost checkpoint = measure_checkpoint(config);
   if (options.json) {
     std::fputs(to_json_text(r, checkpoint, config).c_str(), stdout);
@@ -47,9 +74,10 @@ int run_bench(const Options& options) {
   std::printf("batch      %d x %d tokens\n", config.batch_size, config.model.context);
   std::printf("speed      %.2f ms/step (median of %d, after %d warm-up), %.0f tokens/s\n", r.median_ms_per_step,
               r.measured_steps, warmup, r.tokens_per_s);
+  std::printf("memory     %.0f minor page faults a step (after %d warm-up steps)\n", r.page_faults_per_step, warmup);
   std::printf(
       "compute    %.2f GFLOP/step -> %.2f GFLOP/s = %.1f %% of this device's measured "
-      "fp32 matmul rate (%.2f GFLOP/s)\n",
+      "matmul rate in the run's precision (%.2f GFLOP/s)\n",
       r.model_flop_per_step / 1e9, r.achieved_flop_per_s / 1e9, 100 * r.achieved_flop_per_s / r.matmul_flop_per_s,
       r.matmul_flop_per_s / 1e9);
   if (r.recorded_steps_per_run > 0) {
@@ -69,6 +97,7 @@ int run_bench(const Options& options) {
         r.median_ms_per_text, r.median_ms_per_text / r.median_ms_per_step, config.steps, r.text_recordings_per_run,
         100 * share);
   }
+  if (r.profile.steps > 0) print_profile(r.profile);
   // A checkpoint comes with a save, so at most as often as saves come.
   const double every_s = std::max<double>(config.checkpoint_interval, kSaveIntervalSeconds);
   const double checkpoint_ms = checkpoint.serialise_ms + checkpoint.write_ms;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/data/corpus.h"
@@ -28,6 +29,12 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 
 void synchronize(torch::Device device) {
   if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+long minor_page_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
 }
 
 double median(std::vector<double> values) {
@@ -102,7 +109,7 @@ CheckpointCost measure_checkpoint(const TrainConfig& config, int repeats) {
   return cost;
 }
 
-BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cuda_graph) {
+BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cuda_graph, int profiled) {
   validate(config);
   if (steps < 1 || warmup < 0) throw UserError("bench needs at least 1 measured step");
   BenchResult result;
@@ -141,16 +148,19 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
   const bool statistics_on = config.layer_stats_every > 0;
   const int blocks = std::min(steps, 5);
   std::vector<double> times, recorded_times, text_times;
+  long faults = 0;
   for (int block = 0; block < blocks; ++block) {
     const int count = steps / blocks + (block < steps % blocks ? 1 : 0);
     std::vector<Batch> batches;
     for (int i = 0; i < count; ++i) batches.push_back(to_device(random_batch(), device));
     synchronize(device);
+    const long faults_before = minor_page_faults();
     const double start = now_s();
     torch::Tensor loss;
     for (const Batch& batch : batches) loss = learner.step(batch, config.peak_lr);
     loss.item<double>();  // read, so the block has finished
     times.push_back((now_s() - start) / count);
+    faults += minor_page_faults() - faults_before;
     for (int i = 0; statistics_on && i < count; ++i) {
       const Batch batch = to_device(random_batch(), device);
       synchronize(device);
@@ -174,11 +184,23 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
     result.median_ms_per_text = 1e3 * median(text_times);
     result.text_recordings_per_run = text_recordings(config);
   }
+  if (profiled > 0) {
+    std::vector<Batch> batches;
+    for (int i = 0; i < profiled; ++i) batches.push_back(to_device(random_batch(), device));
+    int next = 0;
+    result.profile = profile_steps(
+        [&] {
+          learner.step(batches[next++], config.peak_lr);
+          synchronize(device);
+        },
+        profiled);
+  }
   const double tokens = double(config.batch_size) * m.context;
   result.model_flop_per_step = step_flops(config);
   result.measured_steps = steps;
   result.median_ms_per_step = 1e3 * median(times);
   result.tokens_per_s = tokens / median(times);
+  result.page_faults_per_step = double(faults) / steps;
   result.achieved_flop_per_s = result.model_flop_per_step / median(times);
   result.matmul_flop_per_s = measure_matmul_flops(device);
   result.cuda_graph = learner.cuda_graph_state();
@@ -186,29 +208,44 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
 }
 
 std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint, const TrainConfig& config) {
-  const nlohmann::json j = {{"device", r.environment.device_name},
-                            {"precision", r.environment.precision},
-                            {"cuda_graph", r.cuda_graph},
-                            {"libtorch", r.environment.libtorch_version},
-                            {"parameters", r.parameters},
-                            {"batch", config.batch_size},
-                            {"context", config.model.context},
-                            {"steps", r.measured_steps},
-                            {"median_ms_per_step", r.median_ms_per_step},
-                            {"tokens_per_s", r.tokens_per_s},
-                            {"model_flop_per_s", r.achieved_flop_per_s},
-                            {"matmul_flop_per_s", r.matmul_flop_per_s},
-                            {"layer_stats_every", config.layer_stats_every},
-                            {"median_ms_per_recorded_step", r.median_ms_per_recorded_step},
-                            {"recorded_steps_per_run", r.recorded_steps_per_run},
-                            {"run_steps", config.steps},
-                            {"text_every", config.text_every},
-                            {"median_ms_per_text", r.median_ms_per_text},
-                            {"text_recordings_per_run", r.text_recordings_per_run},
-                            {"checkpoint_bytes", checkpoint.bytes},
-                            {"checkpoint_serialise_ms", checkpoint.serialise_ms},
-                            {"checkpoint_write_ms", checkpoint.write_ms},
-                            {"checkpoint_interval", config.checkpoint_interval}};
+  nlohmann::json j = {{"device", r.environment.device_name},
+                      {"precision", r.environment.precision},
+                      {"cuda_graph", r.cuda_graph},
+                      {"libtorch", r.environment.libtorch_version},
+                      {"parameters", r.parameters},
+                      {"batch", config.batch_size},
+                      {"context", config.model.context},
+                      {"steps", r.measured_steps},
+                      {"median_ms_per_step", r.median_ms_per_step},
+                      {"tokens_per_s", r.tokens_per_s},
+                      {"model_flop_per_s", r.achieved_flop_per_s},
+                      {"matmul_flop_per_s", r.matmul_flop_per_s},
+                      {"layer_stats_every", config.layer_stats_every},
+                      {"median_ms_per_recorded_step", r.median_ms_per_recorded_step},
+                      {"recorded_steps_per_run", r.recorded_steps_per_run},
+                      {"run_steps", config.steps},
+                      {"text_every", config.text_every},
+                      {"median_ms_per_text", r.median_ms_per_text},
+                      {"text_recordings_per_run", r.text_recordings_per_run},
+                      {"checkpoint_bytes", checkpoint.bytes},
+                      {"checkpoint_serialise_ms", checkpoint.serialise_ms},
+                      {"checkpoint_write_ms", checkpoint.write_ms},
+                      {"checkpoint_interval", config.checkpoint_interval}};
+  if (r.profile.steps > 0) {
+    nlohmann::json kinds = nlohmann::json::object();
+    for (const auto& kind : r.profile.kinds)
+      kinds[kind.kind] = {{"ms_per_step", kind.ms_per_step}, {"share", kind.share}};
+    nlohmann::json operators = nlohmann::json::array();
+    for (std::size_t i = 0; i < std::min<std::size_t>(20, r.profile.operators.size()); ++i) {
+      const auto& op = r.profile.operators[i];
+      operators.push_back({{"name", op.name},
+                           {"kind", op.kind},
+                           {"ms_per_step", op.ms_per_step},
+                           {"calls_per_step", op.calls_per_step}});
+    }
+    j["profile"] = {
+        {"steps", r.profile.steps}, {"ms_per_step", r.profile.ms_per_step}, {"kinds", kinds}, {"operators", operators}};
+  }
   return j.dump() + "\n";
 }
 

@@ -3,6 +3,8 @@
 // device's own dense matmul rate.
 #include "core/runs/run_record.h"
 
+#include "step_profile.h"
+
 namespace normlab {
 
 struct BenchResult {
@@ -10,8 +12,9 @@ struct BenchResult {
   std::int64_t parameters = 0;
   int measured_steps = 0;
   double median_ms_per_step = 0;
-  double tokens_per_s = 0;         // at the median step time
-  double model_flop_per_step = 0;  // 6 x matmul parameters x tokens + attention
+  double tokens_per_s = 0;          // at the median step time
+  double page_faults_per_step = 0;  // minor page faults of the process over the timed steps, a step
+  double model_flop_per_step = 0;   // 6 x matmul parameters x tokens + attention
   double achieved_flop_per_s = 0;
   double matmul_flop_per_s = 0;  // measured square fp32 matmul on the same device
   // With the layer statistics on: as many steps again that record them, interleaved with
@@ -25,11 +28,14 @@ struct BenchResult {
   // On a CUDA GPU: "replayed" when the timed steps replayed a CUDA graph, "eager" when
   // not asked, else why the capture failed. "eager" on the CPU.
   std::string cuda_graph = "eager";
+  // With profile steps asked: where they went, by kind (step_profile.h); steps 0 otherwise.
+  StepProfile profile;
 };
 
 // Random tokens (speed does not depend on the text); `warmup` steps are not timed. With
 // `cuda_graph` (on a CUDA GPU), steps after the first few replay a graph (learner.h).
-BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cuda_graph = true);
+// With `profiled` > 0, that many more steps run under the profiler, after the timed ones.
+BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cuda_graph = true, int profiled = 0);
 
 // One checkpoint of a run of `config` (checkpoint.h) at its last step, when its record is
 // largest: made and written atomically `repeats` times into the cache folder, whose disk

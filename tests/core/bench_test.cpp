@@ -1,5 +1,6 @@
 #include "core/training/bench.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/training/learner.h"
@@ -77,6 +78,44 @@ TEST_F(BenchTest, MeasuresACheckpoint) {
   EXPECT_GT(cost.serialise_ms, 0);
   EXPECT_GT(cost.write_ms, 0);
   EXPECT_TRUE(fs::is_empty(cache_dir()));
+}
+
+// Where a step's time goes: every kind of work that a step does is found, and the kinds
+// add up to the steps' wall time (what no operator covers counted apart).
+TEST(Bench, AProfileSharesAStepsTimeByKind) {
+  TrainConfig config = tiny_config("unused");
+  config.layer_stats_every = 0;
+  config.text_every = 0;
+  const BenchResult r = benchmark(config, 1, 2, true, 5);
+  ASSERT_EQ(r.profile.steps, 5);
+  ASSERT_EQ(r.profile.kinds.size(), std::size(kProfileKinds));
+  double total = 0;
+  std::map<std::string, double> share;
+  for (const auto& kind : r.profile.kinds) {
+    total += kind.share;
+    share[kind.kind] = kind.share;
+  }
+  EXPECT_NEAR(total, 1.0, 0.02);
+  for (const char* kind : {"matmuls", "attention", "loss", "norms", "element-wise", "optimiser", "embeddings"}) {
+    EXPECT_GT(share[kind], 0) << kind;
+  }
+  EXPECT_LT(share["other"], 0.2) << "most operators are known by their kind";
+  ASSERT_FALSE(r.profile.operators.empty());
+  for (std::size_t i = 1; i < r.profile.operators.size(); ++i) {
+    EXPECT_GE(r.profile.operators[i - 1].ms_per_step, r.profile.operators[i].ms_per_step);
+  }
+  const auto json = nlohmann::json::parse(to_json_text(r, CheckpointCost{}, config));
+  EXPECT_NEAR(json["profile"]["kinds"]["matmuls"]["share"].get<double>(), share["matmuls"], 1e-12);
+}
+
+TEST(Bench, AnOperatorsKindIsItsNamesOrItsRegions) {
+  EXPECT_EQ(operator_kind("aten::mm"), "matmuls");
+  EXPECT_EQ(operator_kind("mkldnn::_linear_pointwise"), "matmuls");
+  EXPECT_EQ(operator_kind("aten::_foreach_add_"), "optimiser");
+  EXPECT_EQ(operator_kind("aten::exp_"), "element-wise");
+  EXPECT_EQ(operator_kind("aten::exp_", "loss"), "loss");   // inside the fused loss
+  EXPECT_EQ(operator_kind("aten::mm", "loss"), "matmuls");  // its products stay matmuls
+  EXPECT_EQ(operator_kind("aten::some_new_op"), "other");
 }
 
 }  // namespace

@@ -1,0 +1,214 @@
+#include "step_profile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <torch/csrc/autograd/profiler_kineto.h>
+#include <utility>
+
+namespace normlab {
+
+namespace {
+
+// Operators by kind: their names without the namespace. A name is matched whole, or by its
+// start where the entry ends in '*'. The first kind whose list matches wins.
+struct KindNames {
+  std::string_view kind;
+  std::vector<std::string_view> names;
+};
+const std::vector<KindNames>& kind_table() {
+  static const std::vector<KindNames> table = {
+      {"matmuls",
+       {"mm", "addmm", "addmm_", "bmm", "baddbmm", "matmul", "linear", "_linear_pointwise", "_mkldnn*", "mkldnn_*"}},
+      {"attention",
+       {"scaled_dot_product_attention", "_scaled_dot_product*", "_flash_attention*", "_efficient_attention*"}},
+      {"loss",
+       {"cross_entropy_loss", "log_softmax", "_log_softmax", "_log_softmax_backward_data", "nll_loss*", "logsumexp",
+        "softmax", "_softmax", "_softmax_backward_data"}},
+      {"norms", {"layer_norm", "native_layer_norm", "native_layer_norm_backward", "rms_norm", "_fused_rms_norm*"}},
+      {"optimiser", {"_fused_adamw_", "_fused_adam_", "_foreach_*"}},
+      {"embeddings", {"embedding", "embedding_backward", "embedding_dense_backward", "index_select", "index_add_"}},
+      {"allocation/copies",
+       {"empty",     "empty_like", "empty_strided", "zeros",      "zeros_like", "ones",       "ones_like", "full",
+        "full_like", "fill_",      "zero_",         "copy_",      "clone",      "contiguous", "_to_copy",  "to",
+        "cat",       "stack",      "resize_",       "new_empty*", "new_zeros",  "arange"}},
+      {"views and dispatch",
+       {"view",   "_unsafe_view", "reshape", "as_strided", "transpose",      "permute",    "t",          "unbind",
+        "select", "slice",        "narrow",  "expand",     "unsqueeze",      "squeeze",    "split",      "chunk",
+        "detach", "detach_",      "alias",   "numpy_T",    "_reshape_alias", "lift_fresh", "result_type"}},
+      {"element-wise",
+       {"add",
+        "add_",
+        "sub",
+        "sub_",
+        "rsub",
+        "mul",
+        "mul_",
+        "div",
+        "div_",
+        "neg",
+        "exp",
+        "exp_",
+        "log",
+        "pow",
+        "sqrt",
+        "rsqrt",
+        "tanh",
+        "tanh_backward",
+        "gelu",
+        "gelu_backward",
+        "addcmul",
+        "addcmul_",
+        "where",
+        "masked_fill",
+        "masked_fill_",
+        "sum",
+        "mean",
+        "clamp*",
+        "square",
+        "abs",
+        "max",
+        "min",
+        "sigmoid",
+        "norm",
+        "linalg_vector_norm",
+        "scatter*",
+        "gather",
+        "eq",
+        "ne",
+        "lt",
+        "gt",
+        "isfinite",
+        "sign",
+        "relu",
+        "threshold*"}},
+  };
+  return table;
+}
+
+std::string_view base_name(std::string_view name) {
+  const auto colons = name.rfind("::");
+  return colons == std::string_view::npos ? name : name.substr(colons + 2);
+}
+
+bool matches(std::string_view name, std::string_view pattern) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return name.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
+  return name == pattern;
+}
+
+// The kind a NormLab region ("normlab::loss") stands for, or empty.
+std::string_view region_kind(std::string_view name) {
+  constexpr std::string_view prefix = "normlab::";
+  if (name.substr(0, prefix.size()) != prefix) return {};
+  const auto rest = name.substr(prefix.size());
+  for (const char* kind : kProfileKinds) {
+    if (rest == kind) return kind;
+  }
+  return {};
+}
+
+struct Interval {
+  const torch::autograd::profiler::KinetoEvent* event;
+  std::uint64_t start, end;
+};
+
+}  // namespace
+
+std::string_view operator_kind(std::string_view name, std::string_view region) {
+  const auto base = base_name(name);
+  for (const auto& [kind, names] : kind_table()) {
+    for (const auto pattern : names) {
+      if (!matches(base, pattern)) continue;
+      if (!region.empty() && kind != "matmuls") return region;
+      return kind;
+    }
+  }
+  return region.empty() ? std::string_view("other") : region;
+}
+
+StepProfile profile_steps(const std::function<void()>& step, int steps) {
+  namespace profiler = torch::autograd::profiler;
+  using torch::profiler::impl::ActivityType;
+  using torch::profiler::impl::ProfilerConfig;
+  using torch::profiler::impl::ProfilerState;
+  const std::set<ActivityType> activities{ActivityType::CPU};
+  profiler::prepareProfiler(ProfilerConfig(ProfilerState::KINETO), activities);
+  profiler::enableProfiler(ProfilerConfig(ProfilerState::KINETO), activities);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    for (int i = 0; i < steps; ++i) step();
+  } catch (...) {
+    profiler::disableProfiler();
+    throw;
+  }
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const auto result = profiler::disableProfiler();
+
+  // Each thread's operators nest: an operator's own time is its span less its children's.
+  std::map<std::uint64_t, std::vector<Interval>> by_thread;
+  for (const auto& event : result->events()) {
+    if (event.deviceType() != c10::DeviceType::CPU || event.isAsync() || event.durationNs() == 0) continue;
+    by_thread[event.startThreadId()].push_back({&event, event.startNs(), event.endNs()});
+  }
+  std::map<std::string, double> kind_ns;
+  std::map<std::string, std::pair<double, long long>> operator_ns;  // name -> own ns, calls
+  double covered_ns = 0;
+  for (auto& [thread, intervals] : by_thread) {
+    std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    struct Open {
+      const Interval* interval;
+      double children_ns = 0;
+      std::string_view region;
+    };
+    std::vector<Open> open;
+    auto close = [&](const Open& o) {
+      const double own = std::max(0.0, double(o.interval->end - o.interval->start) - o.children_ns);
+      const std::string name = o.interval->event->name();
+      if (!region_kind(name).empty()) {
+        kind_ns[std::string(region_kind(name))] += own;  // the region's own code
+      } else {
+        kind_ns[std::string(operator_kind(name, o.region))] += own;
+        auto& [ns, calls] = operator_ns[name];
+        ns += own;
+        ++calls;
+      }
+      if (open.empty()) covered_ns += double(o.interval->end - o.interval->start);
+    };
+    for (const Interval& interval : intervals) {
+      while (!open.empty() && open.back().interval->end <= interval.start) {
+        const Open done = open.back();
+        open.pop_back();
+        close(done);
+      }
+      if (!open.empty()) open.back().children_ns += double(interval.end - interval.start);
+      std::string_view region = open.empty() ? std::string_view() : open.back().region;
+      if (const auto kind = region_kind(interval.event->name()); !kind.empty()) region = kind;
+      open.push_back({&interval, 0, region});
+    }
+    while (!open.empty()) {
+      const Open done = open.back();
+      open.pop_back();
+      close(done);
+    }
+  }
+  StepProfile profile;
+  profile.steps = steps;
+  profile.ms_per_step = wall_ms / steps;
+  kind_ns["between operators"] +=
+      std::max(0.0, wall_ms * 1e6 - covered_ns / std::max<std::size_t>(1, by_thread.size()));
+  for (const char* kind : kProfileKinds) {
+    const double ms = kind_ns[kind] / 1e6 / steps;
+    profile.kinds.push_back({kind, ms, ms / profile.ms_per_step});
+  }
+  for (const auto& [name, own] : operator_ns) {
+    profile.operators.push_back({name, std::string(operator_kind(name)), own.first / 1e6 / steps, own.second / steps});
+  }
+  std::sort(profile.operators.begin(), profile.operators.end(),
+            [](const ProfiledOperator& a, const ProfiledOperator& b) { return a.ms_per_step > b.ms_per_step; });
+  return profile;
+}
+
+}  // namespace normlab
