@@ -4,12 +4,14 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 namespace normlab {
 
 namespace {
 
 thread_local bool use_onednn = true;
+thread_local bool use_bf16 = false;
 
 // oneDNN's fp32 inner product, as LibTorch registers it for its CPU inference passes
 // (mkldnn::_linear_pointwise, no post-op): out = input · weightᵀ + bias, both 2-D, any strides.
@@ -57,22 +59,120 @@ struct OneDnnLinear : torch::autograd::Function<OneDnnLinear> {
   }
 };
 
+// The same layer in bf16: x and W rounded to bf16 go into oneDNN, which accumulates in fp32
+// and rounds its output to bf16; the bias is added in fp32 as the output is widened, in one
+// pass. Backward rounds the output's gradient to bf16 and multiplies it with the saved bf16
+// x and W, widening both gradients to fp32; the bias's is summed in fp32.
+struct Bf16Linear : torch::autograd::Function<Bf16Linear> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* context, const torch::Tensor& input,
+                               const torch::Tensor& weight, const std::optional<torch::Tensor>& bias) {
+    const auto input16 = input.to(torch::kBFloat16);
+    const auto weight16 = bf16_weight(weight);
+    context->save_for_backward({input16, weight16});
+    context->saved_data["has_bias"] = bias.has_value();
+    const auto output16 = onednn_product(input16, weight16);
+    return bias ? torch::add(*bias, output16) : output16.to(torch::kFloat);
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* context,
+                                               torch::autograd::tensor_list output_gradients) {
+    const auto saved = context->get_saved_variables();
+    const auto &input16 = saved[0], &weight16 = saved[1];
+    const auto& output_gradient = output_gradients[0];
+    const auto gradient16 = output_gradient.to(torch::kBFloat16);
+    torch::Tensor input_gradient, weight_gradient, bias_gradient;
+    if (context->needs_input_grad(0)) input_gradient = onednn_product(gradient16, weight16.t()).to(torch::kFloat);
+    // at::mm takes the transposed gradient as a view; oneDNN's linear would copy it.
+    if (context->needs_input_grad(1)) weight_gradient = torch::mm(gradient16.t(), input16).to(torch::kFloat);
+    if (context->saved_data["has_bias"].toBool() && context->needs_input_grad(2))
+      bias_gradient = output_gradient.sum(0);
+    return {input_gradient, weight_gradient, bias_gradient};
+  }
+};
+
+bool fp32_cpu(const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat; }
+
 bool takes_onednn(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
-  const auto fp32_cpu = [](const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat; };
-  return use_onednn && fp32_cpu(input) && fp32_cpu(weight) && (!bias.defined() || fp32_cpu(bias)) &&
+  return (use_onednn || use_bf16) && fp32_cpu(input) && fp32_cpu(weight) && (!bias.defined() || fp32_cpu(bias)) &&
          !at::autocast::is_autocast_enabled(at::kCPU) && onednn_linear_op().has_value();
 }
+
+// Each weight's bf16 copy, with the weight (weakly, so a freed weight's entry is known for
+// stale) and its version when copied. Per thread, as runs side by side each have theirs.
+struct Bf16Copy {
+  std::optional<c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>> weight;
+  std::uint32_t version = 0;
+  std::uint64_t generation = 0;
+  torch::Tensor copy;
+};
+thread_local std::uint64_t weights_generation = 0;
+thread_local std::unordered_map<const c10::TensorImpl*, Bf16Copy> bf16_copies;
 
 }  // namespace
 
 void set_onednn_matmuls(bool on) { use_onednn = on; }
 bool onednn_matmuls() { return use_onednn; }
+void set_bf16_matmuls(bool on) { use_bf16 = on; }
+bool bf16_matmuls() { return use_bf16; }
+
+bool cpu_has_bf16_units() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has = __builtin_cpu_supports("avx512bf16") || __builtin_cpu_supports("amx-bf16");
+  return has;
+#else
+  return false;
+#endif
+}
+
+torch::Tensor bf16_weight(const torch::Tensor& weight) {
+  torch::NoGradGuard no_grad;
+  const std::uint32_t version = weight._version();
+  auto& entry = bf16_copies[weight.unsafeGetTensorImpl()];
+  const bool same_weight = entry.weight && entry.weight->lock().get() == weight.unsafeGetTensorImpl();
+  if (!same_weight || entry.version != version || entry.generation != weights_generation) {
+    if (bf16_copies.size() > 4096) {  // drop the entries of weights that are gone
+      for (auto it = bf16_copies.begin(); it != bf16_copies.end();) {
+        it = (!it->second.weight || it->second.weight->expired()) && &it->second != &entry ? bf16_copies.erase(it)
+                                                                                           : std::next(it);
+      }
+    }
+    entry.weight.emplace(weight.getIntrusivePtr());
+    entry.version = version;
+    entry.generation = weights_generation;
+    entry.copy = weight.detach().to(torch::kBFloat16);
+  }
+  return entry.copy;
+}
+
+void bf16_weights_changed() { ++weights_generation; }
+
+torch::Tensor matmul_operand(const torch::Tensor& input) {
+  return use_bf16 && takes_onednn(input, input, {}) ? input.to(torch::kBFloat16) : input;
+}
+
+torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, bool transposed) {
+  if (input.scalar_type() == torch::kBFloat16 && use_bf16) {
+    const auto weight16 = bf16_weight(weight);
+    return onednn_product(input, transposed ? weight16.t() : weight16).to(torch::kFloat);
+  }
+  if (!takes_onednn(input, weight, {})) return torch::mm(input, transposed ? weight : weight.t());
+  return onednn_product(input, transposed ? weight.t() : weight);
+}
+
+void add_weight_gradient(torch::Tensor& into, const torch::Tensor& gradient, const torch::Tensor& input) {
+  if (gradient.scalar_type() == torch::kBFloat16) {
+    into.add_(torch::mm(gradient.t(), input.to(torch::kBFloat16)));
+    return;
+  }
+  into.addmm_(gradient.t(), input);
+}
 
 torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
   if (!takes_onednn(input, weight, bias)) return torch::nn::functional::linear(input, weight, bias);
   auto sizes = input.sizes().vec();
   sizes.back() = weight.size(0);
   const auto optional_bias = bias.defined() ? std::optional(bias) : std::nullopt;
+  if (use_bf16) return Bf16Linear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
   return OneDnnLinear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
 }
 

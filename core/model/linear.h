@@ -2,8 +2,13 @@
 // Linear layers whose CPU fp32 products go through oneDNN rather than LibTorch's own
 // (MKL) sgemm. Same precision (fp32 in, fp32 accumulate), different kernels: on AMD CPUs
 // MKL takes its AVX2 path while oneDNN uses AVX-512, about 2x faster on the CPU scale's
-// shapes (`normlab-cli bench --cpu-matmul onednn|libtorch` measures both). Everything
-// else (the GPU, autocast's bf16, non-float inputs) goes to torch::nn::functional::linear.
+// shapes (`normlab-cli bench --cpu-matmul onednn|libtorch` measures both).
+// With bf16 matmuls on, a CPU layer multiplies in bf16 on the CPU's bf16 units (oneDNN,
+// AVX512-BF16 or AMX) with fp32 accumulation: its input and a bf16 copy of its fp32
+// weight, made once per weight update, go in; its output, and the gradients backward
+// gives, come out in fp32, so the stream, attention, norms, the loss and the optimiser's
+// master weights stay fp32. Everything else (the GPU, autocast's bf16, non-float inputs)
+// goes to torch::nn::functional::linear.
 #include <torch/torch.h>
 
 namespace normlab {
@@ -12,6 +17,29 @@ namespace normlab {
 // thread count: runs side by side each keep their own. Threads start with oneDNN.
 void set_onednn_matmuls(bool on);
 bool onednn_matmuls();
+// Whether the calling thread's CPU fp32 linear layers multiply in bf16 (see above). Per
+// thread; threads start with fp32.
+void set_bf16_matmuls(bool on);
+bool bf16_matmuls();
+// Whether this CPU multiplies bf16 in hardware (AVX512-BF16 or AMX-BF16): where it does
+// not, oneDNN would emulate bf16 and gain nothing, so runs keep fp32 there.
+bool cpu_has_bf16_units();
+
+// The bf16 copy of `weight` that bf16 matmuls multiply with, made again only when the
+// weight has changed since: once per optimiser step, not per use. A change is seen by the
+// weight's version counter, which in-place ops bump, or by bf16_weights_changed(), which
+// an optimiser that writes without bumping it (ATen's fused AdamW) must call after its step.
+torch::Tensor bf16_weight(const torch::Tensor& weight);
+void bf16_weights_changed();  // the calling thread's copies are stale
+// `input` as the calling thread's CPU products take it: in bf16 when its matmuls are bf16
+// (cast once, for several products), else as it is.
+torch::Tensor matmul_operand(const torch::Tensor& input);
+// x Wᵀ (x W when `transposed`) for 2-D x (fp32, or already a matmul_operand) as the calling thread's linear layers
+// compute it (oneDNN, bf16 or LibTorch), without autograd: the products of the fused loss (output_loss.h). fp32 out.
+torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, bool transposed = false);
+// into += gᵀ x, a weight's gradient from an output gradient g and the input x, in the
+// calling thread's precision; `into` is fp32.
+void add_weight_gradient(torch::Tensor& into, const torch::Tensor& gradient, const torch::Tensor& input);
 
 // y = x Wᵀ + b over the last dimension of x, as torch::nn::functional::linear; `bias` may
 // be undefined.

@@ -223,17 +223,22 @@ torch::Tensor GptImpl::forward_cached(const torch::Tensor& ids, std::vector<Atte
 }
 
 torch::Tensor GptImpl::logits(const torch::Tensor& ids, std::int64_t first_position) {
+  return normlab::linear(hidden(ids, first_position), token_embedding->weight);  // output tied to the input embedding
+}
+
+torch::Tensor GptImpl::hidden(const torch::Tensor& ids, std::int64_t first_position) {
   const auto time = ids.size(1);
   auto positions = torch::arange(first_position, first_position + time, ids.options());
   auto x = token_embedding(ids) + position_embedding(positions);
   if (embedding_scale.defined()) x = x * embedding_scale;
   for (auto& block : *blocks) x = block->as<BlockImpl>()->forward(x);
   if (!final_norm.is_empty()) x = final_norm.forward(x);
-  return normlab::linear(x, token_embedding->weight);  // output tied to the input embedding
+  return x;
 }
 
-torch::Tensor GptImpl::loss(const torch::Tensor& ids, const torch::Tensor& targets) {
-  return next_token_loss(forward(ids), targets);
+torch::Tensor GptImpl::loss(const torch::Tensor& ids, const torch::Tensor& targets,
+                            const std::function<void(const torch::Tensor& logits)>& each_chunk) {
+  return output_loss(hidden(ids, 0), token_embedding->weight, targets, each_chunk);
 }
 
 torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets) {

@@ -9,6 +9,7 @@
 #include "core/runs/config.h"
 
 #include "linear.h"
+#include "output_loss.h"
 
 namespace normlab {
 
@@ -115,8 +116,11 @@ struct GptImpl : torch::nn::Module {
   // forward pass instead of the whole sequence's. After the first call, one position a
   // call; positions past the context are refused (std::invalid_argument).
   torch::Tensor forward_cached(const torch::Tensor& ids, std::vector<AttentionCache>& cache);
-  // Mean cross-entropy of the next-token predictions, nats.
-  torch::Tensor loss(const torch::Tensor& ids, const torch::Tensor& targets);
+  // Mean cross-entropy of the next-token predictions, nats: the output projection and the
+  // loss fused (output_loss.h) unless the thread has turned that off. `each_chunk` sees
+  // the logits as they are made, a few hundred positions at a time.
+  torch::Tensor loss(const torch::Tensor& ids, const torch::Tensor& targets,
+                     const std::function<void(const torch::Tensor& logits)>& each_chunk = {});
 
   std::int64_t parameter_count() const;
 
@@ -130,6 +134,9 @@ struct GptImpl : torch::nn::Module {
 
  private:
   torch::Tensor logits(const torch::Tensor& ids, std::int64_t first_position);
+  // The last block's output, through the final norm where there is one: what the output
+  // projection (the token embedding, tied) turns into logits.
+  torch::Tensor hidden(const torch::Tensor& ids, std::int64_t first_position);
   void init_deepnorm();
   void init_scaled_residual();
 };

@@ -131,11 +131,13 @@ struct TrainConfig {
   double weight_decay = 0.1;
   double clip_grad_norm = 0.0;  // 0 = no clipping
   std::uint64_t seed = 1337;
-  std::string device = "auto";        // auto | cpu | cuda
-  std::string tf32 = "auto";          // auto | on | off: TF32 inside fp32 matmuls on the GPU
-  std::string autocast = "off";       // off | bf16: the forward pass under bf16 autocast
-  std::string cpu_matmul = "onednn";  // onednn | libtorch: the kernel of fp32 linear layers on the CPU
-  int threads = 0;                    // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
+  std::string device = "auto";         // auto | cpu | cuda
+  std::string tf32 = "auto";           // auto | on | off: TF32 inside fp32 matmuls on the GPU
+  std::string autocast = "off";        // off | bf16: the forward pass under bf16 autocast
+  std::string cpu_matmul = "onednn";   // onednn | libtorch: the kernel of fp32 linear layers on the CPU
+  std::string cpu_precision = "fp32";  // fp32 | bf16: what CPU linear layers multiply in (linear.h)
+  std::string fused_loss = "on";       // on | off: the output projection and loss fused, in chunks (output_loss.h)
+  int threads = 0;                     // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
   int eval_interval = 100;
   int eval_batches = 16;
   int layer_stats_every = 10;             // after the first 100 steps (see layer_stats.h); 0 = off

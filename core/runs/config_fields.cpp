@@ -206,6 +206,23 @@ std::vector<ConfigField> make_fields() {
   matmul.older_files_text = "libtorch";  // what every run before version 6 used
   matmul.shapes_result = false;
 
+  auto& precision = menu("cpu_precision", "cpu-precision", "CPU precision", "CPU precision",
+                         "what linear layers multiply in on the CPU: fp32, or bf16 on the CPU's bf16 units "
+                         "(AVX512-BF16 or AMX; fp32 where it has none) with fp32 accumulation, master weights and "
+                         "optimiser state, attention, norms and loss in fp32; no effect on the GPU or under autocast",
+                         {{"fp32", "fp32"}, {"bf16", "bf16 where the CPU has it"}},
+                         [](TrainConfig& c) -> std::string& { return c.cpu_precision; });
+  precision.since_version = 10;  // earlier runs multiplied in fp32
+
+  auto& loss = menu("fused_loss", "fused-loss", "Fused loss", "fused loss",
+                    "compute the output projection and the loss together, a few hundred positions at a time, "
+                    "never holding the whole batch's logits: faster and lighter; the same arithmetic summed in "
+                    "another order, so losses differ in their last digits; off is what runs before version 10 did",
+                    {{"on", "On"}, {"off", "Off"}}, [](TrainConfig& c) -> std::string& { return c.fused_loss; });
+  loss.since_version = 10;
+  loss.older_files_text = "off";  // earlier runs materialised the logits
+  loss.shapes_result = false;
+
   auto& threads = whole("threads", "threads", "CPU threads", "threads",
                         "threads LibTorch trains with on the CPU; 0 = OMP_NUM_THREADS, else one per core",
                         S::DeviceAndData, 0, 1024, [](TrainConfig& c) -> int& { return c.threads; });

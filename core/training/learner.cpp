@@ -95,9 +95,16 @@ torch::Device prepare_device(const TrainConfig& config, Environment& environment
     torch::set_num_threads(environment.threads);
     const bool onednn = config.cpu_matmul == "onednn";
     set_onednn_matmuls(onednn);
-    if (onednn && config.autocast == "off") precision += ", oneDNN matmuls";
+    const bool bf16 = config.cpu_precision == "bf16" && cpu_has_bf16_units() && config.autocast == "off";
+    set_bf16_matmuls(bf16);
+    if (bf16) precision = "CPU bf16 matmuls (oneDNN), fp32 elsewhere";
+    else if (onednn && config.autocast == "off") precision += ", oneDNN matmuls";
+    if (config.cpu_precision == "bf16" && !bf16)
+      precision += config.autocast == "off" ? " (this CPU has no bf16 units)" : " (bf16 matmuls give way to autocast)";
   }
   if (config.autocast == "bf16") precision += ", bf16 autocast";
+  set_fused_loss(config.fused_loss == "on");
+  if (config.fused_loss == "off") precision += ", unfused loss";
   environment.precision = precision;
   return environment.device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
@@ -154,6 +161,7 @@ torch::Tensor Learner::update(const Batch& batch, const LearningRate& lr, LayerR
   if (clip_grad_norm_ > 0) clip_gradients();
   decayed_.step(lr);
   not_decayed_.step(lr);
+  bf16_weights_changed();  // the fused AdamW writes the weights without bumping their versions
   return loss.detach();
 }
 
@@ -173,13 +181,15 @@ double Learner::evaluate(const std::vector<Batch>& batches, PredictionTally* pre
   model_->eval();
   std::vector<torch::Tensor> losses;
   for (const auto& batch : batches) {
-    torch::Tensor logits;
-    {
-      AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
-      logits = model_->forward(batch.inputs);
-      losses.push_back(next_token_loss(logits, batch.targets));
+    AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
+    if (!predictions) {
+      losses.push_back(model_->loss(batch.inputs, batch.targets));
+      continue;
     }
-    if (predictions) predictions->add(logits);  // in float64, outside autocast
+    // The tally reads each chunk's logits as the loss makes them (in float64, whatever
+    // autocast does: it leaves float64 alone).
+    losses.push_back(
+        model_->loss(batch.inputs, batch.targets, [&](const torch::Tensor& logits) { predictions->add(logits); }));
   }
   model_->train();
   // Summed in double on the host, in batch order: the same number as reading each one.

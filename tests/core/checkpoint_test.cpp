@@ -213,6 +213,9 @@ TEST_F(CheckpointTest, AnotherExperimentIsRefused) {
   config_.peak_lr = 3e-3;
   config_.seed += 1;
   EXPECT_THAT(refusal(), HasSubstr("its seed is '1337', the run's '1338'"));
+  config_.seed -= 1;
+  config_.cpu_precision = "bf16";  // another arithmetic: the run cannot go on exactly
+  EXPECT_THAT(refusal(), HasSubstr("its CPU precision is 'fp32', the run's 'bf16'"));
 }
 
 // The same corpus file with other text: seen once it is tokenized, before training.

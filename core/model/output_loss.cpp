@@ -1,0 +1,89 @@
+#include "output_loss.h"
+
+#include <ATen/record_function.h>
+#include <cmath>
+
+#include "linear.h"
+
+namespace normlab {
+
+namespace {
+
+thread_local bool use_fused_loss = true;
+
+// Each chunk of positions [begin, end) of the flattened batch.
+template <typename Each>
+void for_each_chunk(std::int64_t positions, Each each) {
+  for (std::int64_t begin = 0; begin < positions; begin += kLossChunkPositions)
+    each(begin, std::min(positions, begin + kLossChunkPositions));
+}
+
+// The loss of 2-D x, and, in the same pass, the gradients of the mean loss with respect to x
+// and W, kept for backward, which scales them by the loss's own gradient.
+struct FusedOutputLoss : torch::autograd::Function<FusedOutputLoss> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* context, const torch::Tensor& x,
+                               const torch::Tensor& weight, const torch::Tensor& targets) {
+    RECORD_USER_SCOPE("normlab::loss");
+    torch::NoGradGuard no_grad;
+    const auto positions = x.size(0);
+    const auto operands = matmul_operand(x);  // x in what the products multiply in, once
+    auto x_gradient = torch::empty_like(x);
+    auto weight_gradient = torch::zeros_like(weight);
+    auto total = torch::zeros({}, x.options());
+    for_each_chunk(positions, [&](std::int64_t begin, std::int64_t end) {
+      const auto rows = operands.slice(0, begin, end);
+      const auto chunk_targets = targets.slice(0, begin, end).unsqueeze(1);
+      auto log_probs = torch::log_softmax(product(rows, weight), 1);
+      total.sub_(log_probs.gather(1, chunk_targets).sum());
+      // positions x d(mean loss)/d logits = softmax - one-hot, made in place of log_probs;
+      // the 1/positions goes on the much smaller products
+      auto gradient = log_probs.exp_();
+      gradient.scatter_add_(1, chunk_targets, torch::full_like(chunk_targets, -1.0, gradient.options()));
+      const auto gradient_operand = matmul_operand(gradient);
+      x_gradient.slice(0, begin, end).copy_(product(gradient_operand, weight, /*transposed=*/true));
+      add_weight_gradient(weight_gradient, gradient_operand, rows);
+    });
+    context->saved_data["x_gradient"] = x_gradient.div_(positions);
+    context->saved_data["weight_gradient"] = weight_gradient.div_(positions);
+    return total / positions;
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* context,
+                                               torch::autograd::tensor_list output_gradients) {
+    const auto& scale = output_gradients[0];
+    auto x_gradient = context->saved_data["x_gradient"].toTensor().mul_(scale);
+    auto weight_gradient = context->saved_data["weight_gradient"].toTensor().mul_(scale);
+    return {x_gradient, weight_gradient, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+void set_fused_loss(bool on) { use_fused_loss = on; }
+bool fused_loss() { return use_fused_loss; }
+
+torch::Tensor output_loss(const torch::Tensor& hidden, const torch::Tensor& weight, const torch::Tensor& targets,
+                          const std::function<void(const torch::Tensor& logits)>& each_chunk) {
+  const auto x = hidden.reshape({-1, hidden.size(-1)});
+  const auto flat_targets = targets.reshape({-1});
+  if (!use_fused_loss) {
+    const auto logits = normlab::linear(x, weight);
+    if (each_chunk) each_chunk(logits);
+    return torch::nn::functional::cross_entropy(logits, flat_targets);
+  }
+  if (torch::GradMode::is_enabled() && (x.requires_grad() || weight.requires_grad()) && !each_chunk)
+    return FusedOutputLoss::apply(x, weight, flat_targets);
+  RECORD_USER_SCOPE("normlab::loss");
+  torch::NoGradGuard no_grad;  // a loss without gradients: evaluation's
+  auto total = torch::zeros({}, x.options().dtype(torch::kFloat64));
+  const auto operands = matmul_operand(x);
+  for_each_chunk(x.size(0), [&](std::int64_t begin, std::int64_t end) {
+    const auto logits = product(operands.slice(0, begin, end), weight);
+    if (each_chunk) each_chunk(logits);
+    const auto chunk_targets = flat_targets.slice(0, begin, end).unsqueeze(1);
+    total.sub_(torch::log_softmax(logits, 1).gather(1, chunk_targets).sum());
+  });
+  return (total / x.size(0)).to(x.scalar_type());
+}
+
+}  // namespace normlab
