@@ -37,7 +37,7 @@ struct Options {
   bool slurm = false, status = false;           // sweep: submit to Slurm; say where each point stands
   SlurmOptions slurm_options;
   int bench_steps = 20, bench_warmup = 3;
-  int bench_profile = 0;  // steps profiled after the timed ones; 0 = none
+  int bench_profile = 0;          // steps profiled after the timed ones; 0 = none
   std::string cuda_graph = "on";  // bench --cuda-graph
   bool json = false;
   bool ignore_memory = false;             // train: start even when the memory estimate is over what is available
