@@ -129,7 +129,7 @@ def python_run(args, device, arm):
         optimizer.step()  # clipping is off by default in NormLab
         return loss
 
-    step = torch.compile(train_step, mode="max-autotune") if "compiled" in arm else train_step
+    step = torch.compile(train_step, mode=args.compile_mode) if "compiled" in arm else train_step
     generator = torch.Generator().manual_seed(SEED)
 
     def batches(count):
@@ -165,6 +165,7 @@ def cli_run(args, device):
                "--bench-steps", str(args.steps), "--bench-warmup", str(args.warmup)]
     command += ["--threads", str(args.threads)] if args.threads > 0 else []
     command += ["--autocast", args.autocast, "--tf32", args.tf32, "--cuda-graph", args.cuda_graph]
+    command += ["--cpu-precision", args.cpu_precision]
     out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -192,9 +193,16 @@ def main():
                         help="NormLab's step as a CUDA graph (its default) or launched kernel by kernel")
     parser.add_argument("--python-only", action="store_true", help="skip normlab-cli")
     parser.add_argument("--no-fused", action="store_true", help="skip the fused=True AdamW line")
+    parser.add_argument("--cpu-precision", choices=["fp32", "bf16"], default="fp32",
+                        help="NormLab's CPU linears in fp32 or bf16 (its bf16 units); with bf16 the PyTorch side "
+                             "runs under bf16 autocast unless --python-autocast says")
     parser.add_argument("--compile", action="store_true",
-                        help="add torch.compile(mode='max-autotune') of the whole step (minutes of autotuning)")
+                        help="add torch.compile of the whole step (max-autotune: minutes of autotuning)")
+    parser.add_argument("--compile-mode", choices=["default", "max-autotune"], default="max-autotune",
+                        help="torch.compile's mode (default compiles in about a minute on a CPU)")
     args = parser.parse_args()
+    if args.cpu_precision == "bf16" and not args.python_autocast:
+        args.python_autocast = "bf16"
     args.python_autocast = args.python_autocast or args.autocast
 
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
@@ -203,10 +211,11 @@ def main():
         torch.set_num_threads(args.threads)  # else torch's default, as the C++ (describe_device)
     default_impl = "foreach" if device == "cuda" else "for-loop"
     python_arms = [f"pytorch ({default_impl})"] + ([] if args.no_fused else ["pytorch (fused)"])
-    python_arms += ["pytorch (compiled, max-autotune)"] if args.compile else []
+    python_arms += [f"pytorch (compiled, {args.compile_mode})"] if args.compile else []
     arms = ([] if args.python_only else ["normlab"]) + python_arms
     print(f"torch {torch.__version__} on {device} ({torch.get_num_threads()} threads), "
-          f"{args.norm}-norm, batch {args.batch} x {args.context}, autocast normlab {args.autocast} / "
+          f"{args.norm}-norm, batch {args.batch} x {args.context}, normlab CPU precision {args.cpu_precision}, "
+          f"autocast normlab {args.autocast} / "
           f"pytorch {args.python_autocast}, tf32 {args.tf32}, normlab's CUDA graph {args.cuda_graph}, "
           f"{args.warmup}+{args.steps} steps "
           f"x {args.rounds} rounds; load average {os.getloadavg()[0]:.2f}")
