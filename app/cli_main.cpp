@@ -2,6 +2,7 @@
 // in its own file: cli_train, cli_sweep, cli_bench, cli_sample, cli_explain, cli_gpu) and runs the one asked for.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
@@ -17,8 +18,20 @@
 namespace normlab::cli {
 namespace {
 
-constexpr const char* kAbout =
-    "normlab-cli: train a small GPT with its norms placed pre, post, peri, DeepNorm or mixed, and record every point.";
+// "a, b or c", from an engine table's names.
+template <typename Row, std::size_t N>
+std::string names_of(const Row (&table)[N]) {
+  std::string said;
+  for (std::size_t i = 0; i < N; ++i) said += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(table[i].name);
+  return said;
+}
+
+// --help's first line, from the engine's tables: a placement or norm type added there is
+// named here with no change to this file.
+std::string about() {
+  return "normlab-cli: train a small GPT with its norms placed " + names_of(kPlacements) + " (--norm), of type " +
+         names_of(kNormTypes) + " (--norm-type), and record every point.";
+}
 
 constexpr const char* kFooter = R"(
 Examples:
@@ -69,7 +82,7 @@ int main(int argc, char** argv) {
   // after its step, saved with a checkpoint to go on from. First, before any thread starts.
   route_stop_signals([](int) { g_cancel = true; });
   Options options;
-  CLI::App app(kAbout, "normlab-cli");
+  CLI::App app(about(), "normlab-cli");
   char footer[4096];
   std::snprintf(footer, sizeof footer, kFooter, kSaveIntervalSeconds, TrainConfig{}.checkpoint_interval);
   app.footer(footer);

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <unistd.h>
 
+#include "core/device/cuda_backend.h"
 #include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
 #include "core/runs/run_cost.h"
@@ -244,18 +245,21 @@ int share_the_machine(std::vector<TrainConfig>& configs, const Options& options)
 }
 
 void check_memory(const std::vector<TrainConfig>& configs, int at_once, bool ignore_limit) {
-  if (configs.empty() || describe_device(configs.front().device).device != "cpu") return;  // a GPU's is not RSS
-  const double gb = 1e9, needed = estimate_memory(configs, at_once), available = available_memory_bytes();
-  std::printf("Memory: about %.1f GB estimated for %d run%s at once; %.1f GB available\n", needed / gb, at_once,
-              at_once == 1 ? "" : "s", available / gb);
+  if (configs.empty()) return;
+  // On a GPU the tensors live in its memory: the estimate without the process, against
+  // what the GPU has free (unknown: not checked).
+  const bool gpu = describe_device(configs.front().device).device != "cpu";
+  const MemoryCheck check =
+      memory_check(configs, at_once, gpu, gpu ? cuda_free_memory_bytes() : available_memory_bytes());
+  char limit[64] = "free memory unknown";
+  if (check.limit > 0)
+    std::snprintf(limit, sizeof limit, gpu ? "%.1f GB free on the GPU" : "%.1f GB available", check.limit / 1e9);
+  std::printf("%s: about %.1f GB estimated for %d run%s at once; %s\n", gpu ? "GPU memory" : "Memory",
+              check.needed / 1e9, at_once, at_once == 1 ? "" : "s", limit);
   std::fflush(stdout);
-  if (available > 0 && needed > available && !ignore_limit) {
-    char said[256];
-    std::snprintf(said, sizeof said,
-                  "this needs about %.1f GB of memory (estimate) and %.1f GB is available: make the model, batch "
-                  "or context smaller, or give --ignore-memory to start anyway",
-                  needed / gb, available / gb);
-    throw UserError(said);
+  if (check.over() && !ignore_limit) {
+    throw UserError("this needs " + memory_shortfall(check) +
+                    ": make the model, batch or context smaller, or give --ignore-memory to start anyway");
   }
 }
 

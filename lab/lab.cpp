@@ -122,9 +122,8 @@ void Lab::start_run(const TrainConfig& config) {
   }
 }
 
-Lab::PointAnswer Lab::answer_point(const TrainConfig& config) {
-  const std::vector<const RunRecord*> records = store_->records();
-  const PointFate fate = point_fate(config, records, [&](std::size_t i) {
+PointFate Lab::fate_of(const TrainConfig& config) const {
+  return point_fate(config, store_->records(), [&](std::size_t i) {
     const QString refused = resume_refusal(store_->runs()[i].id);
     if (!refused.isEmpty()) return CheckpointAnswer{-1, refused.toStdString()};
     const RunEntry& run = store_->runs()[i];
@@ -135,6 +134,10 @@ Lab::PointAnswer Lab::answer_point(const TrainConfig& config) {
       return CheckpointAnswer{-1, error.what()};
     }
   });
+}
+
+Lab::PointAnswer Lab::answer_point(const TrainConfig& config) {
+  const PointFate fate = fate_of(config);
   PointAnswer answer{fate.fate, fate.run < 0 ? 0 : store_->runs()[std::size_t(fate.run)].id, false};
   switch (fate.fate) {
     case Fate::Reuse: break;
@@ -481,13 +484,18 @@ void Lab::on_measured(const TrainConfig& config, double seconds_per_step) {
 }
 
 SweepTime Lab::sweep_time(const SweepStanding& standing, bool may_time) const {
-  // The sweep's runs not in the queue yet join it at its end.
+  // The sweep's runs not in the queue yet join it at its end; those that go on from a
+  // checkpoint cost what is left of them.
   std::vector<TrainConfig> unqueued = standing.to_train;
+  std::vector<const RunRecord*> resumed;
   for (const int id : standing.pending) {
     if (!queue_->is_queued(id)) unqueued.push_back(store_->find(id)->record.config);
   }
+  for (const int id : standing.to_resume) resumed.push_back(&store_->find(id)->record);
+  std::vector<TrainConfig> timed = unqueued;
+  for (const RunRecord* run : resumed) timed.push_back(run->config);
   SweepTime time;
-  time.total = estimate(unqueued, may_time);
+  time.total = estimate(timed, may_time);
   if (time.total.seconds < 0) return time;
   Estimate basis;
   const double per_flop = seconds_per_flop(basis);
@@ -511,6 +519,10 @@ SweepTime Lab::sweep_time(const SweepStanding& standing, bool may_time) const {
     }
     for (const TrainConfig& config : unqueued) {
       waiting.push_back(run_flops(config) * per_flop);
+      sweeps.push_back(true);
+    }
+    for (const RunRecord* run : resumed) {
+      waiting.push_back(remaining_flops(*run) * per_flop);
       sweeps.push_back(true);
     }
     const std::vector<double> ends = finish_times(running, waiting, queue_->side_by_side());

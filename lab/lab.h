@@ -103,6 +103,10 @@ class Lab : public QObject {
     bool joined = false;  // it joined the queue here
   };
   PointAnswer answer_point(const TrainConfig& config);
+  // What answer_point would do with `config` now, doing nothing: core's rule over the
+  // store, a cut-short run's checkpoint asked whether it can go on here. The Sweeps tab's
+  // standing says it of each point.
+  PointFate fate_of(const TrainConfig& config) const;
   // How many runs train at once; 0: the device's default (default_side_by_side).
   void set_side_by_side(int runs);
   int side_by_side_choice() const { return side_by_side_choice_; }

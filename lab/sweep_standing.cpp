@@ -2,25 +2,36 @@
 
 #include <algorithm>
 
+#include "core/sweeps/point_fate.h"
+
+#include "lab.h"
 #include "run_store.h"
 
 namespace normlab::lab {
 
-SweepStanding stand(const Sweep& sweep, const RunStore& store) {
+namespace {
+// Two points can share a run only through duplicate values; it counts once.
+void add_once(std::vector<int>& ids, int id) {
+  if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+}
+}  // namespace
+
+SweepStanding stand(const Sweep& sweep, const Lab& lab) {
   SweepStanding s;
   s.runs = expand(sweep);
-  const std::vector<const RunRecord*> records = store.records();
+  const RunStore& store = lab.store();
   for (const SweepRun& run : s.runs) {
-    const int found = find_run(run.config, records);
-    const RunEntry* entry = found < 0 ? nullptr : &store.runs()[std::size_t(found)];
+    const PointFate fate = lab.fate_of(run.config);
+    const RunEntry* entry = fate.run < 0 ? nullptr : &store.runs()[std::size_t(fate.run)];
     s.ids.push_back(entry ? entry->id : 0);
-    switch (entry ? progress_of(entry->record.status) : RunProgress::CutShort) {
-      case RunProgress::Result: s.results.push_back(summarise(run, entry->record)); break;
-      case RunProgress::Pending:
-        // Two points can share a run only through duplicate values; count it once.
-        if (std::find(s.pending.begin(), s.pending.end(), entry->id) == s.pending.end()) s.pending.push_back(entry->id);
+    switch (fate.fate) {
+      case Fate::Reuse: s.results.push_back(summarise(run, entry->record)); break;
+      case Fate::Wait: add_once(s.pending, entry->id); break;
+      case Fate::Resume:
+        s.results.push_back(summarise(run, entry->record));  // drawn until it trains on
+        add_once(s.to_resume, entry->id);
         break;
-      case RunProgress::CutShort:
+      case Fate::Train:
         if (entry) s.results.push_back(summarise(run, entry->record));  // drawn until it trains again
         s.to_train.push_back(run.config);
         break;

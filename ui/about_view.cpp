@@ -1,8 +1,53 @@
 #include "about_view.h"
 
 #include "core/runs/config.h"
+#include "core/runs/config_fields.h"
+#include "core/sweeps/sweep.h"
+#include "core/training/layer_stats.h"
+#include "lab/qstring.h"
 
 namespace normlab::ui {
+
+namespace {
+
+QString escaped(const std::string& text) { return lab::qstr(text).toHtmlEscaped(); }
+
+// One item of a list: its label, the name the command line and run files use, what it
+// does (and, where it has one, its formula).
+QString item(const std::string& label, const std::string& name, const std::string& help,
+             const std::string& formula = {}) {
+  QString html = QStringLiteral("<li><b>%1</b> <span class=\"muted\">(%2)</span>").arg(escaped(label), escaped(name));
+  if (!formula.empty()) html += QStringLiteral(" &nbsp;<span class=\"formula\">%1</span>").arg(escaped(formula));
+  return html + QStringLiteral("<br>%1</li>").arg(escaped(help));
+}
+
+}  // namespace
+
+// Written from the engine's tables, so a placement, norm type, switch, statistic or sweep
+// preset added there is listed here with no change to this page (the prose above it
+// explains the designs; this says which ones this build has).
+QString AboutView::choices_html() {
+  QString html = tr("<h2>Every choice in this build</h2>");
+  const auto setting = [](const char* key) {
+    const ConfigField& field = config_field(key);
+    return QStringLiteral("<i>%1</i>, <code>--%2</code>").arg(escaped(field.label), escaped(field.flag));
+  };
+  html += tr("<p>Placements (%1):</p><ul>").arg(setting("norm"));
+  for (const PlacementInfo& row : kPlacements) html += item(row.label, row.name, row.help, row.formula);
+  html += tr("</ul><p>Norm types (%1):</p><ul>").arg(setting("norm_type"));
+  for (const NormTypeInfo& row : kNormTypes) html += item(row.label, row.name, row.help, row.formula);
+  html += tr("</ul><p>Switches, each combining with every placement and norm type:</p><ul>");
+  for (const ConfigField& field : config_fields()) {
+    if (std::holds_alternative<Member<Switch>>(field.member)) html += item(field.label, "--" + field.flag, field.help);
+  }
+  html += tr("</ul><p>Statistics recorded inside the model:</p><ul>");
+  for (const StatisticInfo& row : layer_statistics()) {
+    html += item(row.label, row.name, row.only_for.empty() ? row.help : row.help + " (" + row.only_for + ")");
+  }
+  html += tr("</ul><p>Built-in sweeps (the Sweeps tab's presets, <code>sweep --preset</code>):</p><ul>");
+  for (const SweepPresetInfo& row : kSweepPresets) html += item(row.label, row.name, row.help);
+  return html + QStringLiteral("</ul>");
+}
 
 AboutView::AboutView(QWidget* parent) : QTextBrowser(parent) {
   setOpenExternalLinks(true);
@@ -179,9 +224,9 @@ for pre-norm at 1e-3; pre-norm at 6e-3 ends a little worse with it.</li>
 learning-rate and depth sweeps and what they cost are in <i>docs/designs.md</i>. A design
 that wins here may not win at scale, and one that stalls here may need a recipe this
 small model does not have.</p>
-</div>)")
+%6</div>)")
               .arg(pre.toHtmlEscaped(), post.toHtmlEscaped(), lns.toHtmlEscaped(), rezero.toHtmlEscaped(),
-                   dyt.toHtmlEscaped()));
+                   dyt.toHtmlEscaped(), choices_html()));
 }
 
 }  // namespace normlab::ui

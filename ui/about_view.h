@@ -1,6 +1,7 @@
 #pragma once
 // "About this experiment": what the two placements are, why post-norm wants warmup, and
-// how to read the chart, in a few paragraphs.
+// how to read the chart, in a few paragraphs; then every placement, norm type, switch,
+// layer statistic and sweep preset this build has, written from the engine's tables.
 #include <QTextBrowser>
 
 namespace normlab::ui {
@@ -9,6 +10,9 @@ class AboutView : public QTextBrowser {
   Q_OBJECT
  public:
   explicit AboutView(QWidget* parent = nullptr);
+  // The lists at the page's end, from kPlacements, kNormTypes, config_fields' switches,
+  // layer_statistics and kSweepPresets.
+  static QString choices_html();
 };
 
 }  // namespace normlab::ui

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/device/cuda_backend.h"
 #include "core/runs/presets.h"
 #include "core/runs/run_cost.h"
 #include "core/runs/run_text.h"
@@ -261,6 +262,15 @@ void MainWindow::report(const QString& title, const QString& text) {
   }
 }
 
+bool MainWindow::trains_on_gpu(const TrainConfig& config) const {
+  return config.device == "cuda" || (config.device == "auto" && lab_->on_gpu());
+}
+
+MemoryCheck MainWindow::memory_check_of(const TrainConfig& config) const {
+  const bool gpu = trains_on_gpu(config);
+  return memory_check({config}, 1, gpu, gpu ? cuda_free_memory_bytes() : available_memory_bytes());
+}
+
 bool MainWindow::ask_start_anyway(const QString& title, const QString& question) {
   if (options_.confirm) return options_.confirm(title, question);
   QMessageBox box(QMessageBox::Warning, title, question, QMessageBox::Cancel, this);
@@ -411,15 +421,19 @@ void MainWindow::start_run() {
     return;
   }
   const TrainConfig config = settings_->config();
-  // A run that cannot fit grew memory at 0.8 GB/s until the allocator failed: asked first.
-  const double needed = estimate_memory(config).total(), available = available_memory_bytes();
-  const bool on_cpu = config.device == "cpu" || (config.device == "auto" && !lab_->on_gpu());  // a GPU's is not RSS
-  if (on_cpu && available > 0 && needed > available &&
-      !ask_start_anyway(tr("Not enough memory"),
-                        tr("This run needs about %1 GB of memory (estimate) and %2 GB is available here, so it would "
-                           "most likely fail. Make the model, batch or context smaller, or start it anyway.")
-                            .arg(needed / 1e9, 0, 'f', 1)
-                            .arg(available / 1e9, 0, 'f', 1))) {
+  // A run that cannot fit grew memory at 0.8 GB/s until the allocator failed: asked first,
+  // against the host's available memory, or on a GPU the GPU's free memory.
+  const MemoryCheck memory = memory_check_of(config);
+  if (memory.over() &&
+      !ask_start_anyway(memory.gpu ? tr("Not enough GPU memory") : tr("Not enough memory"),
+                        (memory.gpu ? tr("This run needs about %1 GB of GPU memory (estimate) and %2 GB is free on "
+                                         "the GPU, so it would most likely fail. Make the model, batch or context "
+                                         "smaller, or start it anyway.")
+                                    : tr("This run needs about %1 GB of memory (estimate) and %2 GB is available "
+                                         "here, so it would most likely fail. Make the model, batch or context "
+                                         "smaller, or start it anyway."))
+                            .arg(memory.needed / 1e9, 0, 'f', 1)
+                            .arg(memory.limit / 1e9, 0, 'f', 1))) {
     return;
   }
   // A typo in Steps (9,999,999) started a run of 467 hours without a word, and on a new
@@ -459,7 +473,9 @@ void MainWindow::update_start_estimate() {
     return;
   }
   const lab::Estimate time = lab_->estimate({settings_->config()});
-  const QString memory = tr(", %1 GB of memory").arg(estimate_memory(settings_->config()).total() / 1e9, 0, 'f', 1);
+  const MemoryCheck check = memory_check({settings_->config()}, 1, trains_on_gpu(settings_->config()), 0);
+  const QString memory =
+      (check.gpu ? tr(", %1 GB of GPU memory") : tr(", %1 GB of memory")).arg(check.needed / 1e9, 0, 'f', 1);
   if (time.seconds < 0) {
     settings_->set_start_estimate(tr("Time: known once a run has trained here") + memory,
                                   tr("Estimated from this session's training speed or the last finished run on this "

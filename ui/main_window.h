@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/gpu_install/cuda_install.h"
+#include "core/runs/run_cost.h"
 #include "core/runs/run_record.h"
 #include "core/sweeps/sweep.h"
 #include "lab/run_export.h"
@@ -165,6 +166,9 @@ class MainWindow : public QMainWindow {
   bool ask(const QString& title, const QString& question);  // options_.confirm, else a modal question
   // options_.confirm, else a warning with Cancel (the default) and Start anyway.
   bool ask_start_anyway(const QString& title, const QString& question);
+  bool trains_on_gpu(const TrainConfig& config) const;  // "cuda", or "auto" where the lab found a GPU
+  // The run's memory estimate against the host's available memory, or on a GPU its free memory.
+  MemoryCheck memory_check_of(const TrainConfig& config) const;
   // main_window_files.cpp
   void import_dialog();
   void follow_dialog();

@@ -370,7 +370,7 @@ void SweepView::refresh() {
   standing_ = {};
   try {
     sweep_ = sweep();
-    standing_ = lab::stand(*sweep_, lab_.store());
+    standing_ = lab::stand(*sweep_, lab_);
   } catch (const UserError& e) {
     problem_ = lab::qstr(e.what());
   }
@@ -419,12 +419,14 @@ void SweepView::stop() {
 
 QString SweepView::cost_text() const {
   if (!problem_.isEmpty()) return problem_;
-  const std::size_t missing = standing_.to_train.size(), in_progress = standing_.pending.size();
+  const std::size_t missing = standing_.to_train.size(), in_progress = standing_.pending.size(),
+                    resuming = standing_.to_resume.size();
   QString text =
       tr("%n run(s): ", nullptr, int(standing_.runs.size())) + tr("%1 done").arg(standing_.ended_with_result());
   if (in_progress > 0) text += tr(", %1 queued or training").arg(in_progress);
+  if (resuming > 0) text += tr(", %1 to go on from a checkpoint").arg(resuming);
   if (missing > 0) text += tr(", %1 to train").arg(missing);
-  if (missing == 0 && in_progress == 0) return text;
+  if (missing == 0 && in_progress == 0 && resuming == 0) return text;
   const lab::SweepTime time = lab_.sweep_time(standing_, isVisible());
   if (time.total.seconds < 0) {
     return text + (time.total.timing ? tr(" \u00b7 timing a few steps to estimate the time\u2026")
@@ -443,10 +445,10 @@ void SweepView::update_controls() {
   cost_->setText(cost_text());
   cost_->setStyleSheet(ok ? QString() : QStringLiteral("color: #b3261e;"));
   const bool writable = !lab_.read_only();
-  start_->setEnabled(
-      ok && writable &&
-      (!standing_.to_train.empty() || std::any_of(standing_.pending.begin(), standing_.pending.end(),
-                                                  [this](int id) { return !lab_.queue().is_queued(id); })));
+  start_->setEnabled(ok && writable &&
+                     (!standing_.to_train.empty() || !standing_.to_resume.empty() ||
+                      std::any_of(standing_.pending.begin(), standing_.pending.end(),
+                                  [this](int id) { return !lab_.queue().is_queued(id); })));
   stop_->setEnabled(lab_.sweep_in_progress());
   export_->setEnabled(!standing_.results.empty());
   if (sweep_) {

@@ -56,8 +56,11 @@ class SweepView : public QWidget {
   void stop();
   // Every run of the sweep that ended (done, diverged, or cut short), in sweep order.
   const std::vector<SweepResult>& results() const { return standing_.results; }
-  // The runs Start would queue: never trained, or cut short or failed before.
+  // The runs Start would queue afresh: never trained, or cut short without a checkpoint
+  // that can go on.
   const std::vector<TrainConfig>& runs_to_train() const { return standing_.to_train; }
+  // The store's runs of the sweep cut short that Start would resume from their checkpoints.
+  const std::vector<int>& runs_to_resume() const { return standing_.to_resume; }
   // The store's runs of the sweep still queued or training.
   const std::vector<int>& runs_in_progress() const { return standing_.pending; }
   QString cost_text() const;

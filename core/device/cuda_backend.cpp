@@ -1,5 +1,6 @@
 #include "cuda_backend.h"
 
+#include <cstddef>
 #include <dlfcn.h>
 #include <filesystem>
 #include <mutex>
@@ -181,6 +182,28 @@ std::string cuda_device_name() {
 int cuda_compute_capability_major() {
   int major = 0;
   return call_driver("cuDeviceGetAttribute", &major, kComputeCapabilityMajor, 0) ? major : 0;
+}
+
+double cuda_free_memory_bytes() {
+  // Only a driver already loaded: loading and initialising one here would cost seconds
+  // where no run asked for the GPU.
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (!driver) return 0;
+  double free_bytes = 0;
+  int device = 0;
+  void* context = nullptr;
+  if (call(driver, "cuInit", 0u) == 0 && call(driver, "cuDeviceGet", &device, 0) == 0 &&
+      call(driver, "cuDevicePrimaryCtxRetain", &context, device) == 0) {
+    if (call(driver, "cuCtxPushCurrent_v2", context) == 0) {
+      std::size_t free = 0, total = 0;
+      if (call(driver, "cuMemGetInfo_v2", &free, &total) == 0) free_bytes = double(free);
+      void* popped = nullptr;
+      call(driver, "cuCtxPopCurrent_v2", &popped);
+    }
+    call(driver, "cuDevicePrimaryCtxRelease_v2", device);
+  }
+  dlclose(driver);
+  return free_bytes;
 }
 
 std::string libtorch_version() { return TORCH_VERSION; }

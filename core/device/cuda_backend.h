@@ -50,6 +50,12 @@ CudaDriverReport ask_cuda_driver();
 std::string cuda_device_name();
 int cuda_compute_capability_major();
 
+// Free memory of GPU 0 in bytes, as the CUDA driver LibTorch loaded says it (cuMemGetInfo
+// in the GPU's primary context, the one LibTorch trains in); 0 when unknown: no driver
+// loaded (no GPU, or LibTorch never asked for one), or a call that failed. What a run may
+// take there is memory_check's question (core/runs/run_cost.h).
+double cuda_free_memory_bytes();
+
 // "2.11.0", the LibTorch this program was built against.
 std::string libtorch_version();
 

@@ -1,6 +1,7 @@
 #include "run_cost.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace normlab {
 
@@ -52,6 +53,24 @@ double estimate_memory(const std::vector<TrainConfig>& configs, int at_once) {
   double sum = configs.empty() ? 0 : estimate_memory(configs.front()).process;
   for (std::size_t i = 0; i < each.size() && int(i) < at_once; ++i) sum += each[i];
   return sum;
+}
+
+MemoryCheck memory_check(const std::vector<TrainConfig>& configs, int at_once, bool gpu, double limit) {
+  MemoryCheck check;
+  check.gpu = gpu;
+  check.limit = limit;
+  check.needed = estimate_memory(configs, at_once);
+  if (gpu && !configs.empty()) check.needed -= estimate_memory(configs.front()).process;
+  return check;
+}
+
+std::string memory_shortfall(const MemoryCheck& check) {
+  char said[160];
+  std::snprintf(said, sizeof said,
+                check.gpu ? "about %.1f GB of GPU memory (estimate) and %.1f GB is free on the GPU"
+                          : "about %.1f GB of memory (estimate) and %.1f GB is available",
+                check.needed / 1e9, check.limit / 1e9);
+  return said;
 }
 
 double remaining_flops(const RunRecord& run) {

@@ -10,8 +10,11 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/runs/config.h"
+#include "core/runs/config_fields.h"
 #include "core/runs/run_record.h"
 #include "core/runs/verdict.h"
+#include "core/sweeps/sweep.h"
 #include "core/training/checkpoint.h"
 #include "core/training/trainer.h"
 #include "core/training/weights.h"
@@ -649,6 +652,24 @@ TEST_F(CliTest, ARunThatCannotFitIsRefusedAndLibTorchsFailureIsOneLine) {
   EXPECT_EQ(run_limited(" --ignore-memory"), 2) << out_ << err_;
   EXPECT_THAT(err_, HasSubstr("can't allocate memory"));
   EXPECT_EQ(std::count(err_.begin(), err_.end(), '\n'), 1) << "no backtrace: " << err_;
+}
+
+// Issue 47: --help's first line named five placements ("pre, post, peri, DeepNorm or
+// mixed") when the engine had seven, and no norm type. It names every row of the engine's
+// tables, and sweep --help every built-in sweep; train --help names every switch.
+TEST_F(CliTest, HelpNamesEveryPlacementNormTypeSwitchAndSweepPreset) {
+  ASSERT_EQ(run("--help"), 0) << err_;
+  const std::string first = out_.substr(0, out_.find('\n'));
+  for (const PlacementInfo& row : kPlacements) EXPECT_THAT(first, HasSubstr(std::string(" ") + row.name)) << row.name;
+  for (const NormTypeInfo& row : kNormTypes) EXPECT_THAT(first, HasSubstr(std::string(" ") + row.name)) << row.name;
+  ASSERT_EQ(run("train --help"), 0) << err_;
+  for (const ConfigField& field : config_fields()) {
+    if (std::holds_alternative<Member<Switch>>(field.member)) EXPECT_THAT(out_, HasSubstr("--" + field.flag));
+  }
+  ASSERT_EQ(run("sweep --help"), 0) << err_;
+  for (const SweepPresetInfo& row : kSweepPresets) {
+    EXPECT_THAT(out_, HasSubstr(std::string(row.name) + " (" + row.help + ")")) << row.name;
+  }
 }
 
 TEST_F(CliTest, DeviceCuda) {

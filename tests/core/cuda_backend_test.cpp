@@ -5,6 +5,7 @@
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <cstdlib>
 #include <iostream>
+#include <torch/cuda.h>
 
 #include "core/device/cuda_graph.h"
 
@@ -35,6 +36,22 @@ TEST(CudaBackend, LoadsAndRegistersWithLibTorch) {
         // The graph library, found by name beside libnormlab_idle_threads.so, loads with it.
         if (const auto why = cuda_graph_unavailable_reason(); !why.empty()) fail("no CUDA graphs: " + why);
         std::exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// Issue 47: what a run on a GPU may take is the GPU's free memory, asked of the driver
+// LibTorch loaded. Where LibTorch finds a GPU it is known; without one it is 0, unknown,
+// and no run is refused for it. In a process of its own, as above.
+TEST(CudaBackend, FreeGpuMemoryIsKnownWhereLibTorchFoundAGpuAndUnknownElsewhere) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        load_cuda_backend();
+        const bool gpu = torch::cuda::is_available();
+        const double free = cuda_free_memory_bytes();
+        std::cerr << (gpu ? "a GPU" : "no GPU") << ", free memory " << free << " bytes\n";
+        std::exit((gpu ? free > 0 : free == 0) ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
 }

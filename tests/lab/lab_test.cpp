@@ -517,7 +517,7 @@ TEST_F(LabTest, ASweepStandsOnTheRunsThatAnswerItsPoints) {
   lab.store().add(finished(points[0].config), {});
   lab.store().add(finished(points[1].config, RunStatus::Diverged), {});  // a result: diverging again teaches nothing
   lab.store().add(finished(points[2].config, RunStatus::Interrupted), {});
-  const SweepStanding s = stand(sweep, lab.store());
+  const SweepStanding s = stand(sweep, lab);
   EXPECT_EQ(s.results.size(), 3u) << "the interrupted run is drawn until it trains again";
   ASSERT_EQ(s.to_train.size(), 2u);
   EXPECT_TRUE(same_experiment(s.to_train[0], points[2].config));
@@ -527,6 +527,49 @@ TEST_F(LabTest, ASweepStandsOnTheRunsThatAnswerItsPoints) {
   // The command line decides the same way (core's rule).
   EXPECT_TRUE(answers(lab.store().runs()[1].record, points[1].config));
   EXPECT_FALSE(answers(lab.store().runs()[2].record, points[2].config));
+}
+
+// Issue 47: the Sweeps tab's standing asked core's find_run while Start asked the fate rule
+// (point_fate), so a point stopped with a sound checkpoint read "to train" (and was timed
+// as a whole run) while Start resumed it. The standing now takes each point's fate from
+// the same rule: the stopped run goes on, only the untrained point trains, and Start does
+// what the standing said.
+TEST_F(LabTest, ASweepsStandingResumesAStoppedPointAsStartWill) {
+  Lab lab(runs());
+  Sweep sweep;
+  sweep.base = tiny(1'000'000);
+  sweep.setting = "peak_lr";
+  sweep.values = {"1e-3", "3e-3"};
+  sweep.placements = {NormPlacement::Pre};
+  const std::vector<SweepRun> points = expand(sweep);
+  ASSERT_EQ(points.size(), 2u);
+  TrainConfig first = points[0].config;
+  first.checkpoint_interval = 0;  // a checkpoint with every save
+  const int stopped = lab.queue_run(first);
+  ASSERT_TRUE(test::wait_until([&] { return lab.store().find(stopped)->record.steps.size() >= 3; }, kTrainTimeoutMs));
+  lab.stop_run();
+  ASSERT_TRUE(idle(lab));
+  ASSERT_EQ(lab.store().find(stopped)->record.status, RunStatus::Stopped);
+  ASSERT_TRUE(lab.has_checkpoint(stopped));
+
+  const SweepStanding before = stand(sweep, lab);
+  EXPECT_EQ(before.to_resume, std::vector<int>{stopped}) << "it goes on from its checkpoint";
+  ASSERT_EQ(before.to_train.size(), 1u) << "only the point never trained";
+  EXPECT_TRUE(same_experiment(before.to_train[0], points[1].config));
+  EXPECT_EQ(before.ids, (std::vector<int>{stopped, 0}));
+  EXPECT_EQ(before.results.size(), 1u) << "drawn until it trains on";
+  EXPECT_EQ(before.ended_with_result(), 0);
+  EXPECT_EQ(lab.fate_of(points[0].config).fate, Fate::Resume);
+
+  lab.start_sweep(sweep);
+  EXPECT_EQ(lab.store().runs().size(), 2u) << "the stopped run resumed, one new run";
+  EXPECT_TRUE(lab.queue().is_queued(stopped));
+  const SweepStanding after = stand(sweep, lab);
+  EXPECT_TRUE(after.to_resume.empty());
+  EXPECT_TRUE(after.to_train.empty());
+  EXPECT_EQ(after.pending.size(), 2u);
+  lab.stop_all();
+  ASSERT_TRUE(idle(lab));
 }
 
 // Defect: "Stop sweep" was enabled when a run started by hand matched a sweep point, and
@@ -573,9 +616,9 @@ TEST_F(LabTest, ASweepsTimeLeftCountsTheRunsQueuedBeforeIt) {
   sweep.setting = "layers";
   sweep.values = {"1", "2"};
   sweep.placements = {NormPlacement::Post};
-  const std::vector<TrainConfig> own = stand(sweep, lab.store()).to_train;
+  const std::vector<TrainConfig> own = stand(sweep, lab).to_train;
   lab.start_sweep(sweep);
-  const SweepStanding s = stand(sweep, lab.store());
+  const SweepStanding s = stand(sweep, lab);
   ASSERT_EQ(s.pending.size(), 2u);
   const SweepTime time = lab.sweep_time(s, false);
   const double own_seconds = lab.estimate(own).seconds;
@@ -609,7 +652,7 @@ TEST_F(LabTest, ASweepsEstimateBeforeItStartsReckonsTheThreadsEachRunGets) {
   sweep.setting = "peak_lr";
   sweep.values = {"2e-3", "3e-3"};
   sweep.placements = {NormPlacement::Pre};
-  const SweepStanding s = stand(sweep, lab.store());
+  const SweepStanding s = stand(sweep, lab);
   ASSERT_EQ(s.to_train.size(), 2u);
   EXPECT_NEAR(lab.sweep_time(s, false).total.seconds, 2 * took, 1e-9 * took) << "the two side by side";
 

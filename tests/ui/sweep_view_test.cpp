@@ -171,7 +171,13 @@ TEST_F(SweepViewTest, StopEndsTheRunningRunAndTakesTheRestOutOfTheQueue) {
   EXPECT_EQ(QDir(folder_.filePath(QStringLiteral("runs"))).entryList({QStringLiteral("*.json")}).size(),
             running.size());
   sweeps().refresh();
-  EXPECT_EQ(sweeps().runs_to_train().size(), 4u) << "a stopped run trains again when the sweep is started again";
+  // Issue 47: the tab said "4 to train" while Start resumed the stopped runs; it says what
+  // Start does (core's one rule): each stopped run goes on from its checkpoint.
+  EXPECT_EQ(sweeps().runs_to_resume().size(), std::size_t(running.size()))
+      << "a stopped run goes on from its checkpoint when the sweep is started again";
+  EXPECT_EQ(sweeps().runs_to_train().size(), 4u - std::size_t(running.size()));
+  EXPECT_TRUE(sweeps().cost_text().contains(QStringLiteral("%1 to go on from a checkpoint").arg(running.size())))
+      << sweeps().cost_text().toStdString();
 }
 
 TEST_F(SweepViewTest, SaysWhatIsWrongAndWillNotStart) {

@@ -1,11 +1,15 @@
 // The window on a laptop's screen: whatever runs it holds, it fits. Each test here runs
 // on the screen ui_test_main gives the process (--screen, 1280 x 800 unless told), and
 // ctest runs them on 1024 x 700, 1280 x 800, and 2560 x 1600 at QT_SCALE_FACTOR=2.
+#include <QAbstractButton>
 #include <QAbstractScrollArea>
+#include <QApplication>
 #include <QCoreApplication>
 #include <QDir>
 #include <QLabel>
 #include <QListWidgetItem>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -13,10 +17,12 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <gtest/gtest.h>
 
 #include "core/runs/presets.h"
 #include "core/runs/seeds.h"
+#include "lab/lab.h"
 #include "lab/run_store.h"
 #include "ui/chart_legend.h"
 #include "ui/loss_chart.h"
@@ -292,6 +298,77 @@ TEST_F(WindowFits, ASavedSizeLargerThanTheScreenIsClamped) {
   window_->close();
   open();
   expect_fits();
+}
+
+// What LibTorch's failed allocation says: a first line, then a C++ backtrace of 27 frames,
+// 5.6 kB in all, as the window once showed it.
+QString libtorch_failure() {
+  QString text = QStringLiteral(
+      "[enforce fail at alloc_cpu.cpp:121] data. DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+      "17179869184 bytes. Error code 12 (Cannot allocate memory)\nException raised from alloc_cpu at "
+      "/pytorch/c10/core/impl/alloc_cpu.cpp:121 (most recent call first):");
+  for (int frame = 0; frame < 27; ++frame) {
+    text += QStringLiteral(
+                "\nframe #%1: at::native::(anonymous namespace)::empty_strided_cpu_kernel_with_a_long_name"
+                "<c10::Half, float, long>(c10::ArrayRef<long>, c10::ArrayRef<long>) + 0x%2 "
+                "(0x7f3a1c2%3 in /home/user/.cache/normlab/torch-2.11.0/lib/python3.11/libtorch_cpu.so)")
+                .arg(frame)
+                .arg(0x1a0 + 16 * frame, 0, 16)
+                .arg(frame, 5, 10, QLatin1Char('0'));
+  }
+  return text;
+}
+
+// Issue 47: a run that ran out of memory reported LibTorch's 5.6 kB backtrace in a "Run
+// failed" dialog 1416 px tall on an 800 px screen, its OK button off-screen. A run failing
+// with such a message now gets a dialog whose frame, a desktop's title bar and borders
+// added, lies within the screen's room, and whose OK button is on it: with the details
+// hidden, and shown.
+TEST_F(WindowFits, ARunFailedDialogWithALibTorchBacktraceFitsTheScreen) {
+  options_.report_error = nullptr;  // the dialog the user sees
+  open();
+  const int id = window_->store().add(run_of(NormPlacement::Pre, 1e-3, 30), {});
+  const QString message = libtorch_failure();
+  ASSERT_GT(message.size(), 5500);
+  const QRect room = window_->screen()->availableGeometry();
+  const auto expect_on_screen = [&](QMessageBox& box, const char* state) {
+    SCOPED_TRACE(state);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    QCoreApplication::processEvents();
+    const QRect frame = box.frameGeometry();
+    EXPECT_TRUE(room.contains(frame)) << "the dialog at " << frame.x() << ", " << frame.y() << ", " << frame.width()
+                                      << " x " << frame.height() << " on a screen of " << room.width() << " x "
+                                      << room.height();
+    const QSize outer = box.size().grownBy(kDesktopFrame);
+    EXPECT_LE(outer.height(), room.height()) << "with a title bar, " << outer.height() << " px tall";
+    EXPECT_LE(outer.width(), room.width()) << "with borders, " << outer.width() << " px wide";
+    const QAbstractButton* ok = box.button(QMessageBox::Ok);
+    ASSERT_TRUE(ok);
+    EXPECT_TRUE(ok->isVisible());
+    const QRect button(ok->mapToGlobal(QPoint(0, 0)), ok->size());
+    EXPECT_TRUE(room.contains(button)) << "OK at " << button.x() << ", " << button.y();
+  };
+  int dialogs = 0;
+  QTimer look;  // runs inside the dialog's own event loop
+  look.setInterval(10);
+  QObject::connect(&look, &QTimer::timeout, [&] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box || !box->isVisible()) return;
+    look.stop();
+    ++dialogs;
+    EXPECT_FALSE(box->text().contains(QStringLiteral("frame #"))) << "the backtrace is behind Show Details";
+    EXPECT_FALSE(box->detailedText().isEmpty());
+    expect_on_screen(*box, "details hidden");
+    for (QAbstractButton* button : box->buttons()) {
+      if (box->buttonRole(button) == QMessageBox::ActionRole) button->click();  // Show Details...
+    }
+    expect_on_screen(*box, "details shown");
+    box->button(QMessageBox::Ok)->click();
+  });
+  look.start();
+  emit window_->lab().run_failed(id, message, 0);
+  look.stop();
+  EXPECT_EQ(dialogs, 1) << "the failure was not shown in a dialog";
 }
 
 }  // namespace
