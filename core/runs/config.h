@@ -114,6 +114,10 @@ struct ModelConfig {
 };
 
 // Defaults live here; ranges, names and help texts in config_fields().
+// The corpus a run trains on when it names none, the King James Bible: the name
+// core/data/corpora.h gives it (a test holds the two alike).
+inline constexpr const char* kDefaultCorpusName = "kjv";
+
 struct TrainConfig {
   // The run's name in files, sweeps and seed groups; empty: derived from the settings
   // (see default_run_name). What the window shows is its display name (run_title.h).
@@ -140,7 +144,7 @@ struct TrainConfig {
   int eval_batches = 16;
   int layer_stats_every = 10;             // after the first 100 steps (see layer_stats.h); 0 = off
   int text_every = 1;                     // evaluations between recordings of the run's text; 0 = none
-  std::string corpus_path;                // empty: the King James text from `bible`
+  std::string corpus_path;                // a corpus's name or a file's path; empty: kDefaultCorpusName
   int checkpoint_interval = 60;           // seconds between checkpoints (checkpoint.h); 0 = at every save
   std::string final_checkpoint = "drop";  // drop | keep: whether a finished run keeps its whole final state
   std::string final_weights = "keep";     // keep | drop: whether a finished run keeps its parameters (weights.h)
