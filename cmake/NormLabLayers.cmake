@@ -21,7 +21,7 @@ set(NORMLAB_LAYERS
   "tests/app: tests/core tests/support core/training core/data core/runs"
   "tests/fuzz: core/runs core/training core/model core/data"
   "tests/lab: tests/support lab core/training core/device core/runs core/system"
-  "tests/ui: tests/lab tests/support ui lab core/training core/sweeps core/device core/runs core/system")
+  "tests/ui: tests/lab tests/support ui lab core/training core/sweeps core/data core/device core/runs core/system")
 
 # The folders `folder`'s row allows, into `out`.
 function(normlab_layer_uses folder out)
