@@ -53,6 +53,11 @@ CLI::App* add_corpora_command(CLI::App& app, Options& options) {
                    "build this corpus now: its text from Debian's packages, its tokenizer and its token ids, each "
                    "step timed (otherwise the first run on it builds them)")
       ->type_name("NAME");
+  corpora
+      ->add_option("--packages", options.corpus_packages,
+                   "print the Debian packages this corpus is built from, on one line (for apt-get install)")
+      ->type_name("NAME")
+      ->excludes("--build");
   corpora->add_option("--vocab", options.corpus_vocab, "the tokenizer's vocabulary the tokens are counted with")
       ->check(CLI::Range(256, 65536))
       ->capture_default_str();
@@ -60,6 +65,16 @@ CLI::App* add_corpora_command(CLI::App& app, Options& options) {
 }
 
 int run_corpora(const Options& options) {
+  if (!options.corpus_packages.empty()) {
+    const NamedCorpus* named = find_named_corpus(options.corpus_packages);
+    if (!named) {
+      throw UserError("no corpus is named '" + options.corpus_packages + "': the corpora are " + corpus_names());
+    }
+    std::string line;
+    for (const std::string& package : named->packages) line += (line.empty() ? "" : " ") + package;
+    std::printf("%s\n", line.c_str());
+    return 0;
+  }
   if (!options.corpus_to_build.empty()) {
     const NamedCorpus* named = find_named_corpus(options.corpus_to_build);
     if (!named) {

@@ -44,6 +44,7 @@ struct Options {
   std::vector<std::string> explain_runs;  // explain: one or two run files, or a folder
   SampleRequest sample;
   std::string corpus_to_build;                   // corpora --build
+  std::string corpus_packages;                   // corpora --packages
   int corpus_vocab = TrainConfig{}.model.vocab;  // corpora --vocab
   // What a run's progress also prints at each evaluation.
   struct Shown {
