@@ -80,17 +80,23 @@ std::string command_output(const std::string& command) {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-// A paragraph's lines as one line, unless it is laid out in columns (a table, a poem's
-// indents): then its lines stay, each tidied.
+// A paragraph's lines as one line, unless it is laid out in columns (a table) or is verse:
+// then its lines stay, each tidied.
 std::string join_paragraph(const std::vector<std::string>& lines) {
   bool columns = false;
   for (const std::string& line : lines) {
     // Two spaces inside a line lay out columns, but not after a sentence's end.
     const std::string inner = trimmed(line);
     for (std::size_t at = inner.find("  "); at != std::string::npos && !columns; at = inner.find("  ", at + 1)) {
-      columns = at > 0 && std::string(".?!:;").find(inner[at - 1]) == std::string::npos;
+      columns = at > 0 && std::string(".?!:;)\"'").find(inner[at - 1]) == std::string::npos;
     }
   }
+  // Verse: short lines that each start with a capital, as a poem quoted in a definition.
+  const auto verse_line = [](const std::string& line) {
+    const std::string t = trimmed(line);
+    return t.size() <= 60 && !t.empty() && ((t[0] >= 'A' && t[0] <= 'Z') || t[0] == '"' || t[0] == '\'');
+  };
+  columns |= lines.size() >= 2 && std::all_of(lines.begin() + 1, lines.end(), verse_line) && verse_line(lines[0]);
   std::string out;
   for (const std::string& line : lines) out += trimmed(line) + (columns ? "\n" : " ");
   return columns ? tidy_lines(out) : tidy_line(out) + "\n";
@@ -400,23 +406,28 @@ std::vector<std::string> dict_documents(const std::string& dict_text, bool gcide
     document.clear();
   };
   std::size_t begin = 0;
+  bool after_blank = true;
   while (begin < dict_text.size()) {
     std::size_t end = dict_text.find('\n', begin);
     if (end == std::string::npos) end = dict_text.size();
     std::string line = dict_text.substr(begin, end - begin);
     begin = end + 1;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (trimmed(line).empty()) {
+    const bool first_after_blank = after_blank;
+    after_blank = trimmed(line).empty();
+    if (after_blank) {
       end_paragraph();
       continue;
     }
-    // A headword starts an entry, unless GCIDE's pronunciation of the last one goes on.
+    // A headword at the start of a line after a blank one starts an entry (the Devil's
+    // Dictionary goes on at the start of lines too), unless GCIDE's pronunciation of the
+    // last one goes on.
     const auto backslashes = [&] {
       std::size_t n = 0;
       for (const std::string& l : paragraph) n += std::count(l.begin(), l.end(), '\\');
       return n;
     };
-    if (!space(line[0]) && !(gcide && backslashes() % 2 == 1)) {
+    if (!space(line[0]) && first_after_blank && !(gcide && backslashes() % 2 == 1)) {
       end_document();
       skip = line.rfind("00-database", 0) == 0 || line.rfind("00database", 0) == 0;
       paragraph.push_back(line);
@@ -432,12 +443,14 @@ std::vector<std::string> dict_documents(const std::string& dict_text, bool gcide
     paragraph.push_back(line);
   }
   end_document();
-  // FOLDOC's subject tags, "<humour>", lead a definition: not prose.
+  // FOLDOC's subject tags, "<humour>", "<programming, humour>", lead a definition: not prose.
   if (!gcide) {
+    const auto tag_text = [](char c) { return (c >= 'a' && c <= 'z') || c == ',' || c == ' ' || c == '-'; };
     for (std::string& d : documents) {
       for (std::size_t open = d.find('<'); open != std::string::npos; open = d.find('<', open)) {
         const std::size_t close = d.find('>', open);
-        if (close == std::string::npos || close - open > 40 || d.find_first_of(" \n", open) < close) {
+        if (close == std::string::npos || close - open > 60 || close == open + 1 || !ascii_letter(d[open + 1]) ||
+            !std::all_of(d.begin() + std::ptrdiff_t(open) + 1, d.begin() + std::ptrdiff_t(close), tag_text)) {
           ++open;
           continue;
         }

@@ -43,10 +43,18 @@ TEST(Bookshelf, DictdEntriesKeepTheirTablesAndDropTags) {
   const std::string foldoc =
       "Aiken code\n\n   <code> An unweighted {binary\n   coded decimal} code.\n\n"
       "    D  BCD  Aiken\n    0  0000  0000\n\n   (2007-07-16)\n\n"
-      "AI koan\n\n   <humour> One of a series of {pastiches}.\n";
+      "AI koan\n\n   <programming, humour> One of a series of {pastiches}, a < b.\n";
   EXPECT_THAT(bookshelf::dict_documents(foldoc, /*gcide=*/false),
               ElementsAre("Aiken code\nAn unweighted binary coded decimal code.\nD BCD Aiken\n0 0000 0000\n",
-                          "AI koan\nOne of a series of pastiches.\n"));
+                          "AI koan\nOne of a series of pastiches, a < b.\n"));
+  // The Devil's Dictionary goes on at the start of its lines: an entry ends at a blank line.
+  const std::string devil =
+      "GRACES, n.  Three beautiful goddesses,\nwho attended upon Venus.  (Lev. 7.)  They ate\nnothing.\n\n"
+      "GRAMMAR, n.  A system.\n\n    When I was young the world was fair\n    And amiable and sunny.\n";
+  EXPECT_THAT(
+      bookshelf::dict_documents(devil, /*gcide=*/false),
+      ElementsAre("GRACES, n. Three beautiful goddesses, who attended upon Venus. (Lev. 7.) They ate nothing.\n",
+                  "GRAMMAR, n. A system.\nWhen I was young the world was fair\nAnd amiable and sunny.\n"));
 }
 
 TEST(Bookshelf, SwordEntriesAsPlainText) {
