@@ -368,6 +368,15 @@ std::string clean_gcide(std::string text) {
     if (c == '[') {
       const std::size_t close = text.find(']', i);
       const std::size_t nested = text.find('[', i + 1);
+      // Where an entry's text came from, inside a line too: [1913 Webster], [WordNet 1.5 +PJC].
+      if (close != std::string::npos && (nested == std::string::npos || nested > close) && close - i <= 40) {
+        const std::string inner = text.substr(i + 1, close - i - 1);
+        if (inner.find("1913 Webster") != std::string::npos || inner.find("Webster 1913") != std::string::npos ||
+            inner.rfind("WordNet 1.", 0) == 0 || inner == "PJC") {
+          i = close + 1;
+          continue;
+        }
+      }
       if (close != std::string::npos && (nested == std::string::npos || nested > close) && close - i <= 12) {
         std::string replacement;
         const std::string inner = text.substr(i + 1, close - i - 1);

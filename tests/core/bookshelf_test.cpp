@@ -28,7 +28,7 @@ TEST(Bookshelf, GcideEntriesLoseTheirMarkup) {
       "Acre \\A\"cre\\ ([=a]\"k[~e]r), n. [OE. aker; AS. [ae]cer; Sw. [*a]ker.]\n"
       "   A piece of land. -- Ar`gil*lit\"ic, a.\n   [1913 Webster]\n\n"
       "Adjusting plane, Adjusting surface \\Adjusting\n"
-      "surface\\ (Aeronautics) A small plane, at 90[deg].\n   [Webster 1913 Suppl.]\n";
+      "surface\\ (Aeronautics) A small plane, at 90[deg]. [1913 Webster +PJC]\n   [Webster 1913 Suppl.]\n";
   const auto entries = bookshelf::dict_documents(dict, /*gcide=*/true);
   ASSERT_EQ(entries.size(), 3u);  // the database's own notice is not an entry
   EXPECT_EQ(entries[0],
