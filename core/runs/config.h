@@ -162,8 +162,9 @@ std::string placement_name(NormPlacement placement);
 // What design_name says between the placement and the learning rate, with a leading
 // space: " DyT alpha0 2 QK-norm"; empty for LayerNorm with both switches off.
 std::string design_options(const TrainConfig& config);
-// The run's name in files when it is given none: its design name, and the depth when it is
-// not the default, "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16".
+// The run's name in files when it is given none: its design name, the depth when it is
+// not the default and a corpus by name when not the default, "peri-norm RMSNorm lr 1e-3
+// warmup 30 layers 16", "pre-norm lr 6e-3 warmup 30 bookshelf".
 std::string default_run_name(const TrainConfig& config);
 
 // "6e-3", "1e-3", "2.5e-4": how the app writes learning rates.
