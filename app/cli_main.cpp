@@ -1,5 +1,6 @@
 // normlab-cli: the whole experiment without a window. main() builds the commands (each
-// in its own file: cli_train, cli_sweep, cli_bench, cli_sample, cli_explain, cli_gpu) and runs the one asked for.
+// in its own file: cli_train, cli_sweep, cli_bench, cli_sample, cli_explain, cli_corpora, cli_gpu) and runs the one
+// asked for.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstddef>
@@ -50,6 +51,9 @@ Examples:
                                                     a done or stopped run continues the text; its next-token
                                                     guesses beside the unigram's
   normlab-cli explain normlab-runs                  what each run is doing and why, in a sentence
+  normlab-cli corpora                               the corpora --corpus names: size, tokens, baseline
+  normlab-cli train --preset workshop --corpus bookshelf
+                                                    the course's five runs on the 59 MB bookshelf
   normlab-cli explain normlab-runs/pre-norm_lr_6e-3_warmup_30.json normlab-runs/post-norm_lr_6e-3_warmup_30.json
                                                     two runs compared
 
@@ -94,6 +98,7 @@ int main(int argc, char** argv) {
   CLI::App* bench = add_bench_command(app, options);
   CLI::App* sample = add_sample_command(app, options);
   CLI::App* explain = add_explain_command(app, options);
+  CLI::App* corpora = add_corpora_command(app, options);
   GpuOptions gpu_options;
   CLI::App* gpu = add_gpu_command(app, gpu_options);
 
@@ -105,8 +110,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand(sample)) options.command = "sample";
     if (app.got_subcommand(explain)) options.command = "explain";
     if (app.got_subcommand(gpu)) options.command = "gpu";
+    if (app.got_subcommand(corpora)) options.command = "corpora";
     if (options.command.empty())
-      throw UserError("no command: say 'train', 'sweep', 'bench', 'sample', 'explain' or 'gpu' (see --help)");
+      throw UserError(
+          "no command: say 'train', 'sweep', 'bench', 'sample', 'explain', 'corpora' or 'gpu' (see --help)");
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
@@ -124,6 +131,7 @@ int main(int argc, char** argv) {
     if (options.command == "gpu") return run_gpu(*gpu, gpu_options, g_cancel);
     if (options.command == "sample") return run_sample(options);
     if (options.command == "explain") return run_explain(options);
+    if (options.command == "corpora") return run_corpora(options);
     return run_bench(options);
   } catch (const UserError& error) {
     std::fprintf(stderr, "normlab-cli: %s\n", error.what());

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <unistd.h>
 
+#include "core/data/corpora.h"
 #include "core/device/cuda_backend.h"
 #include "core/runs/config_fields.h"
 #include "core/runs/presets.h"
@@ -37,7 +38,7 @@ std::string field_type_name(const ConfigField& field) {
     using T = std::decay_t<decltype(value)>;
     if constexpr (std::is_integral_v<T>) return "N";
     else if constexpr (std::is_floating_point_v<T>) return "X";
-    else return field.widget == Widget::File ? "FILE" : "NAME";
+    else return field.widget == Widget::File ? "NAME|FILE" : "NAME";
   });
 }
 
@@ -61,6 +62,7 @@ void add_config_options(CLI::App& command, Options& options) {
       try {
         set_field_text(*f, scratch, text);
         check_field(*f, scratch);
+        if (f->key == "corpus") check_corpus_choice(text);  // a name, or a file that exists
       } catch (const UserError& error) {
         return error.what();
       }

@@ -44,6 +44,9 @@ struct Options {
   std::string sample_run;                 // sample: the run file
   std::vector<std::string> explain_runs;  // explain: one or two run files, or a folder
   SampleRequest sample;
+  std::string corpus_to_build;                   // corpora --build
+  std::string corpus_packages;                   // corpora --packages
+  int corpus_vocab = TrainConfig{}.model.vocab;  // corpora --vocab
   // What a run's progress also prints at each evaluation.
   struct Shown {
     bool layers_summary = false;  // every per-layer statistic's latest values
@@ -83,6 +86,7 @@ CLI::App* add_sweep_command(CLI::App& app, Options& options);
 CLI::App* add_bench_command(CLI::App& app, Options& options);
 CLI::App* add_sample_command(CLI::App& app, Options& options);
 CLI::App* add_explain_command(CLI::App& app, Options& options);
+CLI::App* add_corpora_command(CLI::App& app, Options& options);
 // normlab-cli train: one run, the course's five or seeds of them, or --resume.
 int run_train(const Options& options);
 // normlab-cli sweep: trains, submits to Slurm, or says where each point stands.
@@ -93,5 +97,7 @@ int run_bench(const Options& options);
 int run_sample(const Options& options);
 // normlab-cli explain: a run's verdict, evidence and sentence; two compared; a folder's each.
 int run_explain(const Options& options);
+// normlab-cli corpora: lists the corpora, or builds one.
+int run_corpora(const Options& options);
 
 }  // namespace normlab::cli

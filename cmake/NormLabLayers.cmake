@@ -14,14 +14,14 @@ set(NORMLAB_LAYERS
   "core/gpu_install: core/device core/system"  # fetching and checking the CUDA libraries
   "lab: core/training core/sweeps core/gpu_install core/device core/runs core/system"
   "ui: lab core/training core/sweeps core/gpu_install core/data core/device core/runs core/system"
-  "app: ui core/training core/sweeps core/gpu_install core/device core/runs core/system"
+  "app: ui core/training core/sweeps core/gpu_install core/data core/device core/runs core/system"
   "packaging:"
   "tests/support: core/training core/data core/gpu_install core/runs"
   "tests/core: tests/support core/training core/sweeps core/gpu_install core/model core/data core/device core/runs core/system"
-  "tests/app: tests/core tests/support core/training core/sweeps core/runs"
+  "tests/app: tests/core tests/support core/training core/sweeps core/data core/runs"
   "tests/fuzz: core/runs core/training core/model core/data"
   "tests/lab: tests/support lab core/training core/device core/runs core/system"
-  "tests/ui: tests/lab tests/support ui lab core/training core/sweeps core/device core/runs core/system")
+  "tests/ui: tests/lab tests/support ui lab core/training core/sweeps core/data core/device core/runs core/system")
 
 # The folders `folder`'s row allows, into `out`.
 function(normlab_layer_uses folder out)

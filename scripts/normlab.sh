@@ -5,6 +5,7 @@
 #   scripts/normlab.sh cli ...  runs normlab-cli with the given arguments
 #   scripts/normlab.sh setup    only installs and builds
 #   scripts/normlab.sh package  builds the .deb and .tar.gz into build/packages/
+#   scripts/normlab.sh bookshelf  installs the bookshelf corpus's Debian packages and builds it
 # Idempotent: packages already there, the cached LibTorch and an up-to-date build are reused.
 set -euo pipefail
 
@@ -92,10 +93,26 @@ case $command in
   cli)
     build >&2
     exec "$root/build/$preset/app/normlab-cli" "$@" ;;
+  bookshelf)
+    # Not part of every set-up: its dictionaries pull in dictd, a dictionary server, which a
+    # user who never trains on the bookshelf need not run. The packages are normlab-cli's list.
+    build
+    cli=$root/build/$preset/app/normlab-cli
+    read -r -a packages <<<"$("$cli" corpora --packages bookshelf)"
+    missing=()
+    for package in "${packages[@]}"; do
+      dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+      say "installing the bookshelf's Debian packages: ${missing[*]}"
+      as_root apt-get update -qq
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+    exec "$cli" corpora --build bookshelf ;;
   package)
     build
     say "packaging"
     cpack --preset "$preset"
     ls -l "$root"/build/packages/normlab[-_]* ;;
-  *) echo "usage: scripts/normlab.sh [launch|test|cli ARGS...|setup|package]" >&2; exit 2 ;;
+  *) echo "usage: scripts/normlab.sh [launch|test|cli ARGS...|setup|package|bookshelf]" >&2; exit 2 ;;
 esac

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/data/corpora.h"
 #include "core/runs/config_fields.h"
 #include "core/runs/run_text.h"
 #include "core/runs/run_title.h"
@@ -111,8 +112,10 @@ QString run_details_html(const lab::RunEntry& run) {
                   .arg(c.weight_decay)
                   .arg(c.clip_grad_norm > 0 ? QString::number(c.clip_grad_norm) : QObject::tr("off"))
                   .arg(qulonglong(c.seed)));
-  const QString corpus =
-      c.corpus_path.empty() ? QObject::tr("King James Bible") : QFileInfo(lab::qstr(c.corpus_path)).fileName();
+  // A corpus by its title ("Bookshelf"), a file by its name; the content hash when the file has it.
+  const NamedCorpus* named = find_named_corpus(c.corpus_path.empty() ? kDefaultCorpus : c.corpus_path);
+  QString corpus = named ? lab::qstr(named->title) : QFileInfo(lab::qstr(c.corpus_path)).fileName();
+  if (!r.corpus_hash.empty()) corpus += QStringLiteral(" (%1)").arg(lab::qstr(r.corpus_hash));
   html += row(QObject::tr("Data"),
               QObject::tr("%1: %2 training, %3 held-out tokens")
                   .arg(corpus.toHtmlEscaped(), count_text(r.train_tokens), count_text(r.heldout_tokens)));

@@ -26,9 +26,12 @@
 #include <QValidator>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
+#include <map>
 #include <type_traits>
 
+#include "core/data/corpora.h"
 #include "core/data/corpus.h"
 #include "core/runs/presets.h"
 #include "lab/qstring.h"
@@ -139,7 +142,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
       more_button_(new QToolButton),
       more_(new QWidget),
       device_found_(new QLabel),
-      corpus_label_(new QLabel),
+      corpus_menu_(new QComboBox),
       message_(new QLabel),
       refusal_timer_(new QTimer(this)),
       buttons_(new QWidget),
@@ -414,22 +417,18 @@ QLayout* SettingsPanel::menu_box(const ConfigField& field, QComboBox* menu) {
 }
 
 QLayout* SettingsPanel::corpus_box() {
-  corpus_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  corpus_label_->setMinimumWidth(60);
+  corpus_menu_->setObjectName(QStringLiteral("corpusMenu"));
+  corpus_menu_->setToolTip(tr("The text the model learns from: `normlab-cli corpora` lists the same"));
+  take_wheel_when_focused(corpus_menu_);
   auto* open_corpus = new QPushButton(tr("Open\u2026"));
-  auto* default_corpus = new QPushButton(tr("Default"));
   open_corpus->setToolTip(tr("Train on any UTF-8 text file of at least %1 bytes").arg(kMinCorpusBytes));
-  default_corpus->setToolTip(tr("Go back to the King James Bible"));
   connect(open_corpus, &QPushButton::clicked, this, &SettingsPanel::choose_corpus);
-  connect(default_corpus, &QPushButton::clicked, this, [this] { set_corpus({}); });
-  auto* corpus_buttons = new QHBoxLayout;
-  corpus_buttons->addWidget(open_corpus);
-  corpus_buttons->addWidget(default_corpus);
-  corpus_buttons->addStretch();
-  auto* box = new QVBoxLayout;
+  connect(corpus_menu_, QOverload<int>::of(&QComboBox::activated), this,
+          [this](int index) { set_corpus(corpus_menu_->itemData(index).toString()); });
+  auto* box = new QHBoxLayout;
   box->setSpacing(4);
-  box->addWidget(corpus_label_);
-  box->addLayout(corpus_buttons);
+  box->addWidget(corpus_menu_, 1);
+  box->addWidget(open_corpus);
   return box;
 }
 
@@ -508,6 +507,15 @@ QString SettingsPanel::problem() const {
   }
   try {
     validate(config());
+    // A corpus by name whose packages are missing: what to install, before any run fails on it.
+    if (const NamedCorpus* corpus = find_named_corpus(corpus_path_.toStdString()); corpus && !is_built(*corpus)) {
+      if (const auto missing = corpus->missing_packages(); !missing.empty()) {
+        QString install = QStringLiteral("sudo apt-get install");
+        for (const std::string& package : missing) install += QLatin1Char(' ') + utf8(package);
+        return tr("The %1 corpus is built from Debian packages that are not installed; run: %2")
+            .arg(utf8(corpus->name), install);
+      }
+    }
   } catch (const UserError& error) {
     return capitalised_sentence(QString::fromStdString(error.what()));
   }
@@ -563,10 +571,59 @@ void SettingsPanel::set_more_shown(bool shown) {
   more_->setVisible(shown);
 }
 
+namespace {
+
+// "59.3 MB, 16.7 M tokens": what a built corpus holds, read once per process for each
+// version of its file (reading the bookshelf and its tokens takes about half a second).
+QString corpus_size(const NamedCorpus& corpus) {
+  static std::map<std::string, std::pair<std::filesystem::file_time_type, QString>> known;
+  std::error_code error;
+  const auto changed = std::filesystem::last_write_time(corpus_cache_file(corpus), error);
+  if (error) return {};
+  auto& [when, text] = known[corpus.name];
+  if (text.isEmpty() || when != changed) {
+    when = changed;
+    try {
+      const auto facts = corpus_facts(corpus, TrainConfig{}.model.vocab);
+      text = facts ? QStringLiteral("%1 MB").arg(double(facts->bytes) / 1e6, 0, 'f', 1) : QString();
+      if (facts && facts->tokens) text += QStringLiteral(", %1 M tokens").arg(double(*facts->tokens) / 1e6, 0, 'f', 2);
+    } catch (const std::exception&) {
+      text.clear();
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+void SettingsPanel::fill_corpus_menu(const QString& path) {
+  corpus_menu_->clear();
+  for (const NamedCorpus& corpus : named_corpora()) {
+    const bool built = is_built(corpus);
+    const std::vector<std::string> missing = built ? std::vector<std::string>{} : corpus.missing_packages();
+    QString install = QStringLiteral("sudo apt-get install");
+    for (const std::string& package : missing) install += QLatin1Char(' ') + utf8(package);
+    const QString size = built ? corpus_size(corpus) : QString();
+    const QString shown = !missing.empty() ? tr("%1 (needs Debian packages)").arg(utf8(corpus.title))
+                          : built          ? tr("%1 (%2)").arg(utf8(corpus.title), size)
+                                           : tr("%1 (built by its first run)").arg(utf8(corpus.title));
+    // The default corpus is the empty setting, as every run file before the names had it.
+    corpus_menu_->addItem(shown, corpus.name == kDefaultCorpus ? QString() : utf8(corpus.name));
+    QString tip = utf8(corpus.about);
+    if (!missing.empty()) tip += QStringLiteral("\n") + tr("Install its packages first: %1").arg(install);
+    corpus_menu_->setItemData(corpus_menu_->count() - 1, tip, Qt::ToolTipRole);
+  }
+  if (corpus_menu_->findData(path) < 0) {  // a file, or a name given on the command line
+    corpus_menu_->addItem(QFileInfo(path).fileName(), path);
+    corpus_menu_->setItemData(corpus_menu_->count() - 1, path, Qt::ToolTipRole);
+  }
+  corpus_menu_->setCurrentIndex(corpus_menu_->findData(path));
+}
+
 void SettingsPanel::set_corpus(const QString& path) {
-  corpus_path_ = path;
-  corpus_label_->setText(path.isEmpty() ? tr("King James Bible (built in)") : QFileInfo(path).fileName());
-  corpus_label_->setToolTip(path.isEmpty() ? tr("Generated once with the `bible` program and cached") : path);
+  // "kjv" by name is the default, kept as the empty setting.
+  corpus_path_ = path == utf8(kDefaultCorpus) ? QString() : path;
+  fill_corpus_menu(corpus_path_);
   revalidate();
 }
 

@@ -72,6 +72,8 @@ class SettingsPanel : public QWidget {
   void read_control(const ConfigField& field, const QObject* control, TrainConfig& config) const;
   void write_control(const ConfigField& field, QObject* control, const TrainConfig& config);
   void set_corpus(const QString& path);
+  // The menu's entries: each named corpus with its size, then `path` when it is a file.
+  void fill_corpus_menu(const QString& path);
   void choose_corpus();
   void set_more_shown(bool shown);
   void show_refusal(const QString& reason);
@@ -87,8 +89,8 @@ class SettingsPanel : public QWidget {
   QToolButton* more_button_;
   QWidget* more_;
   QLabel* device_found_;
-  QLabel* corpus_label_;
-  QString corpus_path_;
+  QComboBox* corpus_menu_;  // the named corpora with their sizes, and a file once one is opened
+  QString corpus_path_;     // empty: the default corpus
   QLabel* message_;
   QTimer* refusal_timer_;
   QWidget* buttons_;

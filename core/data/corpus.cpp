@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 
 #include "core/system/atomic_file.h"
 #include "core/system/paths.h"
 #include "core/system/user_error.h"
+
+#include "corpora.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -135,31 +136,6 @@ Corpus load_corpus(const fs::path& path) {
   return corpus;
 }
 
-Corpus load_default_corpus() {
-  const fs::path path = cache_dir() / "corpus" / "kjv.txt";
-  // Runs starting side by side: one writes the cache (a thread's temp file is its process's).
-  static std::mutex one_at_a_time;
-  std::unique_lock lock(one_at_a_time);
-  if (!fs::exists(path)) {
-    // The whole Bible, Genesis to Revelation, as the `bible` program (bible-kjv) prints it.
-    FILE* pipe = popen("bible gen1:1-rev22:21 2>/dev/null", "r");
-    if (!pipe) throw UserError("cannot run `bible`; install Debian's bible-kjv or pass --corpus");
-    std::string text;
-    char buffer[1 << 16];
-    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-    if (pclose(pipe) != 0 || text.size() < kMinCorpusBytes) {
-      throw UserError(
-          "the `bible` program (Debian's bible-kjv) is missing or printed nothing; "
-          "install it or pass --corpus FILE");
-    }
-    write_file_atomically(path, text);
-  }
-  lock.unlock();
-  return load_corpus(path);
-}
-
-Corpus load_corpus_or_default(const std::string& path) {
-  return path.empty() ? load_default_corpus() : load_corpus(path);
-}
+Corpus load_default_corpus() { return load_chosen_corpus({}); }
 
 }  // namespace normlab

@@ -1,5 +1,5 @@
 #pragma once
-// The text a model trains on: a UTF-8 file, or the King James Bible from `bible`.
+// The text a model trains on: a UTF-8 file, or a corpus built from Debian's packages (corpora.h).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -22,10 +22,8 @@ struct Corpus {
 // Throws UserError saying which check failed: missing, not a regular file, too large, empty,
 // UTF-16/32, binary, invalid UTF-8, too short. A UTF-8 byte-order mark is dropped.
 Corpus load_corpus(const std::filesystem::path& path);
-// The King James text, generated once with `bible` into the cache.
+// The King James text, generated once with `bible` into the cache (corpora.h names the others).
 Corpus load_default_corpus();
-// A run's corpus: the file at `path`, or the default when `path` is empty.
-Corpus load_corpus_or_default(const std::string& path);
 // Validates text that did not come from a file; `origin` names it in messages.
 void check_corpus_text(const std::string& text, const std::string& origin);
 

@@ -12,7 +12,7 @@ Dataset::Dataset(const std::vector<int>& ids, int vocab_size, int context, int c
   train.reserve(ids.size());
   for (std::size_t begin = 0, chunk = 0; begin < ids.size(); begin += chunk_tokens, ++chunk) {
     const std::size_t end = std::min(ids.size(), begin + chunk_tokens);
-    auto& into = (chunk % kHeldoutEvery == kHeldoutEvery - 1) ? heldout : train;
+    auto& into = is_heldout_chunk(chunk) ? heldout : train;
     into.insert(into.end(), ids.begin() + begin, ids.begin() + end);
   }
   const std::size_t needed = std::size_t(context) + 2;
@@ -80,6 +80,21 @@ double Dataset::unigram_loss(const std::vector<Batch>& batches) const {
   for (const Batch& batch : batches) {
     nats -= log_probs.index_select(0, batch.targets.reshape({-1})).sum().item<double>();
     positions += batch.targets.numel();
+  }
+  return positions > 0 ? nats / double(positions) : std::nan("");
+}
+
+double unigram_baseline(const std::vector<int>& ids, int vocab_size, int chunk_tokens) {
+  std::vector<double> counts(std::size_t(vocab_size), 1.0);  // add-one, as unigram_log_probs
+  double total = vocab_size;
+  const auto heldout = [&](std::size_t i) { return is_heldout_chunk(i / std::size_t(chunk_tokens)); };
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (!heldout(i)) counts[std::size_t(ids[i])] += 1, total += 1;
+  }
+  double nats = 0;
+  std::size_t positions = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (heldout(i)) nats -= std::log(counts[std::size_t(ids[i])] / total), ++positions;
   }
   return positions > 0 ? nats / double(positions) : std::nan("");
 }

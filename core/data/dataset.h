@@ -6,6 +6,8 @@
 #include <torch/torch.h>
 #include <vector>
 
+#include "split.h"
+
 namespace normlab {
 
 struct Batch {
@@ -18,12 +20,12 @@ Batch split_windows(const torch::Tensor& windows);
 
 class Dataset {
  public:
-  // Every `kHeldoutEvery`-th chunk of `chunk_tokens` ids is held out, so both sets
-  // come from the whole corpus. UserError when either set is too small for `context`.
+  // Every `kHeldoutEvery`-th chunk of `chunk_tokens` ids is held out (split.h), so both
+  // sets come from the whole corpus. UserError when either set is too small for `context`.
   Dataset(const std::vector<int>& ids, int vocab_size, int context, int chunk_tokens = kChunkTokens);
 
-  static constexpr int kChunkTokens = 2048;
-  static constexpr int kHeldoutEvery = 10;
+  static constexpr int kChunkTokens = normlab::kChunkTokens;
+  static constexpr int kHeldoutEvery = normlab::kHeldoutEvery;
 
   // Moves the token ids to `device`, where batches are then cut without a host copy.
   void to(torch::Device device);

@@ -141,19 +141,23 @@ std::string Tokenizer::piece(int id) const {
   return piece;
 }
 
-std::vector<int> encode_corpus(const Corpus& corpus, const Tokenizer& tokenizer) {
-  const fs::path ids_file = tokenizer_dir() / (cache_stem(corpus, tokenizer.vocab_size()) + ".ids");
-  if (std::ifstream in{ids_file, std::ios::binary}) {
-    in.seekg(0, std::ios::end);
-    std::vector<int> ids(std::size_t(in.tellg()) / sizeof(int));
-    in.seekg(0);
-    if (in.read(reinterpret_cast<char*>(ids.data()), ids.size() * sizeof(int))) {
-      const int vocab = tokenizer.vocab_size();
-      if (!ids.empty() && std::all_of(ids.begin(), ids.end(), [vocab](int id) { return id >= 0 && id < vocab; })) {
-        return ids;
-      }
-    }
+std::optional<std::vector<int>> cached_corpus_ids(const Corpus& corpus, int vocab_size) {
+  const fs::path ids_file = tokenizer_dir() / (cache_stem(corpus, vocab_size) + ".ids");
+  std::ifstream in{ids_file, std::ios::binary};
+  if (!in) return std::nullopt;
+  in.seekg(0, std::ios::end);
+  std::vector<int> ids(std::size_t(in.tellg()) / sizeof(int));
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(ids.data()), std::streamsize(ids.size() * sizeof(int)))) return std::nullopt;
+  if (ids.empty() || !std::all_of(ids.begin(), ids.end(), [&](int id) { return id >= 0 && id < vocab_size; })) {
+    return std::nullopt;
   }
+  return ids;
+}
+
+std::vector<int> encode_corpus(const Corpus& corpus, const Tokenizer& tokenizer) {
+  if (auto ids = cached_corpus_ids(corpus, tokenizer.vocab_size())) return std::move(*ids);
+  const fs::path ids_file = tokenizer_dir() / (cache_stem(corpus, tokenizer.vocab_size()) + ".ids");
   auto ids = tokenizer.encode(corpus.text);
   write_file_atomically(ids_file, std::string(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(int)));
   return ids;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,7 @@ class Tokenizer {
 
 // The corpus as token ids, cached beside the tokenizer model so later runs skip encoding.
 std::vector<int> encode_corpus(const Corpus& corpus, const Tokenizer& tokenizer);
+// Those ids when a run has cached them for this vocabulary size, without the tokenizer.
+std::optional<std::vector<int>> cached_corpus_ids(const Corpus& corpus, int vocab_size);
 
 }  // namespace normlab

@@ -74,6 +74,12 @@ std::string default_run_name(const TrainConfig& c) {
   std::string name = design_name(c);
   // The course's depth goes unsaid too; any other is part of what sets a run apart.
   if (c.model.layers != ModelConfig{}.layers) name += " layers " + std::to_string(c.model.layers);
+  // A corpus by name other than the default, so a run on the bookshelf does not take the
+  // file of the same design on the King James text (a file's path is left unsaid, as before).
+  const std::string& corpus = c.corpus_path;
+  if (!corpus.empty() && corpus != kDefaultCorpusName && corpus.find_first_of("/.") == std::string::npos) {
+    name += " " + corpus;
+  }
   return name;
 }
 

@@ -114,6 +114,10 @@ struct ModelConfig {
 };
 
 // Defaults live here; ranges, names and help texts in config_fields().
+// The corpus a run trains on when it names none, the King James Bible: the name
+// core/data/corpora.h gives it (a test holds the two alike).
+inline constexpr const char* kDefaultCorpusName = "kjv";
+
 struct TrainConfig {
   // The run's name in files, sweeps and seed groups; empty: derived from the settings
   // (see default_run_name). What the window shows is its display name (run_title.h).
@@ -142,7 +146,7 @@ struct TrainConfig {
   int eval_batches = 16;
   int layer_stats_every = 10;             // after the first 100 steps (see layer_stats.h); 0 = off
   int text_every = 1;                     // evaluations between recordings of the run's text; 0 = none
-  std::string corpus_path;                // empty: the King James text from `bible`
+  std::string corpus_path;                // a corpus's name or a file's path; empty: kDefaultCorpusName
   int checkpoint_interval = 60;           // seconds between checkpoints (checkpoint.h); 0 = at every save
   std::string final_checkpoint = "drop";  // drop | keep: whether a finished run keeps its whole final state
   std::string final_weights = "keep";     // keep | drop: whether a finished run keeps its parameters (weights.h)
@@ -160,8 +164,9 @@ std::string placement_name(NormPlacement placement);
 // What design_name says between the placement and the learning rate, with a leading
 // space: " DyT alpha0 2 QK-norm"; empty for LayerNorm with both switches off.
 std::string design_options(const TrainConfig& config);
-// The run's name in files when it is given none: its design name, and the depth when it is
-// not the default, "peri-norm RMSNorm lr 1e-3 warmup 30 layers 16".
+// The run's name in files when it is given none: its design name, the depth when it is
+// not the default and a corpus by name when not the default, "peri-norm RMSNorm lr 1e-3
+// warmup 30 layers 16", "pre-norm lr 6e-3 warmup 30 bookshelf".
 std::string default_run_name(const TrainConfig& config);
 
 // "6e-3", "1e-3", "2.5e-4": how the app writes learning rates.

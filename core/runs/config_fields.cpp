@@ -229,7 +229,9 @@ std::vector<ConfigField> make_fields() {
   threads.zero_text = "one per core";
   threads.shapes_result = false;
 
-  auto& corpus = add({"corpus", "corpus", "Corpus", "corpus", "UTF-8 text to train on; empty: the King James Bible",
+  auto& corpus = add({"corpus", "corpus", "Corpus", "corpus",
+                      "the text to train on: a corpus's name (kjv, the King James Bible; bookshelf, 59 MB of "
+                      "English from Debian's packages; see normlab-cli corpora) or a UTF-8 text file; empty: kjv",
                       S::DeviceAndData, W::File});
   corpus.member = Member<std::string>([](TrainConfig& c) -> std::string& { return c.corpus_path; });
 

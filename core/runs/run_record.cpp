@@ -469,6 +469,8 @@ void write_json_text(std::ostream& out, const RunRecord& run) {
             {"train_tokens", run.train_tokens},
             {"heldout_tokens", run.heldout_tokens},
             {"baseline_loss", number(run.baseline_loss)},
+            {"corpus_name", run.corpus_name},
+            {"corpus_hash", run.corpus_hash},
             {"steps", columns(run.steps, kStepColumns, get_step, streamed)},
             {"evals", columns(run.evals, kEvalColumns, get_eval, streamed)},
             {"series", json::object()},
@@ -543,6 +545,9 @@ RunRecord from_json_text(const std::string& text) {
   run.train_tokens = field<std::int64_t>(j, "train_tokens", "");
   run.heldout_tokens = field<std::int64_t>(j, "heldout_tokens", "");
   run.baseline_loss = field<double>(j, "baseline_loss", "");
+  // Written since the corpora had names; a file without them reads as not knowing.
+  if (j.contains("corpus_name")) run.corpus_name = field<std::string>(j, "corpus_name", "");
+  if (j.contains("corpus_hash")) run.corpus_hash = field<std::string>(j, "corpus_hash", "");
   run.steps = rows<StepMetrics>(field<json>(j, "steps", ""), "steps", kStepColumns, set_step);
   run.evals = rows<EvalMetrics>(field<json>(j, "evals", ""), "evals", kEvalColumns, set_eval);
   if (version >= 2) {

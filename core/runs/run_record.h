@@ -86,6 +86,10 @@ struct RunRecord {
   std::int64_t train_tokens = 0;
   std::int64_t heldout_tokens = 0;
   double baseline_loss = 0;  // unigram-frequency held-out loss, nats
+  // The text it trained on: its name ("kjv", "bookshelf", or the file's name) and its
+  // content hash (corpus.h), set when the corpus is read; empty in files that predate them.
+  std::string corpus_name;
+  std::string corpus_hash;
   RunStatus status = RunStatus::Queued;
   std::string message;  // why it ended, when not simply done
   std::vector<StepMetrics> steps;

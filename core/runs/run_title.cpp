@@ -28,6 +28,7 @@ std::string run_title(const TrainConfig& config, SeedInTitle seed) {
     if (seed == SeedInTitle::Unsaid && field.key == "seed") continue;
     std::string value = shown_text(field, config);
     if (value == shown_text(field, defaults)) continue;
+    if (field.widget == Widget::File && value == kDefaultCorpusName) continue;  // the default, by its name
     if (field.widget == Widget::File) value = std::filesystem::path(value).filename().string();  // the folder is noise
     rest += (rest.empty() ? " \u00b7 " : ", ") + field.flag + " " + value;
   }

@@ -1,5 +1,7 @@
 #include "run_data.h"
 
+#include "core/data/corpora.h"
+
 namespace normlab {
 
 RunData prepare_run_data(const TrainConfig& config, const std::function<void(const std::string&)>& stage) {
@@ -7,7 +9,7 @@ RunData prepare_run_data(const TrainConfig& config, const std::function<void(con
     if (stage) stage(what);
   };
   tell("Reading the corpus");
-  Corpus corpus = load_corpus_or_default(config.corpus_path);
+  Corpus corpus = load_chosen_corpus(config.corpus_path, stage);
   tell("Preparing the " + std::to_string(config.model.vocab) +
        "-token BPE tokenizer (trained once per corpus, then cached)");
   Tokenizer tokenizer = Tokenizer::for_corpus(corpus, config.model.vocab);

@@ -6,6 +6,7 @@
 #include <random>
 #include <string_view>
 
+#include "core/data/corpora.h"
 #include "core/device/cuda_backend.h"
 #include "core/system/memory.h"
 
@@ -195,6 +196,8 @@ RunData TrainingRun::prepare_data() {
   const Dataset& data = prepared.data;
   record_.train_tokens = data.train_tokens();
   record_.heldout_tokens = data.heldout_tokens();
+  record_.corpus_name = corpus_name(config_.corpus_path);
+  record_.corpus_hash = prepared.corpus.hash;
   fingerprint_ = data_fingerprint(data);
   prepared.data.to(device_);  // batches are cut where the model is
   return prepared;

@@ -1,4 +1,5 @@
 // Runs the normlab-cli binary (NORMLAB_CLI, set by CMake) as a user would.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -6,10 +7,13 @@
 #include <optional>
 #include <random>
 #include <signal.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
+#include "core/data/dataset.h"
+#include "core/data/tokenizer.h"
 #include "core/runs/config.h"
 #include "core/runs/config_fields.h"
 #include "core/runs/run_record.h"
@@ -610,6 +614,47 @@ TEST_F(CliTest, ExplainSaysWhatEachRunIsDoing) {
 // Issue 47: the README's first command trained at full scale on a CPU for an hour without a
 // word. Without --scale and on the CPU, train takes the CPU scale, as the window and
 // sweep do, and says so in one line; --scale full and explicit options still win.
+// `corpora --build` makes a corpus's tokens, and the listing then says its size, tokens and
+// baseline as the engine counts them. A small text stands in for the King James text
+// in the cache, so nothing runs `bible`.
+TEST_F(CliTest, CorporaListsWhatABuildMade) {
+  const fs::path kjv = cache_dir() / "corpus" / "kjv.txt";
+  fs::create_directories(kjv.parent_path());
+  write_file(kjv, synthetic_corpus());
+  ASSERT_EQ(run("corpora --build kjv --vocab 256"), 0) << err_;
+  EXPECT_EQ(err_, "");
+  std::string bytes = std::to_string(synthetic_corpus().size());  // with thousands marked, as listed
+  for (int at = int(bytes.size()) - 3; at > 0; at -= 3) bytes.insert(std::size_t(at), ",");
+  EXPECT_THAT(out_, HasSubstr("Corpus kjv: " + bytes + " bytes in the cache"));
+  EXPECT_THAT(out_, HasSubstr("Tokenizer trained in"));
+
+  const Corpus corpus = load_corpus(kjv);
+  const Tokenizer tokenizer = Tokenizer::for_corpus(corpus, 256);  // the one the build cached
+  EXPECT_FALSE(tokenizer.was_trained());
+  const std::vector<int> ids = tokenizer.encode(corpus.text);
+  const Dataset data(ids, 256, 16);
+  char row[200];
+  std::snprintf(row, sizeof row, "%-10s %-6s %13s", "kjv", "yes", bytes.c_str());
+  std::string line;
+  for (std::istringstream lines(out_); std::getline(lines, line);)
+    if (line.rfind(row, 0) == 0) break;
+  ASSERT_EQ(line.rfind(row, 0), 0u) << out_;
+  std::istringstream cells(line.substr(std::strlen(row)));
+  std::string tokens, training;
+  double baseline = 0;
+  cells >> tokens >> training >> baseline;
+  const auto plain = [](std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+    return std::stoll(s);
+  };
+  EXPECT_EQ(plain(tokens), std::int64_t(ids.size()));
+  EXPECT_EQ(plain(training), data.train_tokens());
+  EXPECT_NEAR(baseline, unigram_baseline(ids, 256), 0.0005);
+  // The bookshelf is not built in this cache: the listing says how to build it.
+  EXPECT_THAT(out_, HasSubstr("\nbookshelf  no "));
+  EXPECT_THAT(out_, HasSubstr("normlab-cli corpora --build bookshelf"));
+}
+
 TEST_F(CliTest, TrainWithoutAScaleOnTheCpuTakesTheCpuScaleAndSaysSo) {
   corpus_file(synthetic_corpus());
   const std::string tiny =

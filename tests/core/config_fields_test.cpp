@@ -160,6 +160,13 @@ TEST(ConfigFields, RunNamesTellEveryPlacementAndNormTypeApart) {
   c.model.norm_type = NormType::RmsNorm;
   c.model.layers = 16;
   EXPECT_EQ(default_run_name(c), "deepnorm RMSNorm lr 1e-3 warmup 30 layers 16");
+  // A corpus by name, not the default: its runs do not take the King James runs' files.
+  c.corpus_path = "bookshelf";
+  EXPECT_EQ(default_run_name(c), "deepnorm RMSNorm lr 1e-3 warmup 30 layers 16 bookshelf");
+  c.corpus_path = kDefaultCorpusName;
+  EXPECT_EQ(default_run_name(c), "deepnorm RMSNorm lr 1e-3 warmup 30 layers 16");
+  c.corpus_path = "texts/notes.txt";  // a file, unsaid as before
+  EXPECT_EQ(default_run_name(c), "deepnorm RMSNorm lr 1e-3 warmup 30 layers 16");
   TrainConfig d;
   d.model.norm_type = NormType::Dyt;
   d.model.qk_norm = Switch::On;

@@ -48,6 +48,8 @@ RunRecord sample_run() {
   run.train_tokens = 90'000;
   run.heldout_tokens = 10'000;
   run.baseline_loss = 5.4321;
+  run.corpus_name = "text with spaces.txt";
+  run.corpus_hash = "0123456789abcdef-1d4c0";
   run.status = RunStatus::Diverged;
   run.message = "training loss became NaN at step 5";
   for (int s = 1; s <= 5; ++s) {
@@ -93,6 +95,8 @@ void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.parameters, b.parameters);
   EXPECT_EQ(a.train_tokens, b.train_tokens);
   EXPECT_EQ(a.heldout_tokens, b.heldout_tokens);
+  EXPECT_EQ(a.corpus_name, b.corpus_name);
+  EXPECT_EQ(a.corpus_hash, b.corpus_hash);
   EXPECT_TRUE(same(a.baseline_loss, b.baseline_loss));
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.message, b.message);
@@ -163,6 +167,17 @@ TEST_F(RunRecordTest, JsonRoundTrip) {
   expect_equal(from_json_text(to_json_text(run)), run);
   write_json(run, temp_ / "runs" / "a.json");  // creates the folder
   expect_equal(read_json(temp_ / "runs" / "a.json"), run);
+}
+
+// Files from before the corpora had names lack them: read as not known.
+TEST_F(RunRecordTest, FileWithoutTheCorpusNameReadsAsUnknown) {
+  nlohmann::json j = nlohmann::json::parse(to_json_text(sample_run()));
+  ASSERT_EQ(j["corpus_name"], "text with spaces.txt");
+  j.erase("corpus_name");
+  j.erase("corpus_hash");
+  const RunRecord read = from_json_text(j.dump());
+  EXPECT_EQ(read.corpus_name, "");
+  EXPECT_EQ(read.corpus_hash, "");
 }
 
 // The user's label and note are the file's, apart from its name.

@@ -46,6 +46,13 @@ TEST(RunTitle, SaysWhatDiffersFromItsScale) {
   EXPECT_EQ(run_title(full, SeedInTitle::Unsaid),
             "pre-norm lr 1e-3 warmup 30 \u00b7 layers 16, d-model 256, heads 8, corpus shakespeare.txt");
 
+  // A corpus by name: said unless it is the default, by its name or by none.
+  TrainConfig shelf;
+  shelf.corpus_path = "bookshelf";
+  EXPECT_EQ(run_title(shelf), "pre-norm lr 1e-3 warmup 30 \u00b7 corpus bookshelf");
+  shelf.corpus_path = kDefaultCorpusName;
+  EXPECT_EQ(run_title(shelf), "pre-norm lr 1e-3 warmup 30");
+
   // At the full scale, the CPU scale's batch is a difference.
   TrainConfig small_batch;
   small_batch.batch_size = 8;

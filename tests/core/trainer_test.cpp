@@ -58,6 +58,8 @@ TEST_F(TrainerTest, RecordDescribesTheRun) {
   EXPECT_EQ(run.config.name, "pre-norm lr 3e-3 warmup 10 layers 2");  // not the course's 8 layers: said
   EXPECT_EQ(run.environment.device, "cpu");
   EXPECT_EQ(run.environment.libtorch_version, TORCH_VERSION);
+  EXPECT_EQ(run.corpus_name, "corpus.txt");  // the corpus it read, by name and content
+  EXPECT_EQ(run.corpus_hash, content_hash(synthetic_corpus()));
   EXPECT_EQ(run.environment.app_version, NORMLAB_VERSION);
   EXPECT_EQ(run.environment.threads, 1);
   EXPECT_THAT(run.environment.device_name, HasSubstr("1 thread"));

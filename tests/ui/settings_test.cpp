@@ -7,8 +7,12 @@
 #include <QSpinBox>
 #include <QTest>
 #include <QWheelEvent>
+#include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 
+#include "core/data/corpora.h"
+#include "tests/support/synthetic_corpus.h"
 #include "ui/settings_panel.h"
 
 namespace normlab::ui {
@@ -95,6 +99,41 @@ TEST(SettingsPanel, RoundTripsAConfig) {
   EXPECT_EQ(back.model.layers, 4);
   EXPECT_EQ(back.corpus_path, "/tmp/some.txt");
   EXPECT_TRUE(panel.problem().isEmpty());
+}
+
+// Issue 50, item 3: the corpora by name, each with its size once built, the same choice
+// as --corpus; a file opened joins them. The King James Bible is the default, the empty
+// setting.
+TEST(SettingsPanel, OffersTheCorporaByNameWithTheirSize) {
+  const std::filesystem::path shelf = corpus_cache_file(*find_named_corpus("bookshelf"));
+  std::filesystem::create_directories(shelf.parent_path());
+  const std::string text = test::synthetic_corpus(150'000);
+  { std::ofstream(shelf, std::ios::binary) << text; }
+  SettingsPanel panel;
+  auto* menu = panel.findChild<QComboBox*>(QStringLiteral("corpusMenu"));
+  ASSERT_TRUE(menu);
+  ASSERT_EQ(menu->count(), int(named_corpora().size()));
+  EXPECT_EQ(menu->currentData().toString(), QString());  // the default
+  EXPECT_TRUE(menu->currentText().startsWith(QStringLiteral("King James Bible"))) << menu->currentText().toStdString();
+  const int at = menu->findData(QStringLiteral("bookshelf"));
+  ASSERT_GE(at, 0);
+  EXPECT_EQ(menu->itemText(at), QStringLiteral("Bookshelf (0.2 MB)"));  // built, not yet tokenized
+
+  menu->setCurrentIndex(at);
+  emit menu->activated(at);
+  EXPECT_EQ(panel.config().corpus_path, "bookshelf");
+  EXPECT_TRUE(panel.problem().isEmpty()) << panel.problem().toStdString();
+
+  TrainConfig c;
+  c.corpus_path = "/tmp/some.txt";  // a file: one more entry, chosen
+  panel.set_config(c);
+  EXPECT_EQ(menu->count(), int(named_corpora().size()) + 1);
+  EXPECT_EQ(menu->currentText(), QStringLiteral("some.txt"));
+  c.corpus_path = "kjv";  // the default by its name
+  panel.set_config(c);
+  EXPECT_EQ(panel.config().corpus_path, "");
+  EXPECT_EQ(menu->count(), int(named_corpora().size()));
+  std::filesystem::remove(shelf);
 }
 
 // Seen under Xvfb: the wheel over the panel set Batch to 1 on its way down. A spin box or
