@@ -919,7 +919,10 @@ def compare_s(step_s):  # 3 rounds of 3 + 15 steps: NormLab's, then PyTorch's tw
 def speed_pytorch():
     shapes = [("8 × 64, fp32", " --batch 8 --context 64", CPU_STEP_S),
               ("8 × 64, bf16 autocast (both)", " --batch 8 --context 64 --autocast bf16", 2 * CPU_STEP_S),
-              ("32 × 128, fp32", "", FULL_STEP_S)]  # the script's own batch
+              ("8 × 64, NormLab CPU bf16, PyTorch bf16 autocast", " --batch 8 --context 64 --cpu-precision bf16",
+               2 * CPU_STEP_S),
+              ("32 × 128, fp32", "", FULL_STEP_S),  # the script's own batch
+              ("32 × 128, NormLab CPU bf16, PyTorch bf16 autocast", " --cpu-precision bf16", 1.5 * FULL_STEP_S)]
     timings = [Timing(f"bench/compare_pytorch.py --device cpu --threads 2{options}", compare_s(step_s / TWO_THREADS),
                       compare_medians) for _, options, step_s in shapes]
 
@@ -941,13 +944,51 @@ loop on the same torch {TORCH}, alternating rounds with `normlab-cli bench` (med
 
 ```sh
 p=~/.cache/normlab/torch-{TORCH}/bin/python    # the Python of LibTorch's wheel
-$p bench/compare_pytorch.py --device cpu --threads 2 --batch 8 --context 64 [--autocast bf16]
-$p bench/compare_pytorch.py --device cpu --threads 2    # 32 × 128
+$p bench/compare_pytorch.py --device cpu --threads 2 --batch 8 --context 64 [--autocast bf16 | --cpu-precision bf16]
+$p bench/compare_pytorch.py --device cpu --threads 2 [--cpu-precision bf16]    # 32 × 128
 ```
 
 {table.markdown(results)}"""
 
     return Block("speed-pytorch", [], render, timings=timings)
+
+
+PROFILED = [("8 × 64, fp32", "--batch 8 --context 64", CPU_STEP_S),
+            ("8 × 64, CPU bf16", "--batch 8 --context 64 --cpu-precision bf16", CPU_STEP_S),
+            ("32 × 128, fp32", "--batch 32 --context 128", FULL_STEP_S),
+            ("32 × 128, CPU bf16", "--batch 32 --context 128 --cpu-precision bf16", FULL_STEP_S)]
+
+
+def step_profile():
+    """Where a step's time goes, by kind of work, at both scales and in both precisions."""
+    timings = [Timing(f"normlab-cli bench --device cpu {options} --threads 1 --layer-stats-every 0 --text-every 0 "
+                      f"--bench-steps 5 --profile 10 --json", bench_s(18, step_s), bench_json)
+               for _, options, step_s in PROFILED]
+
+    def render(results, docs):
+        profiles = [results[timing][0]["profile"] for timing in timings]
+        kinds = list(profiles[0]["kinds"])
+        rows = [[kind] + [f"{p['kinds'][kind]['ms_per_step']:.1f} ({100 * p['kinds'][kind]['share']:.0f} %)"
+                          for p in profiles] for kind in kinds]
+        rows.append(["**a step, profiler on**"] + [f"**{ms(p['ms_per_step'])}**" for p in profiles])
+        rows.append(["minor page faults a step"] + [f"{results[t][0]['page_faults_per_step']:.0f}" for t in timings])
+        table = Table(["ms a step (share)"] + [label for label, _, _ in PROFILED], rows, checks=[])
+        top = profiles[1]["operators"][:3]
+        intro = wrap(f"""`normlab-cli bench --profile` runs steps under LibTorch's profiler and sums each operator's own
+time by the kind its name says (one thread, the layer statistics and text off; {others(results, timings)}). The
+operators inside the fused loss count as loss unless they are matmuls; *between operators* is the autograd engine's
+bookkeeping and NormLab's own code. At 8 × 64 in bf16 the three longest operators were
+{", ".join(f"`{op['name']}` {op['ms_per_step']:.1f} ms" for op in top)}.""")
+        return f"""{intro}
+
+```sh
+normlab-cli bench --device cpu --batch 8 --context 64 --threads 1 --layer-stats-every 0 --text-every 0 \\
+    --profile [--cpu-precision bf16]
+```
+
+{table.markdown(results)}"""
+
+    return Block("step-profile", [], render, timings=timings)
 
 
 SMALL_BENCH = "normlab-cli bench --device cpu --batch 8 --context 64 --json"
@@ -1125,7 +1166,7 @@ BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
           designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full(),
-          speed_pytorch(), matmul_speed(), side_by_side(), spin_cost(), step_cost()]
+          speed_pytorch(), step_profile(), matmul_speed(), side_by_side(), spin_cost(), step_cost()]
 
 
 # --- running ------------------------------------------------------------------------------
