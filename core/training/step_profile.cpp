@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <fcntl.h>
 #include <map>
 #include <torch/csrc/autograd/profiler_kineto.h>
+#include <unistd.h>
 #include <utility>
 
 namespace normlab {
@@ -108,6 +111,31 @@ std::string_view region_kind(std::string_view name) {
   return {};
 }
 
+// Kineto writes its own start-up lines, and an error about GPUs on a machine without one,
+// to stderr: noise around a bench's printout. Held off while the profiler starts and stops.
+class QuietStderr {
+ public:
+  QuietStderr() {
+    std::fflush(stderr);
+    saved_ = ::dup(2);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (saved_ >= 0 && null >= 0) ::dup2(null, 2);
+    if (null >= 0) ::close(null);
+  }
+  ~QuietStderr() {
+    std::fflush(stderr);
+    if (saved_ >= 0) {
+      ::dup2(saved_, 2);
+      ::close(saved_);
+    }
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 struct Interval {
   const torch::autograd::profiler::KinetoEvent* event;
   std::uint64_t start, end;
@@ -133,17 +161,24 @@ StepProfile profile_steps(const std::function<void()>& step, int steps) {
   using torch::profiler::impl::ProfilerConfig;
   using torch::profiler::impl::ProfilerState;
   const std::set<ActivityType> activities{ActivityType::CPU};
-  profiler::prepareProfiler(ProfilerConfig(ProfilerState::KINETO), activities);
-  profiler::enableProfiler(ProfilerConfig(ProfilerState::KINETO), activities);
+  {
+    QuietStderr quiet;
+    profiler::prepareProfiler(ProfilerConfig(ProfilerState::KINETO), activities);
+    profiler::enableProfiler(ProfilerConfig(ProfilerState::KINETO), activities);
+  }
   const auto start = std::chrono::steady_clock::now();
   try {
     for (int i = 0; i < steps; ++i) step();
   } catch (...) {
+    QuietStderr quiet;
     profiler::disableProfiler();
     throw;
   }
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const auto result = profiler::disableProfiler();
+  const auto result = [] {
+    QuietStderr quiet;
+    return profiler::disableProfiler();
+  }();
 
   // Each thread's operators nest: an operator's own time is its span less its children's.
   std::map<std::uint64_t, std::vector<Interval>> by_thread;

@@ -106,6 +106,7 @@ TEST(Bench, AProfileSharesAStepsTimeByKind) {
   }
   const auto json = nlohmann::json::parse(to_json_text(r, CheckpointCost{}, config));
   EXPECT_NEAR(json["profile"]["kinds"]["matmuls"]["share"].get<double>(), share["matmuls"], 1e-12);
+  EXPECT_EQ(json["page_faults_per_step"].get<double>(), r.page_faults_per_step);
 }
 
 TEST(Bench, AnOperatorsKindIsItsNamesOrItsRegions) {
