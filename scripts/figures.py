@@ -967,9 +967,10 @@ def step_profile():
 
     def render(results, docs):
         profiles = [results[timing][0]["profile"] for timing in timings]
-        kinds = list(profiles[0]["kinds"])
-        rows = [[kind] + [f"{p['kinds'][kind]['ms_per_step']:.1f} ({100 * p['kinds'][kind]['share']:.0f} %)"
-                          for p in profiles] for kind in kinds]
+        kinds = [entry["kind"] for entry in profiles[0]["kinds"]]  # in the order bench prints them
+        by_kind = [{entry["kind"]: entry for entry in p["kinds"]} for p in profiles]
+        rows = [[kind] + [f"{k[kind]['ms_per_step']:.1f} ({100 * k[kind]['share']:.0f} %)" for k in by_kind]
+                for kind in kinds]
         rows.append(["**a step, profiler on**"] + [f"**{ms(p['ms_per_step'])}**" for p in profiles])
         rows.append(["minor page faults a step"] + [f"{results[t][0]['page_faults_per_step']:.0f}" for t in timings])
         table = Table(["ms a step (share)"] + [label for label, _, _ in PROFILED], rows, checks=[])

@@ -233,9 +233,9 @@ std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint,
                       {"checkpoint_write_ms", checkpoint.write_ms},
                       {"checkpoint_interval", config.checkpoint_interval}};
   if (r.profile.steps > 0) {
-    nlohmann::json kinds = nlohmann::json::object();
+    nlohmann::json kinds = nlohmann::json::array();  // in kProfileKinds' order
     for (const auto& kind : r.profile.kinds)
-      kinds[kind.kind] = {{"ms_per_step", kind.ms_per_step}, {"share", kind.share}};
+      kinds.push_back({{"kind", kind.kind}, {"ms_per_step", kind.ms_per_step}, {"share", kind.share}});
     nlohmann::json operators = nlohmann::json::array();
     for (std::size_t i = 0; i < std::min<std::size_t>(20, r.profile.operators.size()); ++i) {
       const auto& op = r.profile.operators[i];
