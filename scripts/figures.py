@@ -962,7 +962,7 @@ PROFILED = [("8 × 64, fp32", "--batch 8 --context 64", CPU_STEP_S),
 def step_profile():
     """Where a step's time goes, by kind of work, at both scales and in both precisions."""
     timings = [Timing(f"normlab-cli bench --device cpu {options} --threads 1 --layer-stats-every 0 --text-every 0 "
-                      f"--bench-steps 5 --profile 10 --json", bench_s(18, step_s), bench_json)
+                      f"--bench-warmup 10 --bench-steps 5 --profile 10 --json", bench_s(25, step_s), bench_json)
                for _, options, step_s in PROFILED]
 
     def render(results, docs):
@@ -976,7 +976,8 @@ def step_profile():
         table = Table(["ms a step (share)"] + [label for label, _, _ in PROFILED], rows, checks=[])
         top = profiles[1]["operators"][:3]
         intro = wrap(f"""`normlab-cli bench --profile` runs steps under LibTorch's profiler and sums each operator's own
-time by the kind its name says (one thread, the layer statistics and text off; {others(results, timings)}). The
+time by the kind its name says (one thread, the layer statistics and text off, page faults over 5 steps after
+10; {others(results, timings)}). The
 operators inside the fused loss count as loss unless they are matmuls; *between operators* is the autograd engine's
 bookkeeping and NormLab's own code. At 8 × 64 in bf16 the three longest operators were
 {", ".join(f"`{op['name']}` {op['ms_per_step']:.1f} ms" for op in top)}.""")
