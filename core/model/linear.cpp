@@ -102,10 +102,8 @@ bool takes_onednn(const torch::Tensor& input, const torch::Tensor& weight, const
 struct Bf16Copy {
   std::optional<c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>> weight;
   std::uint32_t version = 0;
-  std::uint64_t generation = 0;
   torch::Tensor copy;
 };
-thread_local std::uint64_t weights_generation = 0;
 thread_local std::unordered_map<const c10::TensorImpl*, Bf16Copy> bf16_copies;
 
 }  // namespace
@@ -113,7 +111,6 @@ thread_local std::unordered_map<const c10::TensorImpl*, Bf16Copy> bf16_copies;
 void set_onednn_matmuls(bool on) { use_onednn = on; }
 bool onednn_matmuls() { return use_onednn; }
 void set_bf16_matmuls(bool on) { use_bf16 = on; }
-bool bf16_matmuls() { return use_bf16; }
 
 bool cpu_has_bf16_units() {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -129,7 +126,7 @@ torch::Tensor bf16_weight(const torch::Tensor& weight) {
   const std::uint32_t version = weight._version();
   auto& entry = bf16_copies[weight.unsafeGetTensorImpl()];
   const bool same_weight = entry.weight && entry.weight->lock().get() == weight.unsafeGetTensorImpl();
-  if (!same_weight || entry.version != version || entry.generation != weights_generation) {
+  if (!same_weight || entry.version != version) {
     if (bf16_copies.size() > 4096) {  // drop the entries of weights that are gone
       for (auto it = bf16_copies.begin(); it != bf16_copies.end();) {
         it = (!it->second.weight || it->second.weight->expired()) && &it->second != &entry ? bf16_copies.erase(it)
@@ -138,13 +135,10 @@ torch::Tensor bf16_weight(const torch::Tensor& weight) {
     }
     entry.weight.emplace(weight.getIntrusivePtr());
     entry.version = version;
-    entry.generation = weights_generation;
     entry.copy = weight.detach().to(torch::kBFloat16);
   }
   return entry.copy;
 }
-
-void bf16_weights_changed() { ++weights_generation; }
 
 torch::Tensor matmul_operand(const torch::Tensor& input) {
   return use_bf16 && takes_onednn(input, input, {}) ? input.to(torch::kBFloat16) : input;

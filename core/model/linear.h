@@ -20,17 +20,14 @@ bool onednn_matmuls();
 // Whether the calling thread's CPU fp32 linear layers multiply in bf16 (see above). Per
 // thread; threads start with fp32.
 void set_bf16_matmuls(bool on);
-bool bf16_matmuls();
 // Whether this CPU multiplies bf16 in hardware (AVX512-BF16 or AMX-BF16): where it does
 // not, oneDNN would emulate bf16 and gain nothing, so runs keep fp32 there.
 bool cpu_has_bf16_units();
 
 // The bf16 copy of `weight` that bf16 matmuls multiply with, made again only when the
-// weight has changed since: once per optimiser step, not per use. A change is seen by the
-// weight's version counter, which in-place ops bump, or by bf16_weights_changed(), which
-// an optimiser that writes without bumping it (ATen's fused AdamW) must call after its step.
+// weight has changed since (its version counter, which in-place ops and AdamWGroup bump):
+// once per optimiser step, not per use.
 torch::Tensor bf16_weight(const torch::Tensor& weight);
-void bf16_weights_changed();  // the calling thread's copies are stale
 // `input` as the calling thread's CPU products take it: in bf16 when its matmuls are bf16
 // (cast once, for several products), else as it is.
 torch::Tensor matmul_operand(const torch::Tensor& input);

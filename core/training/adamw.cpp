@@ -1,6 +1,7 @@
 #include "adamw.h"
 
 #include <cmath>
+#include <torch/csrc/autograd/variable.h>
 
 namespace normlab {
 
@@ -44,6 +45,10 @@ void AdamWGroup::update(const LearningRate& lr) {
   torch::_foreach_add_(steps, 1);
   at::_fused_adamw_(params, grads, exp_avg, exp_avg_sq, /*max_exp_avg_sqs=*/{}, steps, lr, s.beta1, s.beta2,
                     s.weight_decay, s.eps, /*amsgrad=*/false, /*maximize=*/false);
+  // ATen's fused kernel writes the parameters in place without bumping their version
+  // counters, as in-place ops do: bumped here, so whatever keys on a tensor's version (the
+  // bf16 weight copies of linear.h, autograd's saved-tensor checks) sees the update.
+  for (const auto& p : params) torch::autograd::impl::bump_version(p);
 }
 
 }  // namespace normlab

@@ -161,7 +161,6 @@ torch::Tensor Learner::update(const Batch& batch, const LearningRate& lr, LayerR
   if (clip_grad_norm_ > 0) clip_gradients();
   decayed_.step(lr);
   not_decayed_.step(lr);
-  bf16_weights_changed();  // the fused AdamW writes the weights without bumping their versions
   return loss.detach();
 }
 

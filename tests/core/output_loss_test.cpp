@@ -6,6 +6,7 @@
 
 #include "core/model/linear.h"
 #include "core/system/user_error.h"
+#include "core/training/adamw.h"
 #include "core/training/learner.h"
 #include "core/training/trainer.h"
 #include "tests/support/synthetic_corpus.h"
@@ -130,11 +131,10 @@ TEST_F(OutputLossTest, ABf16WeightCopyIsMadeAgainAfterTheWeightChanges) {
   EXPECT_EQ(normlab::linear(input, weight)[0][0].item<float>(), 16.0f);
   auto other = torch::full({4, 8}, 3.0);  // another weight, perhaps where a freed one lay
   EXPECT_EQ(normlab::linear(input, other)[0][0].item<float>(), 24.0f);
-  // ATen's fused AdamW writes in place without bumping the version: the learner says so.
-  std::vector<torch::Tensor> params{other}, grads{torch::ones({4, 8})}, m{torch::zeros({4, 8})},
-      v{torch::zeros({4, 8})}, steps{torch::ones({})};
-  at::_fused_adamw_(params, grads, m, v, {}, steps, 0.5, 0.9, 0.95, 0.0, 1e-8, false, false);
-  bf16_weights_changed();
+  // ATen's fused AdamW writes in place without bumping the version: AdamWGroup bumps it.
+  AdamWGroup optimiser({other}, AdamWSettings{});
+  other.mutable_grad() = torch::ones({4, 8});
+  optimiser.step(0.5);
   EXPECT_EQ(normlab::linear(input, other)[0][0].item<float>(), 20.0f);  // each weight 3 - 0.5
 }
 
