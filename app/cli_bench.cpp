@@ -28,7 +28,8 @@ CLI::App* add_bench_command(CLI::App& app, Options& options) {
   bench
       ->add_option("--profile", options.bench_profile,
                    "after the timed steps, run this many more under LibTorch's profiler and print where a step's "
-                   "time goes, by kind of work (matmuls, attention, loss, norms, ...) and by operator")
+                   "time goes, by kind of work (matmuls, attention, loss, norms, ...) and by operator; on a GPU also "
+                   "how many kernels a step runs (a graphed step's too) and the ten that take longest")
       ->check(CLI::Range(1, 1000))
       ->expected(0, 1)
       ->default_str("10");
@@ -50,6 +51,14 @@ void print_profile(const StepProfile& profile) {
     const auto& op = profile.operators[i];
     std::printf("  %-44s %8.2f ms/step %5.1f %%  %lld a step (%s)\n", op.name.c_str(), op.ms_per_step,
                 100 * op.ms_per_step / profile.ms_per_step, op.calls_per_step, op.kind.c_str());
+  }
+  if (profile.gpu_kernels.empty()) return;
+  std::printf("  on the GPU: %.0f kernels, copies and fills a step, busy %.2f ms of the %.2f; the ten longest:\n",
+              profile.gpu_kernels_per_step, profile.gpu_busy_ms_per_step, profile.ms_per_step);
+  for (std::size_t i = 0; i < std::min<std::size_t>(10, profile.gpu_kernels.size()); ++i) {
+    const auto& kernel = profile.gpu_kernels[i];
+    std::printf("  %8.3f ms/step %5.1f %%  %4.0f a step  %.90s\n", kernel.ms_per_step,
+                100 * kernel.ms_per_step / profile.gpu_busy_ms_per_step, kernel.calls_per_step, kernel.name.c_str());
   }
 }
 

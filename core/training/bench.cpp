@@ -193,7 +193,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
           learner.step(batches[next++], config.peak_lr);
           synchronize(device);
         },
-        profiled);
+        profiled, device.is_cuda());
   }
   const double tokens = double(config.batch_size) * m.context;
   result.model_flop_per_step = step_flops(config);
@@ -244,8 +244,19 @@ std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint,
                            {"ms_per_step", op.ms_per_step},
                            {"calls_per_step", op.calls_per_step}});
     }
-    j["profile"] = {
-        {"steps", r.profile.steps}, {"ms_per_step", r.profile.ms_per_step}, {"kinds", kinds}, {"operators", operators}};
+    nlohmann::json kernels = nlohmann::json::array();
+    for (std::size_t i = 0; i < std::min<std::size_t>(10, r.profile.gpu_kernels.size()); ++i) {
+      const auto& kernel = r.profile.gpu_kernels[i];
+      kernels.push_back(
+          {{"name", kernel.name}, {"ms_per_step", kernel.ms_per_step}, {"calls_per_step", kernel.calls_per_step}});
+    }
+    j["profile"] = {{"steps", r.profile.steps},
+                    {"ms_per_step", r.profile.ms_per_step},
+                    {"kinds", kinds},
+                    {"operators", operators},
+                    {"gpu_kernels_per_step", r.profile.gpu_kernels_per_step},
+                    {"gpu_busy_ms_per_step", r.profile.gpu_busy_ms_per_step},
+                    {"gpu_kernels", kernels}};
   }
   return j.dump() + "\n";
 }

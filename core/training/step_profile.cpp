@@ -155,12 +155,13 @@ std::string_view operator_kind(std::string_view name, std::string_view region) {
   return region.empty() ? std::string_view("other") : region;
 }
 
-StepProfile profile_steps(const std::function<void()>& step, int steps) {
+StepProfile profile_steps(const std::function<void()>& step, int steps, bool gpu) {
   namespace profiler = torch::autograd::profiler;
   using torch::profiler::impl::ActivityType;
   using torch::profiler::impl::ProfilerConfig;
   using torch::profiler::impl::ProfilerState;
-  const std::set<ActivityType> activities{ActivityType::CPU};
+  std::set<ActivityType> activities{ActivityType::CPU};
+  if (gpu) activities.insert(ActivityType::CUDA);
   {
     QuietStderr quiet;
     profiler::prepareProfiler(ProfilerConfig(ProfilerState::KINETO), activities);
@@ -182,7 +183,14 @@ StepProfile profile_steps(const std::function<void()>& step, int steps) {
 
   // Each thread's operators nest: an operator's own time is its span less its children's.
   std::map<std::uint64_t, std::vector<Interval>> by_thread;
+  std::map<std::string, std::pair<double, long long>> kernel_ns;  // name -> ns, calls
   for (const auto& event : result->events()) {
+    if (event.deviceType() == c10::DeviceType::CUDA) {
+      auto& [ns, calls] = kernel_ns[event.name()];
+      ns += double(event.durationNs());
+      ++calls;
+      continue;
+    }
     if (event.deviceType() != c10::DeviceType::CPU || event.isAsync() || event.durationNs() == 0) continue;
     by_thread[event.startThreadId()].push_back({&event, event.startNs(), event.endNs()});
   }
@@ -243,6 +251,14 @@ StepProfile profile_steps(const std::function<void()>& step, int steps) {
   }
   std::sort(profile.operators.begin(), profile.operators.end(),
             [](const ProfiledOperator& a, const ProfiledOperator& b) { return a.ms_per_step > b.ms_per_step; });
+  for (const auto& [name, time] : kernel_ns) {
+    const auto& [ns, calls] = time;
+    profile.gpu_kernels.push_back({name, ns / 1e6 / steps, double(calls) / steps});
+    profile.gpu_kernels_per_step += double(calls) / steps;
+    profile.gpu_busy_ms_per_step += ns / 1e6 / steps;
+  }
+  std::sort(profile.gpu_kernels.begin(), profile.gpu_kernels.end(),
+            [](const ProfiledKernel& a, const ProfiledKernel& b) { return a.ms_per_step > b.ms_per_step; });
   return profile;
 }
 

@@ -32,15 +32,27 @@ struct ProfiledOperator {
   double ms_per_step = 0;
   long long calls_per_step = 0;
 };
+// What ran on the GPU: kernels, copies and fills, by name (a graphed step's too: the
+// profiler sees the kernels inside a CUDA graph's launch).
+struct ProfiledKernel {
+  std::string name;
+  double ms_per_step = 0;
+  double calls_per_step = 0;
+};
 struct StepProfile {
   int steps = 0;
   double ms_per_step = 0;                   // wall time of a profiled step, profiler on
   std::vector<ProfiledKind> kinds;          // every kind of kProfileKinds, in that order
   std::vector<ProfiledOperator> operators;  // by own time, most first
+  // On a GPU: what the device ran a step, the kernels by time, most first. Empty on the CPU.
+  double gpu_kernels_per_step = 0;
+  double gpu_busy_ms_per_step = 0;  // the kernels' summed time
+  std::vector<ProfiledKernel> gpu_kernels;
 };
 
-// Runs `step` `steps` times under the profiler (CPU operators of the calling thread; on a
-// GPU `step` must end with a sync for the times to mean the device's) and sums their time.
-StepProfile profile_steps(const std::function<void()>& step, int steps);
+// Runs `step` `steps` times under the profiler (CPU operators of the calling thread, and
+// with `gpu` what the GPU runs; on a GPU `step` must end with a sync for the times to mean
+// the device's) and sums their time.
+StepProfile profile_steps(const std::function<void()>& step, int steps, bool gpu = false);
 
 }  // namespace normlab

@@ -109,6 +109,8 @@ TEST(Bench, AProfileSharesAStepsTimeByKind) {
   EXPECT_EQ(json["profile"]["kinds"][0]["kind"], kProfileKinds[0]);  // in the printed order
   EXPECT_NEAR(json["profile"]["kinds"][0]["share"].get<double>(), share[kProfileKinds[0]], 1e-12);
   EXPECT_EQ(json["page_faults_per_step"].get<double>(), r.page_faults_per_step);
+  EXPECT_TRUE(r.profile.gpu_kernels.empty()) << "a CPU step runs nothing on a GPU";
+  EXPECT_EQ(json["profile"]["gpu_kernels_per_step"], 0);
 }
 
 TEST(Bench, AnOperatorsKindIsItsNamesOrItsRegions) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/device/cuda_backend.h"
+#include "core/training/bench.h"
 #include "core/training/learner.h"
 #include "core/training/trainer.h"
 
@@ -86,6 +87,28 @@ TEST_F(CudaTest, Tf32IsOnByDefaultOnGpusThatHaveIt) {
   config_.device = "cuda";
   const RunRecord run = train(config_);
   EXPECT_EQ(run.environment.precision, cuda_compute_capability_major() >= 8 ? "tf32 matmuls" : "fp32");
+}
+
+// The GPU check's kernel count: a graphed step's kernels seen inside its one launch (the
+// profiler reads them from CUPTI), the optimiser's among them, sorted by time, and their
+// summed time within the steps' wall time.
+TEST_F(CudaTest, AGraphedStepsProfileCountsItsKernels) {
+  config_.device = "cuda";
+  config_.layer_stats_every = 0;
+  config_.text_every = 0;
+  const BenchResult r = benchmark(config_, 5, 2, /*cuda_graph=*/true, 3);
+  ASSERT_EQ(r.cuda_graph, "replayed");
+  ASSERT_EQ(r.profile.steps, 3);
+  // Forward, backward and update of 2 blocks are far more than a few dozen kernels.
+  EXPECT_GT(r.profile.gpu_kernels_per_step, 50);
+  EXPECT_GT(r.profile.gpu_busy_ms_per_step, 0);
+  EXPECT_LE(r.profile.gpu_busy_ms_per_step, r.profile.ms_per_step);
+  ASSERT_FALSE(r.profile.gpu_kernels.empty());
+  for (std::size_t i = 1; i < r.profile.gpu_kernels.size(); ++i)
+    EXPECT_GE(r.profile.gpu_kernels[i - 1].ms_per_step, r.profile.gpu_kernels[i].ms_per_step);
+  const bool adamw = std::any_of(r.profile.gpu_kernels.begin(), r.profile.gpu_kernels.end(),
+                                 [](const ProfiledKernel& k) { return k.name.find("adam") != std::string::npos; });
+  EXPECT_TRUE(adamw) << "the fused AdamW kernel is among the graph's";
 }
 
 }  // namespace
