@@ -198,7 +198,7 @@ def main():
                              "runs under bf16 autocast unless --python-autocast says")
     parser.add_argument("--compile", action="store_true",
                         help="add torch.compile of the whole step (max-autotune: minutes of autotuning)")
-    parser.add_argument("--compile-mode", choices=["default", "max-autotune"], default="max-autotune",
+    parser.add_argument("--compile-mode", choices=["default", "reduce-overhead", "max-autotune"], default="max-autotune",
                         help="torch.compile's mode (default compiles in about a minute on a CPU)")
     args = parser.parse_args()
     if args.cpu_precision == "bf16" and not args.python_autocast:
