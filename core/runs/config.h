@@ -138,7 +138,7 @@ struct TrainConfig {
   std::string device = "auto";         // auto | cpu | cuda
   std::string tf32 = "auto";           // auto | on | off: TF32 inside fp32 matmuls on the GPU
   std::string autocast = "off";        // off | bf16: the forward pass under bf16 autocast
-  std::string cpu_matmul = "onednn";   // onednn | libtorch: the kernel of fp32 linear layers on the CPU
+  std::string cpu_matmul = "auto";     // auto | onednn | libtorch: the kernel of fp32 linear layers on the CPU
   std::string cpu_precision = "fp32";  // fp32 | bf16: what CPU linear layers multiply in (linear.h)
   std::string fused_loss = "on";       // on | off: the output projection and loss fused, in chunks (output_loss.h)
   int threads = 0;                     // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)

@@ -197,10 +197,12 @@ std::vector<ConfigField> make_fields() {
 
   auto& matmul = menu("cpu_matmul", "cpu-matmul", "CPU matmuls", "CPU matmul kernel",
                       "the kernel behind fp32 linear layers on the CPU: oneDNN, or LibTorch's own (MKL sgemm, which "
-                      "takes a slower path on AMD CPUs); the same fp32 arithmetic summed in another order, so "
-                      "losses differ as with another thread count, a chaotic run's by up to about 0.1 nats; "
-                      "libtorch is what runs before version 6 used; no effect on the GPU or under autocast",
-                      {{"onednn", "oneDNN"}, {"libtorch", "LibTorch (MKL)"}},
+                      "takes a slower path on AMD CPUs); auto times a few steps with each, once per CPU model, "
+                      "thread count and shape (kept in the cache), and takes LibTorch's only when it is at least "
+                      "5 % faster; the same fp32 arithmetic summed in another order, so losses differ as with "
+                      "another thread count, a chaotic run's by up to about 0.1 nats; libtorch is what runs before "
+                      "version 6 used; no effect on the GPU or under autocast",
+                      {{"auto", "Auto (the faster here)"}, {"onednn", "oneDNN"}, {"libtorch", "LibTorch (MKL)"}},
                       [](TrainConfig& c) -> std::string& { return c.cpu_matmul; });
   matmul.since_version = 6;
   matmul.older_files_text = "libtorch";  // what every run before version 6 used

@@ -10,6 +10,7 @@
 #include "core/model/linear.h"
 
 #include "layer_recorder.h"
+#include "matmul_choice.h"
 
 namespace normlab {
 
@@ -93,12 +94,20 @@ torch::Device prepare_device(const TrainConfig& config, Environment& environment
     // set last) is done and cannot undo this one.
     torch::get_num_threads();
     torch::set_num_threads(environment.threads);
-    const bool onednn = config.cpu_matmul == "onednn";
-    set_onednn_matmuls(onednn);
     const bool bf16 = config.cpu_precision == "bf16" && cpu_has_bf16_units() && config.autocast == "off";
+    const bool fp32_products = !bf16 && config.autocast == "off";  // what the kernel choice is for
+    bool onednn = config.cpu_matmul == "onednn";
+    std::string chosen;
+    if (config.cpu_matmul == "auto") {
+      const MatmulChoice choice = fp32_products ? choose_cpu_matmul(config) : MatmulChoice{};
+      onednn = choice.onednn;
+      if (fp32_products) chosen = ", auto: " + describe(choice);
+    }
+    set_onednn_matmuls(onednn);
     set_bf16_matmuls(bf16);
     if (bf16) precision = "CPU bf16 matmuls (oneDNN), fp32 elsewhere";
-    else if (onednn && config.autocast == "off") precision += ", oneDNN matmuls";
+    else if (fp32_products && (onednn || !chosen.empty()))
+      precision += (onednn ? ", oneDNN matmuls" : ", LibTorch matmuls") + chosen;
     if (config.cpu_precision == "bf16" && !bf16)
       precision += config.autocast == "off" ? " (this CPU has no bf16 units)" : " (bf16 matmuls give way to autocast)";
   }

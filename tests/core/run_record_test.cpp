@@ -587,9 +587,9 @@ TEST_F(RunRecordTest, VersionFourFileLoadsWithTheSwitchesOff) {
 // own sgemm, not today's default: a resumed run then continues with the same kernel.
 TEST_F(RunRecordTest, VersionFiveFileLoadsWithLibTorchsMatmuls) {
   RunRecord expected = run_with_series();
-  ASSERT_EQ(expected.config.cpu_matmul, "onednn");
+  ASSERT_NE(expected.config.cpu_matmul, "libtorch");
   json j = json::parse(to_json_text(expected));
-  EXPECT_EQ(j["config"]["cpu_matmul"], "onednn");
+  EXPECT_EQ(j["config"]["cpu_matmul"], expected.config.cpu_matmul);
   j["version"] = 5;
   j["config"].erase("cpu_matmul");
   EXPECT_EQ(from_json_text(j.dump()).config.cpu_matmul, "libtorch");

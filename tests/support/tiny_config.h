@@ -42,6 +42,7 @@ inline TrainConfig tiny_config(const std::filesystem::path& corpus, const TinyRu
   c.threads = run.threads;
   c.peak_lr = run.peak_lr;
   c.device = "cpu";
+  c.cpu_matmul = "onednn";  // not auto, which would time steps in every test (matmul_choice_test.cpp)
   c.corpus_path = corpus.string();
   return c;
 }
