@@ -516,25 +516,56 @@ def course_pictures():
     return Block("course-pictures", [], render, charts=pictures)
 
 
-def course_full():
-    course = Run.of("--preset workshop --scale full --device cpu --threads 1 --final-checkpoint keep")
+# The course page's own figures (../shared/reference/plate.txt, trained on a GPU on its
+# course corpus): pre-norm's held-out loss at 1e-3 and 6e-3, and post-norm's at warmup
+# 1000, which the bookshelf's block sets its runs beside.
+PAGE = {"pre 1e-3": 4.575, "pre 6e-3": 4.437, "post 1e-3 warmup 1000": 4.531, "baseline": 7.60}
+
+
+def corpus_of(record):
+    """The corpus a run trained on, by name; files from before names were kept were KJV's."""
+    return record.get("corpus_name") or "kjv"
+
+
+def course_full_run(corpus="kjv"):
+    flag = f" --corpus {corpus}" if corpus != "kjv" else ""
+    return Run.of(f"--preset workshop --scale full --device cpu --threads 1 --final-checkpoint keep{flag}")
+
+
+def course_name(norm, lr, warmup, corpus="kjv"):
+    return f"{norm}-norm lr {lr} warmup {warmup}" + (f" {corpus}" if corpus != "kjv" else "")
+
+
+def check_full_scale(records):
+    for record in records.values():
+        config = record["config"]
+        if (config["steps"], config["batch_size"], config["context"]) != (3000, 32, 128):
+            raise Failure(f"run '{record['name']}' is not at --scale full ({config['steps']} steps)")
+
+
+def epochs(record):
+    return 3000 * 32 * 128 / record["train_tokens"]
+
+
+def course_full(corpus="kjv"):
+    course = course_full_run(corpus)
     runs = COURSE + [("post-norm, lr 1e-3, warmup 1000", "post", "1e-3", 1000)]
     rows = []
     for label, norm, lr, warmup in runs:
-        name = f"{norm}-norm lr {lr} warmup {warmup}"
+        name = course_name(norm, lr, warmup, corpus)
         rows.append([label] + [Cell(course, pick=name, measure=m) for m in ("final", "train", "gap")])
     rows.append(["unigram baseline", Cell(course, pick=rows[0][1].pick, measure="baseline"), "", ""])
     table = Table(["run", "final held-out", "training (mean of the last 50 steps)", "gap"], rows, checks=[])
 
     def render(results, docs):
         records = results[course]
-        for record in records.values():
-            config = record["config"]
-            if (config["steps"], config["batch_size"], config["context"]) != (3000, 32, 128):
-                raise Failure(f"run '{record['name']}' is not at --scale full ({config['steps']} steps)")
+        check_full_scale(records)
+
+        def run(norm, lr, warmup=30):
+            return pick(records, course_name(norm, lr, warmup, corpus))
 
         def pre_norm(what):  # at 6e-3, then at 1e-3
-            return [MEASURES[what](pick(records, f"pre-norm lr {lr} warmup 30")) for lr in ("6e-3", "1e-3")]
+            return [MEASURES[what](run("pre", lr)) for lr in ("6e-3", "1e-3")]
 
         def compared(what):
             fast, slow = pre_norm(what)
@@ -554,26 +585,84 @@ def course_full():
                 f"and its gap is no wider ({fast_gap:.3f} against {slow_gap:.3f})")
         wall_h = sum(r["steps"]["wall_s"][-1] for r in records.values()) / 3600
         both_cores_h = len(records) * 3000 * step_s / 2 / 3600
-        return f"""At `--scale full` on the CPU, one thread a run, two at a time on the 2 cores, final losses
-in nats; the gap is the held-out loss above the training loss (3000 × 32 × 128 tokens is 14
-epochs of the 0.88 M training tokens, so a run can overfit):
+        first = next(iter(records.values()))
+        tokens = first["train_tokens"] / 1e6
+        times = epochs(first)
+        seen = (f"{times:.0f} epochs of the {tokens:.2f} M training tokens, so a run can overfit" if times >= 2 else
+                f"{times:.2f} of an epoch of the {tokens:.1f} M training tokens: no run sees a token twice")
+        corpus_words = "" if corpus == "kjv" else f" on the {corpus} corpus ([corpora.md]({docs}corpora.md))"
+        text = f"""At `--scale full` on the CPU{corpus_words}, one thread a run, two at a time on the 2 cores,
+final losses in nats; the gap is the held-out loss above the training loss (3000 × 32 × 128 tokens is
+{seen}):
 
 ```sh
-normlab-cli train --preset workshop --scale full --device cpu --threads 1 --final-checkpoint keep --out runs
+{course.command()} --out runs
 ```
 
 {table.markdown(results)}
 
 Pre-norm at 6e-3 ends {compared("train")}
 and {compared("final")} than at 1e-3,
-{gaps}.
+{gaps}."""
+        if corpus != "kjv":
+            baseline = baseline_loss(first)
+            pre1, pre6 = final_loss(run("pre", "1e-3")), final_loss(run("pre", "6e-3"))
+            post = [final_loss(run("post", lr)) for lr in ("1e-3", "6e-3")]
+            long = final_loss(run("post", "1e-3", 1000))
+            on_baseline = all(abs(loss - baseline) < STALL_NATS for loss in post)
+            near = abs(long - pre1) < 0.1
+            text += "\n\n" + f"""The course page's three relations (its runs: {PAGE["pre 6e-3"]} at 6e-3
+against {PAGE["pre 1e-3"]} at 1e-3, post-norm at {PAGE["baseline"]}, the long warmup at
+{PAGE["post 1e-3 warmup 1000"]}), here:
+
+- pre-norm at 6e-3 ends {"below" if pre6 < pre1 else "above"} 1e-3 on held-out loss ({pre6:.3f}
+  against {pre1:.3f}): the page's order {"holds" if pre6 < pre1 else "does not hold"};
+- post-norm with warmup 30 ends at {post[0]:.3f} (1e-3) and {post[1]:.3f} (6e-3) against the
+  baseline's {baseline:.3f}: {"on the baseline at both rates, as on the page" if on_baseline else
+  f"not within {STALL_NATS} nats of the baseline at both rates, unlike the page"};
+- post-norm with warmup 1000 ends at {long:.3f}, {abs(long - pre1):.3f} nats
+  {"above" if long > pre1 else "below"} pre-norm at 1e-3: {"near it, as on the page" if near else
+  "not within 0.1 nats of it, unlike the page"}."""
+        return text + f"""
 
 Cost: a median step of {step_s:.2f} s with two runs at a time, so the {len(records)} runs take about
 {both_cores_h:.1f} h of both cores; their own wall times add up to {wall_h:.1f} h, as they shared the
 machine with builds for a while (a stopped run resumes from its checkpoint: `normlab-cli train
 --resume RUN.json`)."""
 
-    return Block("course-full", [table], render)
+    return Block("course-full" if corpus == "kjv" else f"course-full-{corpus}", [table], render)
+
+
+def corpus_flip():
+    """The small corpus's flip as a lesson: the same pre-norm pair on KJV and the bookshelf."""
+    corpora = ["kjv", "bookshelf"]
+    courses = {corpus: course_full_run(corpus) for corpus in corpora}
+    rows = []
+    for corpus in corpora:
+        cells = [Cell(courses[corpus], pick=course_name("pre", lr, 30, corpus), measure=m)
+                 for m in ("final", "gap") for lr in ("1e-3", "6e-3")]
+        rows.append([corpus] + cells)
+    table = Table(["corpus", "held-out, 1e-3", "held-out, 6e-3", "gap, 1e-3", "gap, 6e-3"], rows, checks=[])
+
+    def render(results, docs):
+        lines = []
+        for corpus in corpora:
+            records = results[courses[corpus]]
+            check_full_scale(records)
+            slow, fast = (pick(records, course_name("pre", lr, 30, corpus)) for lr in ("1e-3", "6e-3"))
+            times = epochs(slow)
+            winner = "6e-3" if final_loss(fast) < final_loss(slow) else "1e-3"
+            lines.append(f"on {corpus} ({slow['train_tokens'] / 1e6:.2f} M training tokens, {times:.2f} epochs) "
+                         f"{winner} ends lower on held-out loss")
+        return f"""Pre-norm at 1e-3 and 6e-3, the course's full scale on the CPU, on the small corpus and on
+the large one (the two `course-full` blocks' runs, in [results.md]({docs}results.md)); final
+held-out loss and the gap to the training loss, in nats:
+
+{table.markdown(results)}
+
+{wrap("; ".join(lines) + ".")}"""
+
+    return Block("corpus-flip", [table], render)
 
 
 def sweep_block(preset, option, values, placements, what):
@@ -1168,6 +1257,7 @@ BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(),
           sweep_block("learning-rate", "lr", LR_SWEEP, ["pre", "post", "peri", "deepnorm"],
                       "the peak learning rate"),
           designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full(),
+          course_full("bookshelf"), corpus_flip(),
           speed_pytorch(), step_profile(), matmul_speed(), side_by_side(), spin_cost(), step_cost()]
 
 
@@ -1198,7 +1288,8 @@ class Runner:
 
     def cached(self, run):
         if self.given and run.records() > 1:
-            return self.given
+            corpus = run.option("--corpus", "kjv")
+            return {name: r for name, r in self.given.items() if corpus_of(r) == corpus} or None
         if self.fresh:
             return None
         records = load_done(self.path(run))
@@ -1469,7 +1560,9 @@ def main():
                         help="commands trained at once (each at one thread: give at most the cores)")
     parser.add_argument("--list", action="store_true", help="the blocks, their files and their cost, then stop")
     parser.add_argument("--dry-run", action="store_true", help="say what would be trained, then stop")
-    parser.add_argument("--runs", help="a folder of finished runs of the blocks' --preset commands")
+    parser.add_argument("--runs", action="append",
+                        help="a folder of finished runs of the blocks' --preset commands (again for more folders; "
+                             "a command takes the runs of its --corpus)")
     parser.add_argument("--root", default=ROOT, help="where README.md and docs/ are (default: this checkout)")
     parser.add_argument("--cache", default=os.path.join(ROOT, "build/figures"))
     options = parser.parse_args()
@@ -1498,10 +1591,11 @@ def main():
         raise Failure(f"{options.cli} is not an executable normlab-cli (build it, or give --cli)")
     cli = os.path.abspath(options.cli)
     given = None
-    if options.runs:
-        given = load_done(options.runs)
-        if not given:
-            raise Failure(f"{options.runs} holds no finished run")
+    for folder in options.runs or []:
+        done = load_done(folder)
+        if not done:
+            raise Failure(f"{folder} holds no finished run")
+        given = {**(given or {}), **done}
     if options.check:
         with tempfile.TemporaryDirectory(prefix="figures-check-") as folder:
             wrong = check(options.root, blocks, Runner(cli, folder, fresh=True), options.jobs)
