@@ -3,7 +3,9 @@
 // out and evaluated in proportion to its size. None needs the packages installed.
 #include "core/data/bookshelf.h"
 
+#include <csignal>
 #include <numeric>
+#include <sys/resource.h>
 
 #include "core/data/corpora.h"
 #include "core/data/dataset.h"
@@ -248,6 +250,38 @@ TEST_F(CorporaTest, BuiltOnceIntoTheCache) {
   EXPECT_EQ(facts->bytes, synthetic_corpus().size());
   EXPECT_EQ(facts->hash, content_hash(synthetic_corpus()));
   EXPECT_FALSE(facts->tokens.has_value());  // not tokenized yet
+}
+
+// A disk that fills while the built text is written: the build fails with the system's
+// reason and leaves neither the corpus nor a temp file, so no run ever reads half a
+// corpus; once there is room, the next run builds it whole. Files are capped with
+// RLIMIT_FSIZE, which fails a write part way as a full disk does, as root too.
+TEST_F(CorporaTest, AFullDiskWhileBuildingLeavesNothingBehind) {
+  NamedCorpus corpus{"test-shelf", "Test shelf", "a test", {}, "Building the test shelf", {}, {}};
+  corpus.missing_packages = [] { return std::vector<std::string>{}; };
+  corpus.build = [](const Tell&) { return synthetic_corpus(); };  // 90 KB, over the cap
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto* old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit capped = saved;
+  capped.rlim_cur = 16 * 1024;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &capped), 0);
+  const std::string message = user_error([&] { load_named_corpus(corpus); });
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, old_handler);
+
+  EXPECT_THAT(message, HasSubstr(corpus_cache_file(corpus).string()));
+  EXPECT_THAT(message, HasSubstr("File too large"));
+  EXPECT_THAT(message, Not(HasSubstr("\n")));
+  EXPECT_FALSE(is_built(corpus));
+  const fs::path folder = corpus_cache_file(corpus).parent_path();
+  if (fs::exists(folder)) {
+    EXPECT_TRUE(fs::is_empty(folder)) << "a half-written file was left in " << folder;
+  }
+
+  const Corpus built = load_named_corpus(corpus);
+  EXPECT_EQ(built.text, synthetic_corpus());
+  EXPECT_TRUE(is_built(corpus));
 }
 
 TEST(Bookshelf, UnigramBaselineOverTheHeldOutSplit) {
