@@ -591,12 +591,18 @@ def course_full(corpus="kjv"):
         seen = (f"{times:.0f} epochs of the {tokens:.2f} M training tokens, so a run can overfit" if times >= 2 else
                 f"{times:.2f} of an epoch of the {tokens:.1f} M training tokens: no run sees a token twice")
         corpus_words = "" if corpus == "kjv" else f" on the {corpus} corpus ([corpora.md]({docs}corpora.md))"
-        text = f"""At `--scale full` on the CPU{corpus_words}, one thread a run, two at a time on the 2 cores,
+        environment = first["environment"]
+        on_gpu = environment["device"] == "cuda"
+        command = (course.command().replace("--device cpu --threads 1", "--device cuda") if on_gpu
+                   else course.command())
+        where = (f"on one GPU ({environment['device_name']}){corpus_words}, the five runs side by side" if on_gpu
+                 else f"on the CPU{corpus_words}, one thread a run, two at a time on the 2 cores")
+        text = f"""At `--scale full` {where},
 final losses in nats; the gap is the held-out loss above the training loss (3000 × 32 × 128 tokens is
 {seen}):
 
 ```sh
-{course.command()} --out runs
+{command} --out runs
 ```
 
 {table.markdown(results)}
@@ -623,6 +629,11 @@ against {PAGE["pre 1e-3"]} at 1e-3, post-norm at {PAGE["baseline"]}, the long wa
 - post-norm with warmup 1000 ends at {long:.3f}, {abs(long - pre1):.3f} nats
   {"above" if long > pre1 else "below"} pre-norm at 1e-3: {"near it, as on the page" if near else
   "not within 0.1 nats of it, unlike the page"}."""
+        if on_gpu:
+            slowest = max(r["steps"]["wall_s"][-1] for r in records.values())
+            return text + f"""
+
+Cost: {slowest:.1f} s of training wall time for the slowest of the {len(records)} runs, side by side."""
         return text + f"""
 
 Cost: a median step of {step_s:.2f} s with two runs at a time, so the {len(records)} runs take about
@@ -654,7 +665,7 @@ def corpus_flip():
             winner = "6e-3" if final_loss(fast) < final_loss(slow) else "1e-3"
             lines.append(f"on {corpus} ({slow['train_tokens'] / 1e6:.2f} M training tokens, {times:.2f} epochs) "
                          f"{winner} ends lower on held-out loss")
-        return f"""Pre-norm at 1e-3 and 6e-3, the course's full scale on the CPU, on the small corpus and on
+        return f"""Pre-norm at 1e-3 and 6e-3 at the course's full scale, on the small corpus and on
 the large one (the two `course-full` blocks' runs, in [results.md]({docs}results.md)); final
 held-out loss and the gap to the training loss, in nats:
 
