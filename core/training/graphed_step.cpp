@@ -9,29 +9,36 @@ namespace normlab {
 GraphedStep::GraphedStep(Update update) : update_(std::move(update)) {}
 GraphedStep::~GraphedStep() = default;
 
-torch::Tensor GraphedStep::step(const Batch& batch, double lr) {
+torch::Tensor GraphedStep::step(const Batch& batch, double lr) { return step(batch, lr, nullptr); }
+torch::Tensor GraphedStep::step(const Batch& batch, const std::vector<double>& lrs) { return step(batch, 0.0, &lrs); }
+
+torch::Tensor GraphedStep::step(const Batch& batch, double lr, const std::vector<double>* lrs) {
   if (!failure_.empty() || ++steps_seen_ <= kEagerSteps) return {};
   if (!graph_) {
     try {
-      capture(batch, lr);
+      capture(batch, lr, lrs);
     } catch (const std::exception& error) {
       failure_ = error.what();
       return {};
     }
-  } else if (batch.inputs.sizes() != batch_.inputs.sizes()) {
+  } else if (batch.inputs.sizes() != batch_.inputs.sizes() ||
+             (lrs ? lr_.numel() != std::int64_t(lrs->size()) : lr_.dim() != 0)) {
     return {};
   }
   batch_.inputs.copy_(batch.inputs);
   batch_.targets.copy_(batch.targets);
-  lr_.fill_(lr);
+  if (lrs) lr_.copy_(torch::tensor(at::ArrayRef<double>(*lrs), torch::dtype(torch::kFloat32)));
+  else lr_.fill_(lr);
   graph_->replay();
   return loss_.clone();
 }
 
 // Records the update without running it; the replay that follows runs it.
-void GraphedStep::capture(const Batch& batch, double lr) {
+void GraphedStep::capture(const Batch& batch, double lr, const std::vector<double>* lrs) {
   batch_ = {batch.inputs.clone(), batch.targets.clone()};
-  lr_ = torch::full({}, lr, batch.inputs.options().dtype(torch::kFloat32));
+  const auto options = batch.inputs.options().dtype(torch::kFloat32);
+  lr_ = lrs ? torch::tensor(at::ArrayRef<double>(*lrs), torch::dtype(torch::kFloat32)).to(options.device())
+            : torch::full({}, lr, options);
   auto graph = std::make_unique<CudaGraph>();
   graph->begin();
   try {

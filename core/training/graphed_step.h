@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <torch/torch.h>
+#include <vector>
 
 #include "core/data/dataset.h"
 
@@ -30,11 +31,16 @@ class GraphedStep {
   // take this step eagerly: before the capture, for a batch of another shape, and for
   // every step once a capture has failed (failure() says why).
   torch::Tensor step(const Batch& batch, double lr);
+  // The same for an update of several runs at once (a stack's, stacked_learner.h): `lr`
+  // is then a float32 (runs) tensor on the device, one rate a run.
+  torch::Tensor step(const Batch& batch, const std::vector<double>& lrs);
   bool captured() const { return graph_ != nullptr; }
   const std::string& failure() const { return failure_; }
 
  private:
-  void capture(const Batch& batch, double lr);
+  // `lrs` null: one rate, `lr`, in a scalar tensor.
+  torch::Tensor step(const Batch& batch, double lr, const std::vector<double>* lrs);
+  void capture(const Batch& batch, double lr, const std::vector<double>* lrs);
 
   Update update_;
   int steps_seen_ = 0;

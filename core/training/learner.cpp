@@ -167,11 +167,19 @@ torch::Tensor Learner::update(const Batch& batch, const LearningRate& lr, LayerR
   }
   loss.backward();
   if (recorder) recorder->after_backward();
+  apply(lr);
+  return loss.detach();
+}
+
+template <typename LearningRate>
+void Learner::apply(const LearningRate& lr) {
   if (clip_grad_norm_ > 0) clip_gradients();
   decayed_.step(lr);
   not_decayed_.step(lr);
-  return loss.detach();
 }
+
+void Learner::apply_gradients(double lr) { apply(lr); }
+void Learner::apply_gradients(const torch::Tensor& lr) { apply(lr); }
 
 // torch::nn::utils::clip_grad_norm_'s arithmetic, kept on the device: the library
 // function reads the norm back to the host, a sync on every step.

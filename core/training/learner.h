@@ -47,6 +47,12 @@ class Learner {
   // writes them, a resumed run copies its saved values into them.
   std::vector<torch::Tensor> state() const;
 
+  // Clips the gradients the model's parameters hold (when the config clips) and takes
+  // both groups' AdamW steps at `lr`: the end of an update whose backward ran elsewhere,
+  // a stack's (stacked_learner.h), whose gradients for this run it has handed over.
+  void apply_gradients(double lr);
+  void apply_gradients(const torch::Tensor& lr);
+
   std::int64_t parameter_count() const { return model_->parameter_count(); }
   // "replayed", "eager" (not asked, or not yet captured) or why the capture failed.
   std::string cuda_graph_state() const;
@@ -57,6 +63,8 @@ class Learner {
   // double, or a float32 scalar on the device for a CUDA graph to replay.
   template <typename LearningRate>
   torch::Tensor update(const Batch& batch, const LearningRate& lr, LayerRecorder* recorder);
+  template <typename LearningRate>
+  void apply(const LearningRate& lr);
   void clip_gradients();
 
   const double clip_grad_norm_;  // 0 = off
