@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string_view>
 
@@ -16,6 +17,7 @@
 #include "prediction_tally.h"
 #include "run_data.h"
 #include "schedule.h"
+#include "stacked_learner.h"
 #include "text_samples.h"
 #include "training_state.h"
 #include "weights.h"
@@ -81,12 +83,33 @@ RunRecord checked_record(const TrainConfig& requested, const fs::path* checkpoin
 }
 
 // One run, fresh or from a checkpoint, from its set-up to its end. The constructor sets
-// it up; run(), called once, trains it and hands its record over.
+// it up; run(), called once, trains it and hands its record over. A stack of runs
+// (train_stacked) takes the steps itself and drives each run's bookkeeping through
+// begin(), stops_before(), after_step() and end() instead, as run() does.
 class TrainingRun {
  public:
+  // `own_cuda_graph` false: the learner replays no CUDA graph of its own (a stack's run).
   TrainingRun(const TrainConfig& requested, const fs::path* checkpoint, const TrainCallbacks& callbacks,
-              const std::atomic<bool>* cancel);
+              const std::atomic<bool>* cancel, bool own_cuda_graph = true);
   RunRecord run();
+
+  // Before the first step: the clocks, on_start, the evaluation at step 0 (resuming: a
+  // save). Returns the first step to take.
+  int begin();
+  // Cancelled before `step`: then the run has stopped (its pending losses read) and
+  // only end() is left.
+  bool stops_before(int step);
+  double lr_at(int step) const;
+  bool records_statistics_at(int step) const;
+  Batch batch_for(int step);
+  // What follows a step's update: its loss (a scalar tensor on the device) read when
+  // due, its statistics recorded, then the evaluation or save it brings. False when the
+  // run diverged at it or at a step before: then only end() is left.
+  bool after_step(int step, double lr, const torch::Tensor& loss, std::vector<SeriesPoint>& statistics);
+  // The run's end (its checkpoint and weights when kept), its record handed over.
+  RunRecord end();
+  Learner& learner() { return learner_; }
+  torch::Device device() const { return device_; }
 
  private:
   // Losses wait on the device and are read together: each read is a host sync, which
@@ -101,7 +124,6 @@ class TrainingRun {
   void stage(const std::string& what) const;
   bool cancelled() const;
   RunData prepare_data();
-  Batch batch_for(int step);
   bool take_step(int step);
   bool read_losses();
   void record_statistics(int step, std::vector<SeriesPoint>& statistics);
@@ -148,7 +170,7 @@ class TrainingRun {
 // The set-up: the record, the device, the corpus, its tokenizer and token ids, the learner,
 // the held-out batches and, resuming, the checkpoint's state.
 TrainingRun::TrainingRun(const TrainConfig& requested, const fs::path* checkpoint, const TrainCallbacks& callbacks,
-                         const std::atomic<bool>* cancel)
+                         const std::atomic<bool>* cancel, bool own_cuda_graph)
     : callbacks_(callbacks),
       cancel_(cancel),
       checkpoint_(checkpoint),
@@ -161,7 +183,7 @@ TrainingRun::TrainingRun(const TrainConfig& requested, const fs::path* checkpoin
       unigram_log_probs_(data_.unigram_log_probs()),
       prompts_(config_.text_every > 0 ? fixed_prompts(data_.heldout_ids(), config_.model.context)
                                       : std::vector<std::vector<int>>{}),
-      learner_(config_, tokenizer_.vocab_size(), device_),
+      learner_(config_, tokenizer_.vocab_size(), device_, own_cuda_graph),
       rng_(config_.seed),
       state_{learner_, rng_, starts_, record_},
       tokens_per_step_(double(config_.batch_size) * config_.model.context),
@@ -206,6 +228,13 @@ RunData TrainingRun::prepare_data() {
 // Trains from the record's last step to the end, stopping early when cancelled or when
 // the loss stops being finite.
 RunRecord TrainingRun::run() {
+  for (int step = begin(); step <= config_.steps; ++step) {
+    if (stops_before(step) || !take_step(step)) break;
+  }
+  return end();
+}
+
+int TrainingRun::begin() {
   const int first_step = int(record_.steps.size()) + 1;
   start_ = std::chrono::steady_clock::now() - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                   std::chrono::duration<double>(wall_time(record_)));
@@ -218,16 +247,25 @@ RunRecord TrainingRun::run() {
   stage("Training");
   if (checkpoint_) save(false);  // the files go back to the checkpoint's step
   else evaluate(0, false);
-  for (int step = first_step; step <= config_.steps; ++step) {
-    if (cancelled()) {
-      stop_before(step);
-      break;
-    }
-    if (!take_step(step)) break;
-  }
+  return first_step;
+}
+
+bool TrainingRun::stops_before(int step) {
+  if (!cancelled()) return false;
+  stop_before(step);
+  return true;
+}
+
+RunRecord TrainingRun::end() {
   finish();
   return std::move(record_);
 }
+
+double TrainingRun::lr_at(int step) const {
+  return learning_rate(step - 1, config_.steps, config_.warmup_steps, config_.peak_lr);
+}
+
+bool TrainingRun::records_statistics_at(int step) const { return records_layer_stats(config_, step); }
 
 Batch TrainingRun::batch_for(int step) {
   const int row = (step - 1) % kBatchChunkSteps;
@@ -241,10 +279,14 @@ Batch TrainingRun::batch_for(int step) {
 // One optimiser update, its loss read when due, its statistics recorded, then the
 // evaluation or save it brings. False when the run diverged at it or at a step before.
 bool TrainingRun::take_step(int step) {
-  const double lr = learning_rate(step - 1, config_.steps, config_.warmup_steps, config_.peak_lr);
+  const double lr = lr_at(step);
   std::vector<SeriesPoint> statistics;
-  pending_.push_back(
-      {step, lr, learner_.step(batch_for(step), lr, records_layer_stats(config_, step) ? &statistics : nullptr)});
+  const auto loss = learner_.step(batch_for(step), lr, records_statistics_at(step) ? &statistics : nullptr);
+  return after_step(step, lr, loss, statistics);
+}
+
+bool TrainingRun::after_step(int step, double lr, const torch::Tensor& loss, std::vector<SeriesPoint>& statistics) {
+  pending_.push_back({step, lr, loss});
   const bool evaluating = evaluates_at(config_, step);
   const bool saving = evaluating || seconds_since(last_save_) >= kSaveIntervalSeconds;
   // A checkpoint comes with a save and holds every loss up to its step, so they are read
@@ -388,6 +430,69 @@ void TrainingRun::finish() {
 
 RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks, const std::atomic<bool>* cancel) {
   return TrainingRun(config, nullptr, callbacks, cancel).run();
+}
+
+std::vector<RunRecord> train_stacked(const std::vector<TrainConfig>& configs,
+                                     const std::vector<TrainCallbacks>& callbacks, const std::atomic<bool>* cancel) {
+  if (const std::string refusal = stack_refusal(configs); !refusal.empty())
+    throw UserError("these runs cannot train as one stack: " + refusal);
+  if (!callbacks.empty() && callbacks.size() != configs.size())
+    throw std::invalid_argument("train_stacked takes one set of callbacks a run, or none");
+  const std::vector<TrainCallbacks> none(configs.size());
+  const auto& each = callbacks.empty() ? none : callbacks;
+  const std::size_t count = configs.size();
+  std::vector<std::unique_ptr<TrainingRun>> runs;
+  std::vector<Learner*> learners;
+  for (std::size_t r = 0; r < count; ++r) {
+    runs.push_back(std::make_unique<TrainingRun>(configs[r], nullptr, each[r], cancel, /*own_cuda_graph=*/false));
+    learners.push_back(&runs.back()->learner());
+  }
+  StackedLearner stack(learners, runs.front()->device());
+  std::vector<RunRecord> records(count);
+  std::vector<bool> training(count, true);  // false once a run has ended (stopped or diverged)
+  const auto end = [&](std::size_t r) {
+    records[r] = runs[r]->end();
+    training[r] = false;
+  };
+  for (auto& run : runs) run->begin();
+  const int steps = configs.front().steps;  // stack_refusal holds the runs to one length
+  for (int step = 1; step <= steps; ++step) {
+    for (std::size_t r = 0; r < count; ++r) {
+      if (training[r] && runs[r]->stops_before(step)) end(r);
+    }
+    if (std::none_of(training.begin(), training.end(), [](bool t) { return t; })) break;
+    // A run that has ended still fills its place in the stack (its weights are no longer
+    // read), so the stack keeps one shape and one graph.
+    std::vector<Batch> batches;
+    std::vector<double> lrs;
+    bool statistics = false;
+    for (std::size_t r = 0; r < count; ++r) {
+      batches.push_back(runs[r]->batch_for(step));
+      lrs.push_back(runs[r]->lr_at(step));
+      statistics = statistics || (training[r] && runs[r]->records_statistics_at(step));
+    }
+    std::vector<std::vector<SeriesPoint>> points(count);
+    std::vector<torch::Tensor> losses(count);
+    if (statistics) {
+      // The layer statistics are measured inside one model's step: at such a step each
+      // run steps alone, through its learner, on the stack's tensors.
+      for (std::size_t r = 0; r < count; ++r) {
+        if (!training[r]) continue;
+        losses[r] =
+            runs[r]->learner().step(batches[r], lrs[r], runs[r]->records_statistics_at(step) ? &points[r] : nullptr);
+      }
+    } else {
+      const auto stacked = stack.step(batches, lrs);
+      for (std::size_t r = 0; r < count; ++r) losses[r] = stacked[std::int64_t(r)];
+    }
+    for (std::size_t r = 0; r < count; ++r) {
+      if (training[r] && !runs[r]->after_step(step, lrs[r], losses[r], points[r])) end(r);
+    }
+  }
+  for (std::size_t r = 0; r < count; ++r) {
+    if (training[r]) end(r);
+  }
+  return records;
 }
 
 RunRecord resume(const TrainConfig& config, const fs::path& checkpoint, const TrainCallbacks& callbacks,

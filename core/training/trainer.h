@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/runs/run_record.h"
 
@@ -38,6 +39,18 @@ inline constexpr double kSaveIntervalSeconds = 5;
 // (status Diverged). Throws UserError for bad config or input, before training starts.
 RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks = {},
                 const std::atomic<bool>* cancel = nullptr);
+
+// Trains runs of one shape (stack_refusal in stacked_learner.h; UserError naming why
+// not) as one stacked model: each step of all of them one forward and backward, each
+// run still with its own weights, batches, schedule and AdamW state. Each run gets its
+// callbacks (callbacks[r]; none when empty) and the record train(configs[r]) would give
+// it, within fp32 rounding: steps, evaluations, statistics, text, checkpoints and
+// weights. A step at which any run records layer statistics is taken by each run alone,
+// through its own learner on the stack's tensors. All runs stop when `cancel` is set; a
+// run that diverges ends there while the others go on.
+std::vector<RunRecord> train_stacked(const std::vector<TrainConfig>& configs,
+                                     const std::vector<TrainCallbacks>& callbacks = {},
+                                     const std::atomic<bool>* cancel = nullptr);
 
 // Goes on with the run whose checkpoint is at `checkpoint`, as if it had never stopped:
 // its record is cut back to the checkpoint's step (on_start gets it so), and from there

@@ -52,6 +52,69 @@ TEST_F(TrainerTest, TheBaselineIsOnTheEvaluatedPositions) {
   EXPECT_DOUBLE_EQ(run.baseline_loss, data.unigram_loss(data.heldout_batches(config_.batch_size, 3)));
 }
 
+// Two runs of the course's pre-norm design at two rates, stacked: each record is the one
+// train() gives that run alone. The first 100 steps record layer statistics and are each
+// taken alone (on the stack's tensors); the later ones, but for every tenth and the
+// evaluations, by the stack.
+TEST_F(TrainerTest, TrainStackedGivesEachRunItsRecordAlone) {
+  TrainConfig slow = config_;
+  slow.peak_lr = 1e-3;
+  slow.warmup_steps = 30;
+  slow.seed = 7;
+  const std::vector<TrainConfig> configs{config_, slow};
+  std::vector<int> evaluations(2, 0);
+  std::vector<TrainCallbacks> callbacks(2);
+  for (std::size_t r = 0; r < 2; ++r)
+    callbacks[r].on_eval = [&, r](const EvalMetrics&, const RunRecord&) { ++evaluations[r]; };
+  const std::vector<RunRecord> stacked = train_stacked(configs, callbacks);
+  ASSERT_EQ(stacked.size(), 2u);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const RunRecord alone = train(configs[r]);
+    const RunRecord& run = stacked[r];
+    EXPECT_EQ(run.status, RunStatus::Done);
+    EXPECT_EQ(run.config.name, alone.config.name);
+    EXPECT_EQ(run.environment.device, alone.environment.device);
+    EXPECT_EQ(run.environment.precision, alone.environment.precision);
+    EXPECT_EQ(run.parameters, alone.parameters);
+    EXPECT_EQ(run.baseline_loss, alone.baseline_loss);
+    ASSERT_EQ(run.steps.size(), alone.steps.size());
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+      EXPECT_EQ(run.steps[i].step, alone.steps[i].step);
+      EXPECT_EQ(run.steps[i].lr, alone.steps[i].lr);
+      EXPECT_NEAR(run.steps[i].train_loss, alone.steps[i].train_loss, 1e-4) << "run " << r << ", step " << i + 1;
+    }
+    ASSERT_EQ(run.evals.size(), alone.evals.size());
+    EXPECT_EQ(evaluations[r], int(run.evals.size()));
+    for (std::size_t i = 0; i < run.evals.size(); ++i) {
+      EXPECT_EQ(run.evals[i].step, alone.evals[i].step);
+      EXPECT_NEAR(run.evals[i].val_loss, alone.evals[i].val_loss, 1e-4) << "run " << r << ", evaluation " << i;
+    }
+    ASSERT_EQ(run.series.size(), alone.series.size());
+    for (std::size_t i = 0; i < run.series.size(); ++i) {
+      EXPECT_EQ(run.series[i].name, alone.series[i].name);
+      EXPECT_EQ(run.series[i].steps, alone.series[i].steps);
+      ASSERT_EQ(run.series[i].values.size(), alone.series[i].values.size());
+      for (std::size_t j = 0; j < run.series[i].values.size(); ++j) {
+        const double a = run.series[i].values[j], b = alone.series[i].values[j];
+        EXPECT_NEAR(a, b, 1e-4 * (1 + std::abs(b))) << run.series[i].name << " value " << j;
+      }
+    }
+    ASSERT_EQ(run.text.samples.size(), alone.text.samples.size());
+    for (std::size_t i = 0; i < run.text.samples.size(); ++i) {
+      EXPECT_EQ(run.text.samples[i].greedy, alone.text.samples[i].greedy) << "run " << r << ", sample " << i;
+    }
+  }
+}
+
+TEST_F(TrainerTest, TrainStackedRefusesRunsThatCannotStack) {
+  TrainConfig wider = config_;
+  wider.model.d_model = 64;
+  EXPECT_EQ(user_error([&] {
+              train_stacked({config_, wider});
+            }),
+            "these runs cannot train as one stack: run 2 differs from run 1 in d_model");
+}
+
 TEST_F(TrainerTest, RecordDescribesTheRun) {
   config_.steps = 5;
   const RunRecord run = train(config_);
