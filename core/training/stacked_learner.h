@@ -17,14 +17,9 @@
 
 #include "graphed_step.h"
 #include "learner.h"
+#include "trainer.h"  // stack_refusal
 
 namespace normlab {
-
-// Why these runs cannot train as one stack, in one line; empty when they can. They stack
-// when their models have one shape (the model's stack_refusal) and they take batches of
-// one size for the same number of steps on one device, in fp32; learning rate, warmup,
-// seed, weight decay, clipping and what they record may differ.
-std::string stack_refusal(const std::vector<TrainConfig>& configs);
 
 class StackedLearner {
  public:

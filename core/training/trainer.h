@@ -40,7 +40,14 @@ inline constexpr double kSaveIntervalSeconds = 5;
 RunRecord train(const TrainConfig& config, const TrainCallbacks& callbacks = {},
                 const std::atomic<bool>* cancel = nullptr);
 
-// Trains runs of one shape (stack_refusal in stacked_learner.h; UserError naming why
+// Why these runs cannot train as one stack (train_stacked, stacked_learner.h), in one
+// line; empty when they can. They stack when their models have one shape (the model's
+// stack_refusal, stacked_model.h) and they take batches of one size for the same number
+// of steps on one device and corpus, in fp32; learning rate, warmup, seed, weight decay,
+// clipping and what they record may differ.
+std::string stack_refusal(const std::vector<TrainConfig>& configs);
+
+// Trains runs of one shape (stack_refusal; UserError naming why
 // not) as one stacked model: each step of all of them one forward and backward, each
 // run still with its own weights, batches, schedule and AdamW state. Each run gets its
 // callbacks (callbacks[r]; none when empty) and the record train(configs[r]) would give
