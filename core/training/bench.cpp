@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sys/resource.h>
@@ -16,6 +17,7 @@
 
 #include "layer_stats.h"
 #include "learner.h"
+#include "stacked_learner.h"
 #include "text_samples.h"
 #include "trainer.h"
 #include "training_state.h"
@@ -205,6 +207,80 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
   result.matmul_flop_per_s = measure_matmul_flops(device);
   result.cuda_graph = learner.cuda_graph_state();
   return result;
+}
+
+StackBenchResult benchmark_stack(const TrainConfig& config, int runs, int warmup, int steps, bool cuda_graph) {
+  validate(config);
+  if (runs < 1 || steps < 1 || warmup < 0) throw UserError("bench --stack needs at least 1 run and 1 measured step");
+  StackBenchResult result;
+  result.environment = describe_device(config.device, config.threads);
+  const torch::Device device = prepare_device(config, result.environment);
+  const ModelConfig& m = config.model;
+  std::vector<std::unique_ptr<Learner>> single, in_stack;
+  std::vector<Learner*> stacked_learners;
+  for (int r = 0; r < runs; ++r) {
+    TrainConfig run = config;
+    run.seed = config.seed + std::uint64_t(r);
+    single.push_back(std::make_unique<Learner>(run, m.vocab, device, cuda_graph));
+    in_stack.push_back(std::make_unique<Learner>(run, m.vocab, device, /*cuda_graph=*/false));
+    stacked_learners.push_back(in_stack.back().get());
+  }
+  StackedLearner stack(stacked_learners, device, cuda_graph);
+  std::mt19937_64 rng(config.seed);
+  std::uniform_int_distribution<std::int64_t> token(0, m.vocab - 1);
+  auto random_batches = [&] {
+    std::vector<Batch> batches;
+    for (int r = 0; r < runs; ++r) {
+      std::vector<std::int64_t> ids(std::size_t(config.batch_size) * (m.context + 1));
+      for (auto& id : ids) id = token(rng);
+      batches.push_back(
+          to_device(split_windows(torch::tensor(ids, torch::kInt64).view({config.batch_size, m.context + 1})), device));
+    }
+    return batches;
+  };
+  const std::vector<double> lrs(std::size_t(runs), config.peak_lr);
+  std::vector<double> stacked_times, single_times;
+  for (int i = 0; i < warmup + steps; ++i) {
+    const auto batches = random_batches();
+    synchronize(device);
+    double start = now_s();
+    stack.step(batches, lrs).sum().item<double>();  // read, so the step has finished
+    const double stacked = now_s() - start;
+    start = now_s();
+    torch::Tensor loss;
+    for (int r = 0; r < runs; ++r) loss = single[std::size_t(r)]->step(batches[std::size_t(r)], config.peak_lr);
+    loss.item<double>();
+    const double alone = now_s() - start;
+    if (i < warmup) continue;
+    stacked_times.push_back(stacked);
+    single_times.push_back(alone);
+  }
+  result.runs = runs;
+  result.measured_steps = steps;
+  result.stacked_ms_per_step = 1e3 * median(stacked_times);
+  result.single_ms_per_step = 1e3 * median(single_times);
+  result.speedup = result.single_ms_per_step / result.stacked_ms_per_step;
+  result.cuda_graph = stack.cuda_graph_state();
+  return result;
+}
+
+std::string to_json_text(const StackBenchResult& r, const TrainConfig& config) {
+  const nlohmann::json j = {{"device", r.environment.device_name},
+                            {"precision", r.environment.precision},
+                            {"libtorch", r.environment.libtorch_version},
+                            {"norm", to_string(config.model.norm)},
+                            {"layers", config.model.layers},
+                            {"d_model", config.model.d_model},
+                            {"batch", config.batch_size},
+                            {"context", config.model.context},
+                            {"stack",
+                             {{"runs", r.runs},
+                              {"steps", r.measured_steps},
+                              {"stacked_ms_per_step", r.stacked_ms_per_step},
+                              {"single_ms_per_step", r.single_ms_per_step},
+                              {"speedup", r.speedup},
+                              {"cuda_graph", r.cuda_graph}}}};
+  return j.dump() + "\n";
 }
 
 std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint, const TrainConfig& config) {

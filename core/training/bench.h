@@ -37,6 +37,24 @@ struct BenchResult {
 // With `profiled` > 0, that many more steps run under the profiler, after the timed ones.
 BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cuda_graph = true, int profiled = 0);
 
+// Runs of one shape stacked (stacked_learner.h) against the same runs stepped one after
+// another: `runs` runs of `config` with seeds config.seed, config.seed + 1, ...
+struct StackBenchResult {
+  Environment environment;
+  int runs = 0;
+  int measured_steps = 0;
+  double stacked_ms_per_step = 0;    // median: one step of every run, stacked
+  double single_ms_per_step = 0;     // median: one step of each run alone, one after another, all of them
+  double speedup = 0;                // single_ms_per_step / stacked_ms_per_step: above 1, stacking is faster
+  std::string cuda_graph = "eager";  // the stack's, as BenchResult's
+};
+
+// Random tokens; `warmup` steps of each untimed, then `steps` of each, stacked and single
+// steps interleaved so a busy machine slows both alike. UserError when runs < 1.
+StackBenchResult benchmark_stack(const TrainConfig& config, int runs, int warmup, int steps, bool cuda_graph = true);
+// The result as one JSON object with the run's shape and the field "stack".
+std::string to_json_text(const StackBenchResult& result, const TrainConfig& config);
+
 // One checkpoint of a run of `config` (checkpoint.h) at its last step, when its record is
 // largest: made and written atomically `repeats` times into the cache folder, whose disk
 // is usually the runs' own. Medians.
