@@ -33,6 +33,11 @@ CLI::App* add_bench_command(CLI::App& app, Options& options) {
       ->check(CLI::Range(1, 1000))
       ->expected(0, 1)
       ->default_str("10");
+  bench
+      ->add_option("--stack", options.bench_stack,
+                   "instead: time one step of this many runs stacked as one model (train --stack) against one step "
+                   "of each run alone, one after another, and print the ratio (JSON: the field \"stack\")")
+      ->check(CLI::Range(1, 64));
   bench->add_flag("--json", options.json, "print the result as one JSON object");
   return bench;
 }
@@ -66,6 +71,26 @@ void print_profile(const StepProfile& profile) {
 
 int run_bench(const Options& options) {
   const TrainConfig config = build_config(options);
+  if (options.bench_stack > 0) {
+    const StackBenchResult r = benchmark_stack(config, options.bench_stack, options.bench_warmup, options.bench_steps,
+                                               options.cuda_graph == "on");
+    if (options.json) {
+      std::fputs(to_json_text(r, config).c_str(), stdout);
+      return 0;
+    }
+    std::printf("device     %s, %s (LibTorch %s)\n", r.environment.device_name.c_str(), r.environment.precision.c_str(),
+                r.environment.libtorch_version.c_str());
+    if (r.environment.device == "cuda") std::printf("CUDA graph %s (the stack's)\n", r.cuda_graph.c_str());
+    std::printf("model      %s-norm, %d layers, d_model %d, batch %d x %d tokens\n",
+                to_string(config.model.norm).c_str(), config.model.layers, config.model.d_model, config.batch_size,
+                config.model.context);
+    std::printf("stacked    %d runs as one model: %.2f ms a step of all of them (median of %d)\n", r.runs,
+                r.stacked_ms_per_step, r.measured_steps);
+    std::printf("single     %d runs one after another: %.2f ms for one step of each\n", r.runs, r.single_ms_per_step);
+    std::printf("ratio      stacking is %.2fx %s\n", r.speedup >= 1 ? r.speedup : 1 / r.speedup,
+                r.speedup >= 1 ? "faster" : "slower");
+    return 0;
+  }
   const int warmup = options.bench_warmup;
   const BenchResult r =
       benchmark(config, warmup, options.bench_steps, options.cuda_graph == "on", options.bench_profile);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <type_traits>
 #include <unistd.h>
 
@@ -139,84 +140,129 @@ void save(const RunRecord& run, const fs::path& file) {
   write_csv({run}, fs::path(file).replace_extension(".csv"));
 }
 
-}  // namespace
+// One run's progress line and files: its callbacks print the line and refresh the files
+// whenever the trainer says; finish() saves the record and prints how the run ended. The
+// line is redrawn in place on a terminal when the run trains alone (`alone`); else a line
+// per evaluation. With `shown`, each evaluation also prints the latest per-layer
+// statistics and the text. Its callbacks hold `this`: it stays where it was made.
+class RunProgress {
+ public:
+  RunProgress(const TrainConfig& config, const fs::path& file, const std::string& label, const Options::Shown& shown,
+              bool resuming, bool alone);
+  RunProgress(const RunProgress&) = delete;
+  RunProgress& operator=(const RunProgress&) = delete;
+  const TrainCallbacks& callbacks() const { return callbacks_; }
+  fs::path checkpoint() const { return checkpoint_path(file_); }
+  RunRecord finish(RunRecord run) const;
 
-// Trains one run into `file` with a progress line, or with `resuming` goes on with the run
-// from its checkpoint; files are refreshed whenever the trainer says. The line is redrawn
-// in place on a terminal when the run trains alone (`alone`); else a line per evaluation.
-// With `shown`, each evaluation also prints the latest per-layer statistics and the text.
-RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, const std::string& label,
-                              const Options::Shown& shown, bool resuming, bool alone) {
-  const fs::path checkpoint = checkpoint_path(file);
-  const bool tty = alone && isatty(STDOUT_FILENO);
-  double last_val = std::nan(""), last_print = -1;
-  std::string verdict = info(Verdict::NotStarted).name;  // the run's verdict at its last evaluation
-  TokenRate token_rate;
-  StepPace pace;
-  TrainCallbacks callbacks;
-  callbacks.on_stage = [&](const std::string& stage) {
-    if (stage != "Training") std::printf("%s  %s\n", label.c_str(), stage.c_str());
+ private:
+  void print_progress();
+
+  const TrainConfig& config_;
+  const fs::path file_;
+  const std::string label_;
+  const bool tty_;
+  double last_val_ = std::nan(""), last_print_ = -1;
+  std::string verdict_ = info(Verdict::NotStarted).name;  // the run's verdict at its last evaluation
+  TokenRate token_rate_;
+  StepPace pace_;
+  StepMetrics last_step_;
+  TrainCallbacks callbacks_;
+};
+
+RunProgress::RunProgress(const TrainConfig& config, const fs::path& file, const std::string& label,
+                         const Options::Shown& shown, bool resuming, bool alone)
+    : config_(config), file_(file), label_(label), tty_(alone && isatty(STDOUT_FILENO)) {
+  callbacks_.on_stage = [this](const std::string& stage) {
+    if (stage != "Training") std::printf("%s  %s\n", label_.c_str(), stage.c_str());
     std::fflush(stdout);
   };
-  callbacks.on_start = [&](const RunRecord& run) {
-    last_val = run.final_val_loss();  // a resumed run's last evaluation, until the next
-    verdict = info(judge(run).verdict).name;
-    pace = StepPace::of(run);  // resumed: rate and time left from its own steps on
-    token_rate.reset(pace.start_wall_s());
+  callbacks_.on_start = [this, resuming](const RunRecord& run) {
+    last_val_ = run.final_val_loss();  // a resumed run's last evaluation, until the next
+    verdict_ = info(judge(run).verdict).name;
+    pace_ = StepPace::of(run);  // resumed: rate and time left from its own steps on
+    token_rate_.reset(pace_.start_wall_s());
     std::printf(
         "%s  %s on %s (%s); %lld parameters; %lld training / %lld held-out tokens; "
         "unigram baseline %.3f nats%s\n",
-        label.c_str(), run.config.name.c_str(), run.environment.device_name.c_str(), run.environment.precision.c_str(),
+        label_.c_str(), run.config.name.c_str(), run.environment.device_name.c_str(), run.environment.precision.c_str(),
         static_cast<long long>(run.parameters), static_cast<long long>(run.train_tokens),
         static_cast<long long>(run.heldout_tokens), run.baseline_loss,
         resuming ? ("; resumed after step " + std::to_string(run.steps.size())).c_str() : "");
     std::fflush(stdout);
   };
-  StepMetrics last_step;
-  const auto print_progress = [&] {
-    const StepMetrics& s = last_step;
-    const double eta = pace.seconds_left(s.step, s.wall_s, config.steps);
-    std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f %s  %.0f tok/s  ETA %s%s", tty ? "\r\033[K" : "",
-                label.c_str(), s.step, config.steps, s.lr, s.train_loss, last_val, verdict.c_str(), token_rate.value(),
-                duration_text(eta).c_str(), tty ? "" : "\n");
-    std::fflush(stdout);
-    last_print = s.wall_s;
-  };
   // On a terminal the line is redrawn a few times a second; elsewhere (a log, runs side by
   // side) it is printed once per evaluation, with that evaluation's held-out loss.
-  callbacks.on_step = [&](const StepMetrics& s) {
-    token_rate.add(s.wall_s, double(config.batch_size) * config.model.context);
-    last_step = s;
-    if (tty && s.wall_s - last_print >= 0.25) print_progress();
+  callbacks_.on_step = [this](const StepMetrics& s) {
+    token_rate_.add(s.wall_s, double(config_.batch_size) * config_.model.context);
+    last_step_ = s;
+    if (tty_ && s.wall_s - last_print_ >= 0.25) print_progress();
   };
-  callbacks.on_eval = [&](const EvalMetrics& e, const RunRecord& run) {
-    last_val = e.val_loss;
-    verdict = info(judge(run).verdict).name;
+  callbacks_.on_eval = [this, shown](const EvalMetrics& e, const RunRecord& run) {
+    last_val_ = e.val_loss;
+    verdict_ = info(judge(run).verdict).name;
     if (e.step > 0) print_progress();
     std::string shown_text = shown.layers_summary ? normlab::layers_summary(run) : "";
     if (shown.text) shown_text += evaluation_text(run, e.step);
-    std::printf("%s%s", tty && !shown_text.empty() ? "\n" : "", shown_text.c_str());
+    std::printf("%s%s", tty_ && !shown_text.empty() ? "\n" : "", shown_text.c_str());
     std::fflush(stdout);
   };
-  callbacks.on_save_due = [&](const RunRecord& run) { save(run, file); };
-  callbacks.on_checkpoint_due = [&](const std::string& bytes) { write_file_atomically(checkpoint, bytes); };
-  callbacks.on_weights_due = [&](const std::string& bytes) { write_file_atomically(weights_path(file), bytes); };
+  callbacks_.on_save_due = [this](const RunRecord& run) { save(run, file_); };
+  callbacks_.on_checkpoint_due = [this](const std::string& bytes) { write_file_atomically(checkpoint(), bytes); };
+  callbacks_.on_weights_due = [this](const std::string& bytes) { write_file_atomically(weights_path(file_), bytes); };
   std::error_code error;
-  fs::remove(weights_path(file), error);  // a run trained again is not the one they were
-  RunRecord run = resuming ? resume(config, checkpoint, callbacks, &g_cancel) : train(config, callbacks, &g_cancel);
-  if (tty) std::printf("\n");
-  save(run, file);
-  if (!keeps_checkpoint(run)) fs::remove(checkpoint, error);
+  fs::remove(weights_path(file_), error);  // a run trained again is not the one they were
+}
+
+void RunProgress::print_progress() {
+  const StepMetrics& s = last_step_;
+  const double eta = pace_.seconds_left(s.step, s.wall_s, config_.steps);
+  std::printf("%s%s  step %d/%d  lr %.2e  train %.3f  held-out %.3f %s  %.0f tok/s  ETA %s%s", tty_ ? "\r\033[K" : "",
+              label_.c_str(), s.step, config_.steps, s.lr, s.train_loss, last_val_, verdict_.c_str(),
+              token_rate_.value(), duration_text(eta).c_str(), tty_ ? "" : "\n");
+  std::fflush(stdout);
+  last_print_ = s.wall_s;
+}
+
+RunRecord RunProgress::finish(RunRecord run) const {
+  std::error_code error;
+  if (tty_) std::printf("\n");
+  save(run, file_);
+  if (!keeps_checkpoint(run)) fs::remove(checkpoint(), error);
   std::printf("%s  %s: %s, final held-out %.3f nats (training %.3f, gap %.3f; baseline %.3f); wrote %s.{json,csv}\n",
-              label.c_str(), run.config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss(),
+              label_.c_str(), run.config.name.c_str(), to_string(run.status).c_str(), run.final_val_loss(),
               run.final_train_loss(), run.generalisation_gap(), run.baseline_loss,
-              fs::path(file).replace_extension().c_str());
-  if (!run.message.empty()) std::printf("%s  %s\n", label.c_str(), run.message.c_str());
-  if (run.status == RunStatus::Stopped && fs::exists(checkpoint, error)) {
-    std::printf("%s  go on with: normlab-cli train --resume '%s'\n", label.c_str(), file.c_str());
+              fs::path(file_).replace_extension().c_str());
+  if (!run.message.empty()) std::printf("%s  %s\n", label_.c_str(), run.message.c_str());
+  if (run.status == RunStatus::Stopped && fs::exists(checkpoint(), error)) {
+    std::printf("%s  go on with: normlab-cli train --resume '%s'\n", label_.c_str(), file_.c_str());
   }
-  std::printf("%s  %s\n", label.c_str(), judge(run).sentence.c_str());  // what it did, in words: its last line
+  std::printf("%s  %s\n", label_.c_str(), judge(run).sentence.c_str());  // what it did, in words: its last line
   return run;
+}
+
+}  // namespace
+
+RunRecord train_with_progress(const TrainConfig& config, const fs::path& file, const std::string& label,
+                              const Options::Shown& shown, bool resuming, bool alone) {
+  const RunProgress progress(config, file, label, shown, resuming, alone);
+  return progress.finish(resuming ? resume(config, progress.checkpoint(), progress.callbacks(), &g_cancel)
+                                  : train(config, progress.callbacks(), &g_cancel));
+}
+
+std::vector<RunRecord> train_stacked_with_progress(const std::vector<TrainConfig>& configs,
+                                                   const std::vector<fs::path>& files,
+                                                   const std::vector<std::string>& labels,
+                                                   const Options::Shown& shown) {
+  std::vector<std::unique_ptr<RunProgress>> progress;
+  std::vector<TrainCallbacks> callbacks;
+  for (std::size_t r = 0; r < configs.size(); ++r) {
+    progress.push_back(std::make_unique<RunProgress>(configs[r], files[r], labels[r], shown, false, false));
+    callbacks.push_back(progress.back()->callbacks());
+  }
+  std::vector<RunRecord> runs = train_stacked(configs, callbacks, &g_cancel);
+  for (std::size_t r = 0; r < runs.size(); ++r) runs[r] = progress[r]->finish(std::move(runs[r]));
+  return runs;
 }
 
 std::string label_of(std::size_t i, std::size_t count) {

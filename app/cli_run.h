@@ -39,6 +39,8 @@ struct Options {
   int bench_steps = 20, bench_warmup = 3;
   int bench_profile = 0;          // steps profiled after the timed ones; 0 = none
   std::string cuda_graph = "on";  // bench --cuda-graph
+  int bench_stack = 0;            // bench --stack: runs stacked, timed against as many single steps; 0 = off
+  std::string stack = "auto";     // train --stack: auto | on | off
   bool json = false;
   bool ignore_memory = false;             // train: start even when the memory estimate is over what is available
   std::string sample_run;                 // sample: the run file
@@ -72,6 +74,11 @@ std::filesystem::path run_file(const std::filesystem::path& out, const std::stri
 // from its checkpoint when `resuming`.
 RunRecord train_with_progress(const TrainConfig& config, const std::filesystem::path& file, const std::string& label,
                               const Options::Shown& shown, bool resuming = false, bool alone = true);
+// Trains runs of one shape as one stack (train_stacked), each into its file with its
+// progress line (a line per evaluation) and its label.
+std::vector<RunRecord> train_stacked_with_progress(const std::vector<TrainConfig>& configs,
+                                                   const std::vector<std::filesystem::path>& files,
+                                                   const std::vector<std::string>& labels, const Options::Shown& shown);
 // "[3/12]"
 std::string label_of(std::size_t i, std::size_t count);
 // How many of `configs` train at once, setting each one's threads (see cli_run.cpp).

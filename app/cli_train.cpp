@@ -1,5 +1,6 @@
 // normlab-cli train: one run, the course's five, over seeds, or a stopped run resumed.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "core/runs/run_text.h"
 #include "core/runs/seeds.h"
 #include "core/training/side_by_side.h"
+#include "core/training/trainer.h"
 
 #include "cli_run.h"
 
@@ -29,6 +31,14 @@ CLI::App* add_train_command(CLI::App& app, Options& options) {
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   train->add_option("--out", options.out, "where run files go")->capture_default_str();
+  train
+      ->add_option("--stack", options.stack,
+                   "train runs of one shape (the same model, batch and steps; other rates, warmups and seeds) as "
+                   "one stacked model, every layer a batched product over the runs: auto stacks them on a CUDA "
+                   "GPU, where one small run leaves it idle, and not on the CPU, where stacking gains little; on "
+                   "stacks them anywhere; off trains each run as its own model")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   add_side_by_side_option(*train, options);
   train->add_flag("--ignore-memory", options.ignore_memory,
                   "start even when the memory estimate printed before training is over what is available");
@@ -80,6 +90,35 @@ int run_resume(const Options& options) {
   return g_cancel ? 130 : 0;
 }
 
+// The runs grouped into jobs, in order: with --stack off (auto: off but on a CUDA GPU),
+// each run its own; else each run joins the first earlier job it can stack with. Says
+// which runs are stacked. --stack on where no two runs stack is refused with the reason.
+std::vector<std::vector<std::size_t>> stacks(const std::vector<TrainConfig>& configs, const std::string& stack) {
+  std::vector<std::vector<std::size_t>> jobs;
+  const bool stacking = stack == "on" || (stack == "auto" && !configs.empty() &&
+                                          describe_device(configs.front().device).device == "cuda");
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    auto joins = std::find_if(jobs.begin(), jobs.end(), [&](const std::vector<std::size_t>& job) {
+      return stacking && stack_refusal(std::vector<TrainConfig>{configs[job.front()], configs[i]}).empty();
+    });
+    if (joins == jobs.end()) jobs.push_back({i});
+    else joins->push_back(i);
+  }
+  if (stack == "on" && jobs.size() == configs.size()) {
+    throw UserError("--stack on: no two runs stack" +
+                    (configs.size() < 2 ? std::string(" (there is one run)")
+                                        : ": " + stack_refusal(std::vector<TrainConfig>{configs[0], configs[1]})));
+  }
+  for (const auto& job : jobs) {
+    if (job.size() < 2) continue;
+    std::string members;
+    for (const std::size_t i : job) members += (members.empty() ? "" : ", ") + label_of(i, configs.size());
+    std::printf("Stacked as one model: %s\n", members.c_str());
+  }
+  std::fflush(stdout);
+  return jobs;
+}
+
 }  // namespace
 
 int run_train(const Options& options) {
@@ -105,13 +144,40 @@ int run_train(const Options& options) {
     throw UserError("output folder " + out.string() + " is a file");
   }
 
-  const int at_once = share_the_machine(configs, options);
-  check_memory(configs, at_once, options.ignore_memory);
+  // Each job is one run, or a stack of runs of one shape; the jobs share the machine as
+  // runs alone do, and every run of a stack takes its job's threads.
+  const std::vector<std::vector<std::size_t>> jobs = stacks(configs, options.stack);
+  std::vector<TrainConfig> job_configs;
+  std::size_t largest = 1;
+  for (const auto& job : jobs) {
+    job_configs.push_back(configs[job.front()]);
+    largest = std::max(largest, job.size());
+  }
+  const int at_once = share_the_machine(job_configs, options);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    for (const std::size_t i : jobs[j]) configs[i].threads = job_configs[j].threads;
+  }
+  check_memory(configs, int(std::min(configs.size(), std::size_t(at_once) * largest)), options.ignore_memory);
   std::vector<std::optional<RunRecord>> trained(configs.size());
-  train_side_by_side(configs.size(), at_once, [&](std::size_t i) {
+  train_side_by_side(jobs.size(), at_once, [&](std::size_t j) {
     if (g_cancel) return;
-    trained[i] = train_with_progress(configs[i], run_file(out, configs[i].name), label_of(i, configs.size()),
-                                     options.shown, /*resuming=*/false, at_once == 1);
+    const auto& job = jobs[j];
+    if (job.size() == 1) {
+      const std::size_t i = job.front();
+      trained[i] = train_with_progress(configs[i], run_file(out, configs[i].name), label_of(i, configs.size()),
+                                       options.shown, /*resuming=*/false, at_once == 1);
+      return;
+    }
+    std::vector<TrainConfig> stacked;
+    std::vector<fs::path> files;
+    std::vector<std::string> labels;
+    for (const std::size_t i : job) {
+      stacked.push_back(configs[i]);
+      files.push_back(run_file(out, configs[i].name));
+      labels.push_back(label_of(i, configs.size()));
+    }
+    auto runs = train_stacked_with_progress(stacked, files, labels, options.shown);
+    for (std::size_t k = 0; k < job.size(); ++k) trained[job[k]] = std::move(runs[k]);
   });
   std::vector<RunRecord> runs;
   for (auto& run : trained) {

@@ -552,6 +552,52 @@ TEST_F(CliTest, WorkshopSideBySideGivesTheNumbersOfOneAfterAnother) {
   EXPECT_EQ(files, 5);
 }
 
+// Issue 52: the course stacked (pre-norm's two runs as one model, post-norm's three as
+// another) ends each run where training it as its own model does.
+TEST_F(CliTest, WorkshopStackedGivesTheFinalLossesOfUnstacked) {
+  corpus_file(synthetic_corpus());
+  const std::string tiny =
+      "train --preset workshop --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 "
+      "--context 8 --batch 2 --vocab 256 --steps 12 --eval-interval 4 --eval-batches 1 --side-by-side 1 ";
+  ASSERT_EQ(run(tiny + "--stack off --out alone"), 0) << out_ << err_;
+  EXPECT_THAT(out_, ::testing::Not(HasSubstr("Stacked")));
+  ASSERT_EQ(run(tiny + "--stack on --out stacked"), 0) << out_ << err_;
+  EXPECT_THAT(out_, HasSubstr("Stacked as one model: [1/5], [3/5]"));
+  EXPECT_THAT(out_, HasSubstr("Stacked as one model: [2/5], [4/5], [5/5]"));
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(temp_ / "alone")) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    const RunRecord alone = read_json(entry.path()), stacked = read_json(temp_ / "stacked" / entry.path().filename());
+    EXPECT_EQ(stacked.status, RunStatus::Done);
+    ASSERT_EQ(stacked.steps.size(), alone.steps.size());
+    ASSERT_EQ(stacked.evals.size(), alone.evals.size());
+    EXPECT_NEAR(stacked.final_train_loss(), alone.final_train_loss(), 1e-4) << entry.path();
+    EXPECT_NEAR(stacked.final_val_loss(), alone.final_val_loss(), 1e-4) << entry.path();
+  }
+  EXPECT_EQ(files, 5);
+  // --stack on where nothing stacks says why in one line.
+  EXPECT_EQ(run("train --corpus corpus.txt --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 --context 8 "
+                "--batch 2 --vocab 256 --steps 2 --stack on --out one"),
+            2);
+  EXPECT_THAT(err_, HasSubstr("--stack on: no two runs stack (there is one run)"));
+}
+
+// bench --stack times N runs stacked against N single steps and says the ratio.
+TEST_F(CliTest, BenchStackTimesStackedAgainstSingleSteps) {
+  ASSERT_EQ(run("bench --stack 2 --device cpu --threads 1 --layers 1 --d-model 16 --heads 1 --context 8 --batch 2 "
+                "--vocab 256 --bench-steps 2 --bench-warmup 1 --json"),
+            0)
+      << out_ << err_;
+  const auto json = nlohmann::json::parse(out_);
+  EXPECT_EQ(json["stack"]["runs"], 2);
+  EXPECT_GT(json["stack"]["stacked_ms_per_step"].get<double>(), 0);
+  EXPECT_GT(json["stack"]["single_ms_per_step"].get<double>(), 0);
+  EXPECT_NEAR(json["stack"]["speedup"].get<double>(),
+              json["stack"]["single_ms_per_step"].get<double>() / json["stack"]["stacked_ms_per_step"].get<double>(),
+              1e-9);
+}
+
 // Issue 48: explain says what a run is doing from its file, compares two, explains a
 // folder's each, and prints JSON; what is not a run gets one line and exit status 2.
 TEST_F(CliTest, ExplainSaysWhatEachRunIsDoing) {
