@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 
 #include "core/device/cuda_backend.h"
 #include "core/training/bench.h"
 #include "core/training/learner.h"
+#include "core/training/stacked_learner.h"
 #include "core/training/trainer.h"
 
 #include "test_support.h"
@@ -109,6 +111,43 @@ TEST_F(CudaTest, AGraphedStepsProfileCountsItsKernels) {
   const bool adamw = std::any_of(r.profile.gpu_kernels.begin(), r.profile.gpu_kernels.end(),
                                  [](const ProfiledKernel& k) { return k.name.find("adam") != std::string::npos; });
   EXPECT_TRUE(adamw) << "the fused AdamW kernel is among the graph's";
+}
+
+// Issue 52: two runs stacked on the GPU, the stack's update replayed as one CUDA graph
+// after its eager steps, against each run's eager Learner. fp32 (TF32 off) in both, so
+// only the order of sums differs, as in the CPU test (stacked_test.cpp); a graph that
+// read a stale rate or batch would be off by far more than 1e-4.
+TEST_F(CudaTest, StackedRunsReplayedAsOneGraphFollowTheirRunsAlone) {
+  config_.device = "cuda";
+  config_.tf32 = "off";
+  Environment environment = describe_device(config_.device, config_.threads);
+  const torch::Device device = prepare_device(config_, environment);
+  TrainConfig fast = config_;
+  fast.peak_lr = 6e-3;
+  fast.seed = 2;
+  const std::vector<TrainConfig> configs{config_, fast};
+  std::vector<std::unique_ptr<Learner>> alone, in_stack;
+  for (const auto& config : configs) {
+    alone.push_back(std::make_unique<Learner>(config, 256, device, /*cuda_graph=*/false));
+    in_stack.push_back(std::make_unique<Learner>(config, 256, device, /*cuda_graph=*/false));
+  }
+  StackedLearner stacked({in_stack[0].get(), in_stack[1].get()}, device, /*cuda_graph=*/true);
+  torch::manual_seed(7);
+  for (int step = 1; step <= 20; ++step) {
+    std::vector<Batch> batches;
+    std::vector<double> lrs;
+    for (const auto& config : configs) {
+      const auto windows = torch::randint(256, {config.batch_size, config.model.context + 1}, torch::kInt64);
+      batches.push_back(to_device(split_windows(windows), device));
+      lrs.push_back(config.peak_lr * step / 20);
+    }
+    const auto losses = stacked.step(batches, lrs).cpu();
+    for (std::size_t r = 0; r < configs.size(); ++r) {
+      EXPECT_NEAR(losses[std::int64_t(r)].item<double>(), alone[r]->step(batches[r], lrs[r]).item<double>(), 1e-4)
+          << "run " << r << ", step " << step;
+    }
+  }
+  EXPECT_EQ(stacked.cuda_graph_state(), "replayed");
 }
 
 }  // namespace
