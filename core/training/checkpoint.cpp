@@ -14,6 +14,7 @@
 
 #include "headed_file.h"
 #include "training_state.h"
+#include "weights_io.h"
 
 namespace normlab {
 namespace fs = std::filesystem;
@@ -84,7 +85,7 @@ bool keeps_checkpoint(const RunRecord& run) {
 std::string checkpoint_bytes(const TrainingState& state, const std::string& data_fingerprint) {
   torch::serialize::OutputArchive archive, tensors;
   const std::vector<torch::Tensor> live = state.learner.state();
-  for (std::size_t i = 0; i < live.size(); ++i) tensors.write(std::to_string(i), live[i]);
+  for (std::size_t i = 0; i < live.size(); ++i) tensors.write(std::to_string(i), as_stored(live[i]));
   archive.write("learner", tensors);
   std::ostringstream rng;
   rng << state.batch_rng;

@@ -71,11 +71,16 @@ bool keeps_weights(const RunRecord& run) {
   return run.status == RunStatus::Done && run.config.final_weights == "keep" && run.config.final_checkpoint != "keep";
 }
 
+torch::Tensor as_stored(const torch::Tensor& tensor) {
+  const bool whole = tensor.storage_offset() == 0 && tensor.storage().nbytes() == tensor.nbytes();
+  return whole ? tensor : tensor.clone(at::MemoryFormat::Contiguous);
+}
+
 std::string tokenizer_hash(const Tokenizer& tokenizer) { return content_hash(read_whole_file(tokenizer.model_file())); }
 
 std::string weights_bytes(Gpt& model, const TrainConfig& config, const std::string& tokenizer_hash, int step) {
   torch::serialize::OutputArchive archive;
-  for (const auto& [name, tensor] : named_tensors(model)) archive.write(name, tensor.detach().cpu());
+  for (const auto& [name, tensor] : named_tensors(model)) archive.write(name, as_stored(tensor.detach().cpu()));
   std::string payload;
   archive.save_to([&payload](const void* data, std::size_t size) {
     payload.append(static_cast<const char*>(data), size);

@@ -11,6 +11,11 @@
 
 namespace normlab {
 
+// `tensor` as a file is to hold it: itself, or a copy of it when it is a view of part of
+// a larger storage (a stacked run's tensors are, stacked_learner.h), which the file would
+// otherwise hold whole.
+torch::Tensor as_stored(const torch::Tensor& tensor);
+
 // What a weights file names its tokenizer by: the content hash of its model file.
 std::string tokenizer_hash(const Tokenizer& tokenizer);
 

@@ -106,6 +106,38 @@ TEST_F(TrainerTest, TrainStackedGivesEachRunItsRecordAlone) {
   }
 }
 
+// A stacked run's tensors are views of the stack's: its files hold its own tensors only.
+// Five steps that all record layer statistics are each taken alone, with the arithmetic
+// of train(), so the weights come out to the byte.
+TEST_F(TrainerTest, TrainStackedWritesEachRunsOwnWeightsAndCheckpoints) {
+  config_.steps = 5;
+  config_.eval_interval = 2;
+  config_.checkpoint_interval = 0;  // a checkpoint at every save
+  TrainConfig other = config_;
+  other.seed = 9;
+  const std::vector<TrainConfig> configs{config_, other};
+  std::vector<std::string> weights(2), checkpoints(2);
+  std::vector<TrainCallbacks> callbacks(2);
+  for (std::size_t r = 0; r < 2; ++r) {
+    callbacks[r].on_weights_due = [&, r](const std::string& bytes) { weights[r] = bytes; };
+    callbacks[r].on_checkpoint_due = [&, r](const std::string& bytes) { checkpoints[r] = bytes; };
+  }
+  train_stacked(configs, callbacks);
+  for (std::size_t r = 0; r < 2; ++r) {
+    std::string alone_weights, alone_checkpoint;
+    TrainCallbacks alone;
+    alone.on_weights_due = [&](const std::string& bytes) { alone_weights = bytes; };
+    alone.on_checkpoint_due = [&](const std::string& bytes) { alone_checkpoint = bytes; };
+    train(configs[r], alone);
+    ASSERT_FALSE(alone_weights.empty());
+    EXPECT_TRUE(weights[r] == alone_weights)
+        << "run " << r << ": " << weights[r].size() << " bytes against " << alone_weights.size();
+    // The record inside differs in its times; the tensors, which would double, do not.
+    EXPECT_LT(double(checkpoints[r].size()), 1.05 * double(alone_checkpoint.size())) << "run " << r;
+    EXPECT_GT(double(checkpoints[r].size()), 0.95 * double(alone_checkpoint.size())) << "run " << r;
+  }
+}
+
 TEST_F(TrainerTest, TrainStackedRefusesRunsThatCannotStack) {
   TrainConfig wider = config_;
   wider.model.d_model = 64;
