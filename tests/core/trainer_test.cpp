@@ -138,6 +138,31 @@ TEST_F(TrainerTest, TrainStackedWritesEachRunsOwnWeightsAndCheckpoints) {
   }
 }
 
+// Stopped, a stacked run keeps a checkpoint of its own, from which it goes on alone to
+// the numbers it gets trained alone throughout.
+TEST_F(TrainerTest, AStoppedStackedRunResumesAlone) {
+  config_.steps = 120;  // steps 101 to 120 but the statistics' are stacked
+  config_.eval_interval = 40;
+  config_.checkpoint_interval = 3600;
+  TrainConfig other = config_;
+  other.peak_lr = 1e-3;
+  other.seed = 9;
+  std::atomic<bool> cancel{false};
+  std::vector<TrainCallbacks> callbacks(2);
+  callbacks[0].on_step = [&](const StepMetrics& s) { cancel = s.step == 107; };
+  callbacks[0].on_checkpoint_due = [&](const std::string& bytes) { write_file(temp_ / "run.ckpt", bytes); };
+  const std::vector<RunRecord> stopped = train_stacked({config_, other}, callbacks, &cancel);
+  ASSERT_EQ(stopped[0].status, RunStatus::Stopped);
+  ASSERT_EQ(stopped[0].steps.size(), 107u);
+  const RunRecord resumed = resume(config_, temp_ / "run.ckpt");
+  const RunRecord whole = train(config_);
+  EXPECT_EQ(resumed.status, RunStatus::Done);
+  ASSERT_EQ(resumed.steps.size(), whole.steps.size());
+  for (std::size_t i = 0; i < whole.steps.size(); ++i)
+    EXPECT_NEAR(resumed.steps[i].train_loss, whole.steps[i].train_loss, 1e-4) << "step " << i + 1;
+  EXPECT_NEAR(resumed.final_val_loss(), whole.final_val_loss(), 1e-4);
+}
+
 TEST_F(TrainerTest, TrainStackedRefusesRunsThatCannotStack) {
   TrainConfig wider = config_;
   wider.model.d_model = 64;
