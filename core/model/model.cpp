@@ -1,6 +1,7 @@
 #include "model.h"
 
 #include <cmath>
+#include <optional>
 
 namespace normlab {
 namespace F = torch::nn::functional;
@@ -29,14 +30,28 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
     k = k_norm.forward(k);
   }
   if (entropy_out) *entropy_out = mean_normalised_attention_entropy(q, k);
-  if (cache && cache->k.defined()) {
-    // Decoding one position after the cached ones: it sees all of them, so no mask.
-    cache->k = torch::cat({cache->k, k}, 2);
-    cache->v = torch::cat({cache->v, v}, 2);
-    auto y = at::scaled_dot_product_attention(q, cache->k, cache->v, {}, 0.0, /*is_causal=*/false);
-    return proj(y.transpose(1, 2).reshape({batch, time, width}));
+  if (cache) {
+    const std::int64_t first = cache_position;
+    if (!cache->k.defined() || cache->k.scalar_type() != k.scalar_type()) {
+      const auto shape = {batch, std::int64_t(heads), cache->capacity, width / heads};
+      cache->k = torch::empty(shape, k.options());
+      cache->v = torch::empty(shape, v.options());
+    }
+    cache->k.narrow(2, first, time).copy_(k);
+    cache->v.narrow(2, first, time).copy_(v);
+    cache->length = first + time;
+    if (first > 0) {
+      // After cached positions: each query sees them all and the new ones up to its own.
+      const auto keys = cache->k.narrow(2, 0, first + time), values = cache->v.narrow(2, 0, first + time);
+      std::optional<torch::Tensor> mask;  // one position sees every key: no mask
+      if (time > 1) {
+        const auto query = torch::arange(first, first + time, x.options().dtype(torch::kInt64)).unsqueeze(1);
+        mask = torch::arange(first + time, x.options().dtype(torch::kInt64)).unsqueeze(0) <= query;
+      }
+      auto y = at::scaled_dot_product_attention(q, keys, values, mask, 0.0, /*is_causal=*/false);
+      return proj(y.transpose(1, 2).reshape({batch, time, width}));
+    }
   }
-  if (cache) *cache = {k, v};
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
   return proj(y.transpose(1, 2).reshape({batch, time, width}));
 }
@@ -207,19 +222,31 @@ void GptImpl::init_deepnorm() {
 
 torch::Tensor GptImpl::forward(const torch::Tensor& ids) { return logits(ids, 0); }
 
-torch::Tensor GptImpl::forward_cached(const torch::Tensor& ids, std::vector<AttentionCache>& cache) {
+torch::Tensor GptImpl::forward_at(const torch::Tensor& ids, std::vector<AttentionCache>& cache,
+                                  std::int64_t first_position) {
+  const auto batch = ids.size(0), time = ids.size(1);
   cache.resize(blocks->size());
-  const auto first = cache.front().k.defined() ? cache.front().k.size(2) : 0;
-  if (first + ids.size(1) > config.context) throw std::invalid_argument("decoding past the context");
-  if (first > 0 && ids.size(1) != 1) throw std::invalid_argument("after the first call, one position at a time");
+  if (first_position < 0 || first_position + time > config.context)
+    throw std::invalid_argument("decoding past the context");
+  if (first_position > 0 && (first_position > cache.front().length || cache.front().k.size(0) != batch))
+    throw std::invalid_argument("a gap after the cached positions");
   struct Armed {  // the blocks read the cache for this call only, whatever it throws
     torch::nn::ModuleList& blocks;
     ~Armed() {
       for (auto& block : *blocks) block->as<BlockImpl>()->attention->cache = nullptr;
     }
   } armed{blocks};
-  for (std::size_t i = 0; i < blocks->size(); ++i) blocks[i]->as<BlockImpl>()->attention->cache = &cache[i];
-  return logits(ids, first);
+  for (std::size_t i = 0; i < blocks->size(); ++i) {
+    auto& attention = *blocks[i]->as<BlockImpl>()->attention;
+    AttentionCache& c = cache[i];
+    // Buffers for another batch or device are made again, by the attention's forward.
+    if (c.k.defined() && (c.k.size(0) != batch || c.k.device() != ids.device())) c = {};
+    c.capacity = config.context;
+    if (first_position == 0) c.length = 0;
+    attention.cache = &c;
+    attention.cache_position = first_position;
+  }
+  return logits(ids, first_position);
 }
 
 torch::Tensor GptImpl::logits(const torch::Tensor& ids, std::int64_t first_position) {

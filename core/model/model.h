@@ -24,9 +24,14 @@ struct BlockProbe {
 // by the log of its number of visible keys; the first position (one key) is left out.
 torch::Tensor mean_normalised_attention_entropy(const torch::Tensor& q, const torch::Tensor& k);
 
-// One block's keys and values of the positions decoded so far, (batch, heads, time, C/heads).
+// One block's keys and values of the positions decoded so far: (batch, heads, context,
+// C/heads) buffers, allocated once for the whole context, of which the first `length`
+// positions hold values. A forward at position p writes its positions into [p, p + n)
+// in place, so decoding a token costs no copy of the positions before it.
 struct AttentionCache {
-  torch::Tensor k, v;
+  torch::Tensor k, v;         // undefined until the first forward, which knows their dtype
+  std::int64_t length = 0;    // positions written
+  std::int64_t capacity = 0;  // the context
 };
 
 struct CausalSelfAttentionImpl : torch::nn::Module {
@@ -37,7 +42,8 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
   torch::nn::AnyModule q_norm, k_norm;  // QK-norm: RMSNorm over each head's dimension; empty when off
   int heads;
   torch::Tensor* entropy_out = nullptr;  // set while recording: the fused kernel keeps no probabilities
-  AttentionCache* cache = nullptr;       // set while decoding: x's positions follow the cached ones
+  AttentionCache* cache = nullptr;       // set while decoding: x's positions start at cache_position
+  std::int64_t cache_position = 0;
 };
 TORCH_MODULE(CausalSelfAttention);
 
@@ -111,11 +117,13 @@ struct GptImpl : torch::nn::Module {
   explicit GptImpl(const ModelConfig& config);
   // (batch, time) token ids -> (batch, time, vocab) logits.
   torch::Tensor forward(const torch::Tensor& ids);
-  // The same for ids that follow the positions in `cache` (one per block; empty tensors at
-  // the start), which grows by their keys and values: a next token costs one position's
-  // forward pass instead of the whole sequence's. After the first call, one position a
-  // call; positions past the context are refused (std::invalid_argument).
-  torch::Tensor forward_cached(const torch::Tensor& ids, std::vector<AttentionCache>& cache);
+  // The same for ids at positions [first_position, first_position + time), which attend to
+  // the positions before them held in `cache` (one per block, allocated on first use for
+  // the whole context and the batch) and leave their keys and values there: a next token
+  // costs one position's forward pass instead of the whole sequence's. first_position 0
+  // starts afresh; a gap after the cached positions, or positions past the context, are
+  // refused (std::invalid_argument).
+  torch::Tensor forward_at(const torch::Tensor& ids, std::vector<AttentionCache>& cache, std::int64_t first_position);
   // Mean cross-entropy of the next-token predictions, nats: the output projection and the
   // loss fused (output_loss.h) unless the thread has turned that off. `each_chunk` sees
   // the logits as they are made, a few hundred positions at a time.

@@ -240,11 +240,13 @@ Decoder Learner::decoder() {
       ~LibTorchMatmuls() { set_onednn_matmuls(onednn); }
     } libtorch_matmuls;
     model_->eval();
-    if (fresh) cache->clear();
+    // Fresh, the cache's buffers are kept (a restart past the context has the same rows)
+    // and written over from position 0.
+    const std::int64_t first = fresh || cache->empty() ? 0 : cache->front().length;
     torch::Tensor last;
     {
       AutocastScope autocast(autocast_bf16_, ids.device().type());
-      last = model_->forward_cached(ids, *cache).select(1, -1);
+      last = model_->forward_at(ids, *cache, first).select(1, -1);
     }
     model_->train();
     return last.to(torch::kFloat32);

@@ -169,23 +169,48 @@ TEST(Model, RmsNormScalesByTheRootMeanSquare) {
   EXPECT_TRUE(std::isfinite(model->loss(ids, ids).item<double>()));
 }
 
-// The cache changes how the logits are computed, not what they are.
+// The cache changes how the logits are computed, not what they are: decoding a sequence
+// a few positions, then one at a time, then a few again gives the full forward's logits.
 TEST(Model, CachedDecodingGivesTheFullForwardsLogits) {
   torch::manual_seed(5);
-  for (NormPlacement placement : {NormPlacement::Pre, NormPlacement::Post}) {
-    Gpt model(small(placement));
+  for (NormPlacement placement :
+       {NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri, NormPlacement::DeepNorm, NormPlacement::ReZero}) {
+    ModelConfig m = small(placement);
+    if (placement == NormPlacement::Peri) m.qk_norm = Switch::On;
+    Gpt model(m);
     model->eval();
+    if (placement == NormPlacement::ReZero) {  // α starts at 0: every block would be the identity
+      torch::NoGradGuard no_grad;
+      for (auto& b : *model->blocks) b->as<BlockImpl>()->rezero_alpha.fill_(0.5);
+    }
     torch::NoGradGuard no_grad;
-    const auto ids = torch::randint(64, {3, 12}, torch::kInt64);
+    const auto ids = torch::randint(64, {3, 16}, torch::kInt64);
     const auto full = model->forward(ids);
     std::vector<AttentionCache> cache;
-    auto cached = model->forward_cached(ids.narrow(1, 0, 5), cache);
-    EXPECT_TRUE(torch::allclose(cached, full.narrow(1, 0, 5), 1e-5, 1e-5));
+    auto cached = model->forward_at(ids.narrow(1, 0, 5), cache, 0);
+    EXPECT_TRUE(torch::allclose(cached, full.narrow(1, 0, 5), 1e-5, 1e-5)) << to_string(placement);
     for (int t = 5; t < 12; ++t) {
-      cached = model->forward_cached(ids.narrow(1, t, 1), cache);
-      EXPECT_TRUE(torch::allclose(cached.select(1, 0), full.select(1, t), 1e-5, 1e-5)) << "position " << t;
+      cached = model->forward_at(ids.narrow(1, t, 1), cache, t);
+      EXPECT_TRUE(torch::allclose(cached.select(1, 0), full.select(1, t), 1e-5, 1e-5))
+          << to_string(placement) << " position " << t;
     }
-    EXPECT_THROW(model->forward_cached(ids.narrow(1, 0, 5), cache), std::invalid_argument) << "past the context";
+    EXPECT_EQ(cache.front().length, 12);
+    EXPECT_EQ(cache.front().k.size(2), m.context) << "allocated once, for the whole context";
+    const auto buffer = cache.front().k.data_ptr();
+    cached = model->forward_at(ids.narrow(1, 12, 4), cache, 12);  // several positions after cached ones: masked
+    EXPECT_TRUE(torch::allclose(cached, full.narrow(1, 12, 4), 1e-5, 1e-5)) << to_string(placement);
+    EXPECT_EQ(cache.front().k.data_ptr(), buffer) << "written in place";
+    // Back to an earlier position: what follows it is written over.
+    const auto other = torch::randint(64, {3, 16}, torch::kInt64);
+    cached = model->forward_at(other.narrow(1, 8, 1), cache, 8);
+    const auto rewritten = model->forward(torch::cat({ids.narrow(1, 0, 8), other.narrow(1, 8, 1)}, 1));
+    EXPECT_TRUE(torch::allclose(cached.select(1, 0), rewritten.select(1, 8), 1e-5, 1e-5)) << to_string(placement);
+    EXPECT_THROW(model->forward_at(ids.narrow(1, 0, 5), cache, 12), std::invalid_argument) << "past the context";
+    EXPECT_THROW(model->forward_at(ids.narrow(1, 0, 1), cache, 10), std::invalid_argument) << "a gap";
+    EXPECT_THROW(model->forward_at(ids.narrow(0, 0, 2).narrow(1, 9, 1), cache, 9), std::invalid_argument)
+        << "another batch continues nothing";
+    cached = model->forward_at(other.narrow(1, 0, 16), cache, 0);
+    EXPECT_TRUE(torch::allclose(cached, model->forward(other), 1e-5, 1e-5)) << "position 0 starts afresh";
   }
 }
 

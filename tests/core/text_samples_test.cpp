@@ -5,6 +5,8 @@
 #include <set>
 #include <torch/torch.h>
 
+#include "core/training/learner.h"
+
 #include "test_support.h"
 
 namespace normlab::test {
@@ -98,6 +100,43 @@ TEST(TextSamples, PastTheContextTheModelSeesTheLastContextTokens) {
   // Lengths 3, 4, 5 fit (a start, then two cached steps); from 6 on, each token restarts on the last 5.
   EXPECT_EQ(model.widths, (std::vector<std::int64_t>{3, 5, 5, 5}));
   EXPECT_EQ(model.nexts, 2);
+}
+
+// A decoder without a cache: each call runs the whole sequence so far through the model,
+// the text as it is without any caching.
+Decoder full_forward_decoder(Gpt model) {
+  auto history = std::make_shared<torch::Tensor>();
+  auto run = [model, history](const torch::Tensor& ids, bool fresh) mutable {
+    torch::NoGradGuard no_grad;
+    model->eval();
+    *history = fresh ? ids : torch::cat({*history, ids}, 1);
+    auto last = model->forward(*history).select(1, -1);
+    model->train();
+    return last;
+  };
+  return {[run](const torch::Tensor& ids) mutable { return run(ids, true); },
+          [run](const torch::Tensor& ids) mutable { return run(ids, false); }, model->config.context};
+}
+
+// The learner's decoder, with its cache of keys and values, writes the text a full
+// forward pass per token writes: past the context too, and for prompts of two lengths.
+TEST(TextSamples, TheCachedDecoderWritesTheFullForwardsText) {
+  for (NormPlacement placement : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri}) {
+    TrainConfig config = tiny_config("unused");
+    config.model.context = 16;
+    config.model.norm = placement;
+    Learner learner(config, 256, torch::kCPU);
+    const std::vector<std::vector<int>> prompts{{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11, 12, 13, 14, 15, 16}, {17, 18}};
+    const std::vector<std::uint64_t> seeds{1, 2, 3};
+    const auto cached = continue_prompts(learner.decoder(), prompts, kContinuationTokens, 1.0, seeds, torch::kCPU);
+    const auto full =
+        continue_prompts(full_forward_decoder(learner.model()), prompts, kContinuationTokens, 1.0, seeds, torch::kCPU);
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+      EXPECT_EQ(cached[i].greedy, full[i].greedy) << to_string(placement) << " prompt " << i;
+      EXPECT_EQ(cached[i].sampled, full[i].sampled) << to_string(placement) << " prompt " << i;
+      EXPECT_EQ(cached[i].greedy.size(), std::size_t(kContinuationTokens));
+    }
+  }
 }
 
 }  // namespace
