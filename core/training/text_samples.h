@@ -55,9 +55,21 @@ struct Continuation {
 
 // Each prompt continued `tokens` tokens both ways; prompt i's samples drawn at
 // `temperature` from a generator seeded seeds[i].
-// Prompts of one length are continued together, in one batch.
+// Prompts of one length are continued together, in one batch. On a CUDA device, by
+// continue_prompts_on_device.
 std::vector<Continuation> continue_prompts(const Decoder& decoder, const std::vector<std::vector<int>>& prompts,
                                            int tokens, double temperature, const std::vector<std::uint64_t>& seeds,
                                            torch::Device device);
+
+// The same, every token chosen on the model's device, for a GPU: no host sync per token,
+// and one read of all the tokens at the end (`host_reads`, when given, counts it).
+// Greedy tokens are the logits' argmax there, as on the host. Samples are drawn by the
+// Gumbel-max trick, argmax(logits / temperature + G), with G = -log(-log u) and u a hash
+// of (seeds[i], position, token) computed there: no generator state, the same text across
+// a resume, but other draws than continue_prompts's generator makes.
+std::vector<Continuation> continue_prompts_on_device(const Decoder& decoder,
+                                                     const std::vector<std::vector<int>>& prompts, int tokens,
+                                                     double temperature, const std::vector<std::uint64_t>& seeds,
+                                                     torch::Device device, int* host_reads = nullptr);
 
 }  // namespace normlab

@@ -139,5 +139,94 @@ TEST(TextSamples, TheCachedDecoderWritesTheFullForwardsText) {
   }
 }
 
+// The device path (for a GPU) run on the CPU: its greedy text is the host path's, for a
+// real model with prompts of two lengths and past the context, read from the device once.
+TEST(TextSamplesOnDevice, GreedyTextIsTheHostPathsAndIsReadOnce) {
+  TrainConfig config = tiny_config("unused");
+  config.model.context = 16;
+  Learner learner(config, 256, torch::kCPU);
+  const std::vector<std::vector<int>> prompts{{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11}, {17, 18, 19, 20, 21, 22, 23, 24}};
+  const std::vector<std::uint64_t> seeds{1, 2, 3};
+  const auto host = continue_prompts(learner.decoder(), prompts, kContinuationTokens, 1.0, seeds, torch::kCPU);
+  int reads = 0;
+  const auto device =
+      continue_prompts_on_device(learner.decoder(), prompts, kContinuationTokens, 1.0, seeds, torch::kCPU, &reads);
+  EXPECT_EQ(reads, 1) << "every group's tokens in one copy";
+  ASSERT_EQ(device.size(), prompts.size());
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    EXPECT_EQ(device[i].greedy, host[i].greedy) << "prompt " << i;
+    EXPECT_EQ(device[i].sampled.size(), std::size_t(kContinuationTokens));
+  }
+
+  CountingDecoder counting, counted_on_device;
+  const auto on_host = continue_prompts(counting.decoder(5), {{1, 2, 3}}, 6, 1.0, {1}, torch::kCPU);
+  const auto on_device =
+      continue_prompts_on_device(counted_on_device.decoder(5), {{1, 2, 3}}, 6, 1.0, {1}, torch::kCPU);
+  EXPECT_EQ(on_device[0].greedy, on_host[0].greedy);
+  EXPECT_EQ(counted_on_device.widths, counting.widths) << "restarts past the context as the host path does";
+  EXPECT_EQ(counted_on_device.nexts, counting.nexts);
+}
+
+// Samples repeat for a seed (a resumed run writes the same text) and differ across seeds
+// and prompts.
+TEST(TextSamplesOnDevice, SamplesFollowTheirSeed) {
+  TrainConfig config = tiny_config("unused");
+  Learner learner(config, 256, torch::kCPU);
+  const std::vector<std::vector<int>> prompts{{1, 2, 3, 4}, {1, 2, 3, 4}};
+  const auto first = continue_prompts_on_device(learner.decoder(), prompts, 20, 1.0, {11, 12}, torch::kCPU);
+  const auto again = continue_prompts_on_device(learner.decoder(), prompts, 20, 1.0, {11, 12}, torch::kCPU);
+  const auto other = continue_prompts_on_device(learner.decoder(), prompts, 20, 1.0, {13, 12}, torch::kCPU);
+  EXPECT_EQ(again[0].sampled, first[0].sampled);
+  EXPECT_EQ(again[1].sampled, first[1].sampled);
+  EXPECT_NE(first[1].sampled, first[0].sampled) << "the same prompt, another seed";
+  EXPECT_NE(other[0].sampled, first[0].sampled) << "another seed, other samples";
+  EXPECT_EQ(other[1].sampled, first[1].sampled) << "each prompt its own noise";
+  EXPECT_EQ(other[0].greedy, first[0].greedy);
+}
+
+// A model whose next-token logits are always one fixed row: the samples' frequencies are
+// its softmax at the temperature (10,000 draws: a standard error below 0.005 each).
+TEST(TextSamplesOnDevice, SampleFrequenciesFollowTheSoftmax) {
+  const auto row = torch::tensor({0.0, 1.0, 2.0, -1.0, 0.5}, torch::kFloat32);
+  const auto fixed = [row](const torch::Tensor& ids) { return row.expand({ids.size(0), row.size(0)}).clone(); };
+  const Decoder decoder{fixed, fixed, 100};
+  const int prompts = 250, tokens = 40;
+  std::vector<std::vector<int>> rows(prompts, std::vector<int>{1});
+  std::vector<std::uint64_t> seeds;
+  for (int i = 0; i < prompts; ++i) seeds.push_back(sample_seed(7, 0, i));
+  for (const double temperature : {1.0, 2.0}) {
+    const auto continued = continue_prompts_on_device(decoder, rows, tokens, temperature, seeds, torch::kCPU);
+    std::vector<double> counts(5, 0.0);
+    for (const auto& c : continued) {
+      ASSERT_EQ(c.sampled.size(), std::size_t(tokens));
+      for (const int token : c.sampled) counts.at(std::size_t(token)) += 1;
+      for (const int token : c.greedy) EXPECT_EQ(token, 2);
+    }
+    const auto expected = torch::softmax(row.to(torch::kFloat64) / temperature, 0);
+    for (std::size_t token = 0; token < counts.size(); ++token) {
+      EXPECT_NEAR(counts[token] / (prompts * tokens), expected[std::int64_t(token)].item<double>(), 0.02)
+          << "token " << token << " at temperature " << temperature;
+    }
+  }
+}
+
+// A model that diverges: its text ends at the first non-finite logits, as on the host.
+TEST(TextSamplesOnDevice, TextEndsAtNonFiniteLogits) {
+  auto calls = std::make_shared<int>(0);
+  const auto logits = [calls](const torch::Tensor& ids) {
+    auto out = torch::zeros({ids.size(0), 4});
+    out.select(1, 1).fill_(1.0);
+    if (++*calls > 3) out[0][0] = NAN;
+    return out;
+  };
+  const Decoder decoder{logits, logits, 100};
+  const auto on_device = continue_prompts_on_device(decoder, {{1}}, 8, 1.0, {1}, torch::kCPU);
+  *calls = 0;
+  const auto on_host = continue_prompts(decoder, {{1}}, 8, 1.0, {1}, torch::kCPU);
+  EXPECT_EQ(on_device[0].greedy, (std::vector<int>{1, 1, 1}));
+  EXPECT_EQ(on_device[0].greedy, on_host[0].greedy);
+  EXPECT_EQ(on_device[0].sampled.size(), 3u);
+}
+
 }  // namespace
 }  // namespace normlab::test
