@@ -22,13 +22,18 @@ class LayerRecorder {
   // After backward, before clipping and the update: gradients, and the weights the
   // update is compared with.
   void after_backward();
-  // After the update: every statistic's values, step numbers left 0.
-  std::vector<SeriesPoint> after_update();
+  // After the update: every recorded statistic's values, in the table's order, as one
+  // float64 vector left on the model's device (statistic_points reads it).
+  torch::Tensor after_update();
 
   struct State;  // what the table's measures read
 
  private:
   std::unique_ptr<State> state_;
 };
+
+// after_update's values, read to the host, as the statistics a model of `model` records:
+// step numbers left 0. Reads model.layers values for a per-layer statistic, one otherwise.
+std::vector<SeriesPoint> statistic_points(const ModelConfig& model, const double* values);
 
 }  // namespace normlab

@@ -202,7 +202,7 @@ void LayerRecorder::after_backward() {
   }
 }
 
-std::vector<SeriesPoint> LayerRecorder::after_update() {
+torch::Tensor LayerRecorder::after_update() {
   torch::NoGradGuard no_grad;
   State& s = *state_;
   const auto& table = statistics();
@@ -213,15 +213,16 @@ std::vector<SeriesPoint> LayerRecorder::after_update() {
   for (const auto& values : s.measured) {
     if (values.defined()) flat.push_back(values.to(torch::kDouble).reshape({-1}));
   }
-  const auto host = torch::cat(flat).to(torch::kCPU).contiguous();
-  const double* next = host.data_ptr<double>();
-  const int layers = int(s.probes.size());
+  return torch::cat(flat);
+}
+
+std::vector<SeriesPoint> statistic_points(const ModelConfig& model, const double* values) {
   std::vector<SeriesPoint> points;
-  for (const Statistic& statistic : table) {
-    if (!recorded(statistic, s)) continue;
-    const int count = statistic.info.per_layer ? layers : 1;
-    points.push_back({statistic.info.name, statistic.info.per_layer ? layers : 0, 0, {next, next + count}});
-    next += count;
+  for (const Statistic& statistic : statistics()) {
+    if (!records(statistic.info, model)) continue;
+    const int count = statistic.info.per_layer ? model.layers : 1;
+    points.push_back({statistic.info.name, statistic.info.per_layer ? model.layers : 0, 0, {values, values + count}});
+    values += count;
   }
   return points;
 }

@@ -146,13 +146,23 @@ std::vector<torch::Tensor> Learner::state() const {
 }
 
 torch::Tensor Learner::step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics) {
-  if (!statistics && graphed_) {
-    if (auto loss = graphed_->step(batch, lr); loss.defined()) return loss;
+  if (!statistics) {
+    if (graphed_) {
+      if (auto loss = graphed_->step(batch, lr); loss.defined()) return loss;
+    }
+    return update(batch, lr, nullptr);
   }
-  std::optional<LayerRecorder> recorder;
-  if (statistics) recorder.emplace(model_);
-  const auto loss = update(batch, lr, recorder ? &*recorder : nullptr);
-  if (recorder) *statistics = recorder->after_update();
+  torch::Tensor measured;
+  const auto loss = step(batch, lr, measured);
+  const auto host = measured.to(torch::kCPU).contiguous();
+  *statistics = statistic_points(model_->config, host.data_ptr<double>());
+  return loss;
+}
+
+torch::Tensor Learner::step(const Batch& batch, double lr, torch::Tensor& statistics) {
+  LayerRecorder recorder(model_);
+  const auto loss = update(batch, lr, &recorder);
+  statistics = recorder.after_update();
   return loss;
 }
 

@@ -32,6 +32,9 @@ class Learner {
   // layer_statistics() into it (step numbers left 0; one host copy); the update itself
   // is the same either way.
   torch::Tensor step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics = nullptr);
+  // The same, the statistics left on the device as one float64 vector, to be read later
+  // (with other steps' and the losses, in one copy) by statistic_points (layer_recorder.h).
+  torch::Tensor step(const Batch& batch, double lr, torch::Tensor& statistics);
   // Mean loss over `batches`, which must already be on this device; one host sync. With
   // `predictions`, also adds the same forward passes' predictions to it.
   double evaluate(const std::vector<Batch>& batches, PredictionTally* predictions = nullptr);

@@ -12,6 +12,7 @@
 #include "core/system/memory.h"
 
 #include "checkpoint.h"
+#include "layer_recorder.h"
 #include "layer_stats.h"
 #include "learner.h"
 #include "prediction_tally.h"
@@ -102,10 +103,11 @@ class TrainingRun {
   double lr_at(int step) const;
   bool records_statistics_at(int step) const;
   Batch batch_for(int step);
-  // What follows a step's update: its loss (a scalar tensor on the device) read when
-  // due, its statistics recorded, then the evaluation or save it brings. False when the
+  // What follows a step's update: its loss (a scalar tensor on the device) and its layer
+  // statistics (after_update's vector on the device; undefined when the step recorded
+  // none) read together when due, then the evaluation or save it brings. False when the
   // run diverged at it or at a step before: then only end() is left.
-  bool after_step(int step, double lr, const torch::Tensor& loss, std::vector<SeriesPoint>& statistics);
+  bool after_step(int step, double lr, const torch::Tensor& loss, const torch::Tensor& statistics);
   // The run's end (its checkpoint and weights when kept), its record handed over.
   RunRecord end();
   Learner& learner() { return learner_; }
@@ -114,11 +116,13 @@ class TrainingRun {
  private:
   // Losses wait on the device and are read together: each read is a host sync, which
   // would leave a GPU idle once per step. The CPU computes synchronously, so there every
-  // step is read at once.
+  // step is read at once. A step's layer statistics wait with its loss and are read in
+  // the same copy.
   struct PendingStep {
     int step;
     double lr;
     torch::Tensor loss;
+    torch::Tensor statistics;  // after_update's vector (layer_recorder.h); undefined when not recorded
   };
 
   void stage(const std::string& what) const;
@@ -126,7 +130,7 @@ class TrainingRun {
   RunData prepare_data();
   bool take_step(int step);
   bool read_losses();
-  void record_statistics(int step, std::vector<SeriesPoint>& statistics);
+  void record_statistics(int step, std::vector<SeriesPoint>&& statistics);
   void evaluate(int step, bool with_checkpoint);
   void prepare_references();
   void record_text(int step);
@@ -280,13 +284,14 @@ Batch TrainingRun::batch_for(int step) {
 // evaluation or save it brings. False when the run diverged at it or at a step before.
 bool TrainingRun::take_step(int step) {
   const double lr = lr_at(step);
-  std::vector<SeriesPoint> statistics;
-  const auto loss = learner_.step(batch_for(step), lr, records_statistics_at(step) ? &statistics : nullptr);
+  torch::Tensor statistics;  // left on the device, read with the loss
+  const auto loss =
+      records_statistics_at(step) ? learner_.step(batch_for(step), lr, statistics) : learner_.step(batch_for(step), lr);
   return after_step(step, lr, loss, statistics);
 }
 
-bool TrainingRun::after_step(int step, double lr, const torch::Tensor& loss, std::vector<SeriesPoint>& statistics) {
-  pending_.push_back({step, lr, loss});
+bool TrainingRun::after_step(int step, double lr, const torch::Tensor& loss, const torch::Tensor& statistics) {
+  pending_.push_back({step, lr, loss, statistics});
   const bool evaluating = evaluates_at(config_, step);
   const bool saving = evaluating || seconds_since(last_save_) >= kSaveIntervalSeconds;
   // A checkpoint comes with a save and holds every loss up to its step, so they are read
@@ -298,21 +303,25 @@ bool TrainingRun::after_step(int step, double lr, const torch::Tensor& loss, std
       seconds_since(last_read_) >= kLossReadInterval_s) {
     finite = read_losses();
   }
-  // A step's statistics stand unless the run ended at an earlier step.
-  if (finite || record_.steps.back().step == step) record_statistics(step, statistics);
   if (!finite) return false;
   if (evaluating) evaluate(step, checkpointing);
   else if (saving) save(checkpointing);
   return true;
 }
 
-// Records the pending steps; false when one's loss was not finite (the run diverged
-// there, and the steps after it are dropped).
+// Records the pending steps and their statistics, read in one copy; false when one's
+// loss was not finite (the run diverged there, its statistics stand, and the steps after
+// it are dropped).
 bool TrainingRun::read_losses() {
   if (pending_.empty()) return true;
   std::vector<torch::Tensor> losses;
   for (const auto& p : pending_) losses.push_back(p.loss);
-  const auto values = torch::stack(losses).to(torch::kCPU, torch::kFloat64);
+  std::vector<torch::Tensor> flat{torch::stack(losses).to(torch::kFloat64)};
+  for (const auto& p : pending_) {
+    if (p.statistics.defined()) flat.push_back(p.statistics);
+  }
+  const auto values = torch::cat(flat).to(torch::kCPU).contiguous();
+  const double* statistics = values.data_ptr<double>() + pending_.size();
   const double block_start = std::chrono::duration<double>(last_read_ - start_).count();
   const double per_step = seconds_since(last_read_) / double(pending_.size());
   bool finite = true;
@@ -321,6 +330,10 @@ bool TrainingRun::read_losses() {
     record_.steps.push_back(
         {pending_[i].step, block_start + per_step * double(i + 1), pending_[i].lr, loss, tokens_per_step_ / per_step});
     if (callbacks_.on_step) callbacks_.on_step(record_.steps.back());
+    if (pending_[i].statistics.defined()) {
+      record_statistics(pending_[i].step, statistic_points(config_.model, statistics));
+      statistics += pending_[i].statistics.numel();
+    }
     if (!std::isfinite(loss)) {
       finite = false;
       record_.status = RunStatus::Diverged;
@@ -334,7 +347,7 @@ bool TrainingRun::read_losses() {
 }
 
 // The per-layer and other statistics a step measured, numbered and added to the record.
-void TrainingRun::record_statistics(int step, std::vector<SeriesPoint>& statistics) {
+void TrainingRun::record_statistics(int step, std::vector<SeriesPoint>&& statistics) {
   for (SeriesPoint& point : statistics) {
     point.step = step;
     record_.add_point(point);
@@ -348,8 +361,7 @@ void TrainingRun::record_statistics(int step, std::vector<SeriesPoint>& statisti
 void TrainingRun::evaluate(int step, bool with_checkpoint) {
   PredictionTally predictions(unigram_log_probs_);
   record_.evals.push_back({step, seconds_since(start_), learner_.evaluate(heldout_, &predictions)});
-  std::vector<SeriesPoint> points = prediction_points(predictions.result(), step);
-  record_statistics(step, points);
+  record_statistics(step, prediction_points(predictions.result(), step));
   const int evaluation = int(record_.evals.size()) - 1;
   if (!prompts_.empty() && records_text(config_, evaluation, step)) record_text(step);
   if (callbacks_.on_eval) callbacks_.on_eval(record_.evals.back(), record_);
@@ -471,15 +483,15 @@ std::vector<RunRecord> train_stacked(const std::vector<TrainConfig>& configs,
       lrs.push_back(runs[r]->lr_at(step));
       statistics = statistics || (training[r] && runs[r]->records_statistics_at(step));
     }
-    std::vector<std::vector<SeriesPoint>> points(count);
+    std::vector<torch::Tensor> points(count);  // each run's statistics, on the device
     std::vector<torch::Tensor> losses(count);
     if (statistics) {
       // The layer statistics are measured inside one model's step: at such a step each
       // run steps alone, through its learner, on the stack's tensors.
       for (std::size_t r = 0; r < count; ++r) {
         if (!training[r]) continue;
-        losses[r] =
-            runs[r]->learner().step(batches[r], lrs[r], runs[r]->records_statistics_at(step) ? &points[r] : nullptr);
+        losses[r] = runs[r]->records_statistics_at(step) ? runs[r]->learner().step(batches[r], lrs[r], points[r])
+                                                         : runs[r]->learner().step(batches[r], lrs[r]);
       }
     } else {
       const auto stacked = stack.step(batches, lrs);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/runs/presets.h"
+#include "core/training/layer_recorder.h"
 #include "core/training/learner.h"
 #include "core/training/trainer.h"
 
@@ -281,6 +282,52 @@ TEST_F(LayerStatsTrainingTest, PostNormStarvesTheFirstLayerAndPreNormDoesNot) {
   }
   EXPECT_LT(ratio[NormPlacement::Post], 1e-3);
   EXPECT_GT(ratio[NormPlacement::Pre], 0.1);
+}
+
+// Statistics left on the device and read together later, as the trainer reads them with
+// its pending losses, are those read at once: later updates change none of them. DyT and
+// ReZero record parameters themselves (their α), which the next updates move.
+TEST_F(LayerStatsTest, StatisticsReadInBulkLaterAreThoseReadAtOnce) {
+  for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::ReZero}) {
+    config_.model.norm = norm;
+    config_.model.norm_type = norm == NormPlacement::Pre ? NormType::Dyt : NormType::LayerNorm;
+    Learner at_once(config_, 256, torch::kCPU);
+    Learner later(config_, 256, torch::kCPU);
+    std::vector<std::vector<SeriesPoint>> read_at_once;
+    std::vector<torch::Tensor> kept, losses;
+    for (int step = 0; step < 4; ++step) {
+      const Batch batch = random_batch();
+      auto& points = read_at_once.emplace_back();
+      const auto loss = at_once.step(batch, 1e-2, &points);
+      torch::Tensor statistics;
+      losses.push_back(later.step(batch, 1e-2, statistics));
+      EXPECT_TRUE(torch::equal(losses.back(), loss));
+      ASSERT_EQ(statistics.dim(), 1);
+      EXPECT_EQ(statistics.scalar_type(), torch::kDouble);
+      kept.push_back(statistics);
+      if (step == 1) {  // an update between, recording nothing
+        const Batch between = random_batch();
+        at_once.step(between, 1e-2);
+        later.step(between, 1e-2);
+      }
+    }
+    // One copy for every step's statistics, after the last step, the losses first.
+    std::vector<torch::Tensor> flat{torch::stack(losses).to(torch::kDouble)};
+    flat.insert(flat.end(), kept.begin(), kept.end());
+    const auto host = torch::cat(flat).to(torch::kCPU).contiguous();
+    const double* next = host.data_ptr<double>() + losses.size();
+    for (std::size_t step = 0; step < read_at_once.size(); ++step) {
+      const auto points = statistic_points(config_.model, next);
+      next += kept[step].numel();
+      ASSERT_EQ(points.size(), read_at_once[step].size()) << to_string(norm);
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        EXPECT_EQ(points[i].series, read_at_once[step][i].series);
+        EXPECT_EQ(points[i].layers, read_at_once[step][i].layers);
+        EXPECT_EQ(points[i].values, read_at_once[step][i].values) << points[i].series << " at step " << step;
+      }
+    }
+    EXPECT_EQ(next, host.data_ptr<double>() + host.numel());
+  }
 }
 
 }  // namespace
