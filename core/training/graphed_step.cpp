@@ -9,10 +9,12 @@ namespace normlab {
 GraphedStep::GraphedStep(Update update) : update_(std::move(update)) {}
 GraphedStep::~GraphedStep() = default;
 
-torch::Tensor GraphedStep::step(const Batch& batch, double lr) { return step(batch, lr, nullptr); }
-torch::Tensor GraphedStep::step(const Batch& batch, const std::vector<double>& lrs) { return step(batch, 0.0, &lrs); }
+std::vector<torch::Tensor> GraphedStep::step(const Batch& batch, double lr) { return step(batch, lr, nullptr); }
+std::vector<torch::Tensor> GraphedStep::step(const Batch& batch, const std::vector<double>& lrs) {
+  return step(batch, 0.0, &lrs);
+}
 
-torch::Tensor GraphedStep::step(const Batch& batch, double lr, const std::vector<double>* lrs) {
+std::vector<torch::Tensor> GraphedStep::step(const Batch& batch, double lr, const std::vector<double>* lrs) {
   if (!failure_.empty() || ++steps_seen_ <= kEagerSteps) return {};
   if (!graph_) {
     try {
@@ -30,7 +32,9 @@ torch::Tensor GraphedStep::step(const Batch& batch, double lr, const std::vector
   if (lrs) lr_.copy_(torch::tensor(at::ArrayRef<double>(*lrs), torch::dtype(torch::kFloat32)));
   else lr_.fill_(lr);
   graph_->replay();
-  return loss_.clone();
+  std::vector<torch::Tensor> outputs;
+  for (const auto& output : outputs_) outputs.push_back(output.clone());
+  return outputs;
 }
 
 // Records the update without running it; the replay that follows runs it.
@@ -42,7 +46,7 @@ void GraphedStep::capture(const Batch& batch, double lr, const std::vector<doubl
   auto graph = std::make_unique<CudaGraph>();
   graph->begin();
   try {
-    loss_ = update_(batch_, lr_);
+    outputs_ = update_(batch_, lr_);
   } catch (...) {
     try {
       graph->end();  // closes the stream's capture, so the eager steps that follow can run

@@ -125,16 +125,32 @@ Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device
       decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
       not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {
   if (cuda_graph && device.is_cuda()) {
-    graphed_ = std::make_unique<GraphedStep>(
-        [this](const Batch& batch, const torch::Tensor& lr) { return update(batch, lr, nullptr); });
+    graphed_ = std::make_unique<GraphedStep>([this](const Batch& batch, const torch::Tensor& lr) {
+      return std::vector<torch::Tensor>{update(batch, lr, nullptr)};
+    });
+    // The steps that record the layer statistics, in a graph of their own: the recorder's
+    // probes and measures are captured with the update, its vector is the graph's output.
+    recording_graphed_ = std::make_unique<GraphedStep>([this](const Batch& batch, const torch::Tensor& lr) {
+      LayerRecorder recorder(model_);
+      const auto loss = update(batch, lr, &recorder);
+      return std::vector<torch::Tensor>{loss, recorder.after_update()};
+    });
   }
 }
 
-std::string Learner::cuda_graph_state() const {
-  if (!graphed_) return "eager";
-  if (!graphed_->failure().empty()) return graphed_->failure();
-  return graphed_->captured() ? "replayed" : "eager";
+namespace {
+
+std::string graph_state(const GraphedStep* graphed) {
+  if (!graphed) return "eager";
+  if (!graphed->failure().empty()) return graphed->failure();
+  return graphed->captured() ? "replayed" : "eager";
 }
+
+}  // namespace
+
+std::string Learner::cuda_graph_state() const { return graph_state(graphed_.get()); }
+
+std::string Learner::recording_graph_state() const { return graph_state(recording_graphed_.get()); }
 
 std::vector<torch::Tensor> Learner::state() const {
   std::vector<torch::Tensor> tensors = model_->parameters();
@@ -148,7 +164,7 @@ std::vector<torch::Tensor> Learner::state() const {
 torch::Tensor Learner::step(const Batch& batch, double lr, std::vector<SeriesPoint>* statistics) {
   if (!statistics) {
     if (graphed_) {
-      if (auto loss = graphed_->step(batch, lr); loss.defined()) return loss;
+      if (auto outputs = graphed_->step(batch, lr); !outputs.empty()) return outputs[0];
     }
     return update(batch, lr, nullptr);
   }
@@ -160,6 +176,12 @@ torch::Tensor Learner::step(const Batch& batch, double lr, std::vector<SeriesPoi
 }
 
 torch::Tensor Learner::step(const Batch& batch, double lr, torch::Tensor& statistics) {
+  if (recording_graphed_) {
+    if (auto outputs = recording_graphed_->step(batch, lr); !outputs.empty()) {
+      statistics = outputs[1];
+      return outputs[0];
+    }
+  }
   LayerRecorder recorder(model_);
   const auto loss = update(batch, lr, &recorder);
   statistics = recorder.after_update();

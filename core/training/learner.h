@@ -21,7 +21,8 @@ class Learner {
  public:
   // Seeds torch with config.seed before building the model, so runs repeat exactly. On a
   // CUDA device, with `cuda_graph`, steps that record no statistics replay a CUDA graph of
-  // the update (graphed_step.h) once the first few have run.
+  // the update (graphed_step.h) once the first few have run, and steps that record them
+  // one of their own, which measures them too.
   Learner(const TrainConfig& config, int vocab_size, torch::Device device, bool cuda_graph = true);
   Learner(const Learner&) = delete;  // the graph's update holds `this`
   Learner& operator=(const Learner&) = delete;
@@ -59,6 +60,8 @@ class Learner {
   std::int64_t parameter_count() const { return model_->parameter_count(); }
   // "replayed", "eager" (not asked, or not yet captured) or why the capture failed.
   std::string cuda_graph_state() const;
+  // The same for the graph of the steps that record the layer statistics.
+  std::string recording_graph_state() const;
   Gpt& model() { return model_; }
 
  private:
@@ -76,7 +79,8 @@ class Learner {
   // Matrices (linear weights, embeddings) decay; biases and norm gains do not, as in GPT-2.
   AdamWGroup decayed_;
   AdamWGroup not_decayed_;
-  std::unique_ptr<GraphedStep> graphed_;  // null on the CPU or when not asked
+  std::unique_ptr<GraphedStep> graphed_;            // null on the CPU or when not asked
+  std::unique_ptr<GraphedStep> recording_graphed_;  // the same, for steps that record statistics
 };
 
 // Moves a batch to `device`.

@@ -62,8 +62,9 @@ StackedLearner::StackedLearner(const std::vector<Learner*>& learners, torch::Dev
     for (std::size_t r = 0; r < states.size(); ++r) states[r][i].set_data(optimiser_state_.back().select(0, r));
   }
   if (cuda_graph && device.is_cuda()) {
-    graphed_ = std::make_unique<GraphedStep>(
-        [this](const Batch& batch, const torch::Tensor& lrs) { return update(batch, lrs); });
+    graphed_ = std::make_unique<GraphedStep>([this](const Batch& batch, const torch::Tensor& lrs) {
+      return std::vector<torch::Tensor>{update(batch, lrs)};
+    });
   }
 }
 
@@ -83,7 +84,7 @@ torch::Tensor StackedLearner::step(const std::vector<Batch>& batches, const std:
   }
   const Batch stacked{torch::stack(inputs), torch::stack(targets)};
   if (graphed_) {
-    if (auto losses = graphed_->step(stacked, lrs); losses.defined()) return losses;
+    if (auto outputs = graphed_->step(stacked, lrs); !outputs.empty()) return outputs[0];
   }
   return update(stacked, lrs);
 }

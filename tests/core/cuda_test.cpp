@@ -84,6 +84,45 @@ TEST_F(CudaTest, GraphedStepsGiveTheLossesOfEagerOnes) {
   EXPECT_EQ(eager.cuda_graph_state(), "eager");
 }
 
+// Steps that record the layer statistics replay a graph of their own once the first few
+// have run eagerly: its statistics and losses are the eager steps', with plain steps (the
+// other graph) between them. Tolerance as above; the statistics are norms and means of the
+// same tensors, and the update ratio carries the learning rate's float32 form.
+TEST_F(CudaTest, GraphedRecordingStepsGiveTheStatisticsOfEagerOnes) {
+  config_.device = "cuda";
+  config_.tf32 = "off";
+  Environment environment = describe_device(config_.device, config_.threads);
+  const torch::Device device = prepare_device(config_, environment);
+  Learner eager(config_, 256, device, /*cuda_graph=*/false);
+  Learner graphed(config_, 256, device, /*cuda_graph=*/true);
+  torch::manual_seed(7);
+  for (int step = 1; step <= 16; ++step) {
+    const auto windows = torch::randint(256, {config_.batch_size, config_.model.context + 1}, torch::kInt64);
+    const Batch batch = to_device(split_windows(windows), device);
+    const double lr = 1e-3 * step / 16;
+    if (step % 4 == 3) {  // a plain step between
+      EXPECT_NEAR(eager.step(batch, lr).item<double>(), graphed.step(batch, lr).item<double>(), 1e-5);
+      continue;
+    }
+    std::vector<SeriesPoint> eager_points, graphed_points;
+    const double eager_loss = eager.step(batch, lr, &eager_points).item<double>();
+    const double graphed_loss = graphed.step(batch, lr, &graphed_points).item<double>();
+    EXPECT_NEAR(eager_loss, graphed_loss, 1e-5) << "step " << step;
+    ASSERT_EQ(graphed_points.size(), eager_points.size());
+    for (std::size_t i = 0; i < eager_points.size(); ++i) {
+      ASSERT_EQ(graphed_points[i].series, eager_points[i].series);
+      ASSERT_EQ(graphed_points[i].values.size(), eager_points[i].values.size());
+      for (std::size_t k = 0; k < eager_points[i].values.size(); ++k) {
+        const double expected = eager_points[i].values[k];
+        EXPECT_NEAR(graphed_points[i].values[k], expected, 1e-4 * std::abs(expected) + 1e-7)
+            << eager_points[i].series << " value " << k << " at step " << step;
+      }
+    }
+  }
+  EXPECT_EQ(graphed.recording_graph_state(), "replayed");
+  EXPECT_EQ(eager.recording_graph_state(), "eager");
+}
+
 TEST_F(CudaTest, Tf32IsOnByDefaultOnGpusThatHaveIt) {
   config_.steps = 2;
   config_.device = "cuda";
