@@ -9,6 +9,7 @@
 #include "core/training/bench.h"
 #include "core/training/learner.h"
 #include "core/training/stacked_learner.h"
+#include "core/training/text_samples.h"
 #include "core/training/trainer.h"
 
 #include "test_support.h"
@@ -121,6 +122,31 @@ TEST_F(CudaTest, GraphedRecordingStepsGiveTheStatisticsOfEagerOnes) {
   }
   EXPECT_EQ(graphed.recording_graph_state(), "replayed");
   EXPECT_EQ(eager.recording_graph_state(), "eager");
+}
+
+// The text on the GPU (continue_prompts_on_device): the same model's greedy text as on the
+// CPU (fp32 both sides; a tiny model's logits are far from ties), samples that repeat for
+// their seeds, and one read from the device for prompts of two lengths.
+TEST_F(CudaTest, TextOnTheGpuIsTheCpusGreedyTextReadOnce) {
+  config_.tf32 = "off";
+  config_.model.context = 16;
+  Environment environment = describe_device("cuda", config_.threads);
+  const torch::Device device = prepare_device(config_, environment);
+  Learner on_cpu(config_, 256, torch::kCPU);
+  Learner on_gpu(config_, 256, device);
+  const std::vector<std::vector<int>> prompts{{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11}, {17, 18, 19, 20, 21, 22, 23, 24}};
+  const std::vector<std::uint64_t> seeds{1, 2, 3};
+  const auto cpu = continue_prompts(on_cpu.decoder(), prompts, kContinuationTokens, 1.0, seeds, torch::kCPU);
+  int reads = 0;
+  const auto gpu =
+      continue_prompts_on_device(on_gpu.decoder(), prompts, kContinuationTokens, 1.0, seeds, device, &reads);
+  const auto again = continue_prompts(on_gpu.decoder(), prompts, kContinuationTokens, 1.0, seeds, device);
+  EXPECT_EQ(reads, 1);
+  for (std::size_t i = 0; i < prompts.size(); ++i) {
+    EXPECT_EQ(gpu[i].greedy, cpu[i].greedy) << "prompt " << i;
+    EXPECT_EQ(gpu[i].sampled.size(), std::size_t(kContinuationTokens));
+    EXPECT_EQ(again[i].sampled, gpu[i].sampled) << "continue_prompts takes the device path on CUDA";
+  }
 }
 
 TEST_F(CudaTest, Tf32IsOnByDefaultOnGpusThatHaveIt) {
