@@ -206,6 +206,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
   result.achieved_flop_per_s = result.model_flop_per_step / median(times);
   result.matmul_flop_per_s = measure_matmul_flops(device);
   result.cuda_graph = learner.cuda_graph_state();
+  result.cuda_graph_recording = learner.recording_graph_state();
   return result;
 }
 
@@ -287,6 +288,7 @@ std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint,
   nlohmann::json j = {{"device", r.environment.device_name},
                       {"precision", r.environment.precision},
                       {"cuda_graph", r.cuda_graph},
+                      {"cuda_graph_recording", r.cuda_graph_recording},
                       {"libtorch", r.environment.libtorch_version},
                       {"parameters", r.parameters},
                       {"batch", config.batch_size},

@@ -28,6 +28,7 @@ struct BenchResult {
   // On a CUDA GPU: "replayed" when the timed steps replayed a CUDA graph, "eager" when
   // not asked, else why the capture failed. "eager" on the CPU.
   std::string cuda_graph = "eager";
+  std::string cuda_graph_recording = "eager";  // the graph of the steps that record the layer statistics
   // With profile steps asked: where they went, by kind (step_profile.h); steps 0 otherwise.
   StepProfile profile;
 };

@@ -156,6 +156,18 @@ TEST_F(CudaTest, Tf32IsOnByDefaultOnGpusThatHaveIt) {
   EXPECT_EQ(run.environment.precision, cuda_compute_capability_major() >= 8 ? "tf32 matmuls" : "fp32");
 }
 
+// Issue 52: the GPU check's bench times the steps that record the layer statistics as
+// their own graph replays (learner.h), and says so.
+TEST_F(CudaTest, TheBenchTimesRecordingStepsAsTheirOwnGraph) {
+  config_.device = "cuda";
+  config_.layer_stats_every = 1;
+  config_.text_every = 0;
+  const BenchResult r = benchmark(config_, 4, 10, /*cuda_graph=*/true);
+  EXPECT_EQ(r.cuda_graph, "replayed");
+  EXPECT_EQ(r.cuda_graph_recording, "replayed");
+  EXPECT_GT(r.median_ms_per_recorded_step, 0);
+}
+
 // The GPU check's kernel count: a graphed step's kernels seen inside its one launch (the
 // profiler reads them from CUPTI), the optimiser's among them, sorted by time, and their
 // summed time within the steps' wall time.
