@@ -8,11 +8,12 @@
 #   tests            the engine's tests, the CUDA ones required (NORMLAB_REQUIRE_CUDA=1)
 #   one-run          one full-scale run (3000 x 32 x 128), its training wall time (target <= 3 s)
 #   course           the five-run course side by side, full scale (target <= 10 s)
+#   compare          NormLab against eager PyTorch
 #   bookshelf        the same course on the bookshelf corpus (issue 50), its runs brought back
+#   stacks           runs stacked as one model against single steps, and the course unstacked
 #   profile          one graphed step's kernels: how many, and the ten that take longest
 #   bench            steps a second under TF32 and bf16 settings, with and without the CUDA
 #                    graph, and what recording the layer statistics and text costs
-#   compare          NormLab against eager PyTorch
 #   course-cpu-fp32  the course at --scale cpu with --tf32 off, to set beside the CPU's table
 #   compiled         against torch.compile(mode="reduce-overhead"): Inductor's kernels in a
 #                    CUDA graph, compiled in about a minute
@@ -162,7 +163,7 @@ else
 fi
 
 tests() {
-  (cd build/gpu && ctest -j8 --output-on-failure -R 'Cuda|Trainer|Dataset|Learner|Model|AdamW|Bench|TextSamples|Predictions')
+  (cd build/gpu && ctest -j8 --output-on-failure -R 'Cuda|Trainer|Dataset|Learner|Model|AdamW|Bench|TextSamples|Predictions|Stack|LayerStat')
   build/gpu/tests/core/normlab_core_tests --gtest_filter='Cuda*'
 }
 export -f tests
@@ -199,6 +200,8 @@ course() {
 }
 export -f course
 stage course 70 course
+# Against eager PyTorch next: one of the GPU issue's targets, and a minute.
+stage compare 40 python3 bench/compare_pytorch.py --device "$device" --rounds 2 --steps 50 --cli "$cli"
 # The same course on the bookshelf corpus (docs/corpora.md), whose build needs Debian
 # packages that machine lacks: --prepare packs the text, its tokenizer and its token ids.
 bookshelf() {
@@ -214,6 +217,22 @@ bookshelf() {
 }
 export -f bookshelf
 stage bookshelf 120 bookshelf
+# Stacked runs (docs/gpu.md): a stack's step against its runs' single steps, then the
+# course with --stack off, to set beside the course stage's (--stack auto stacks on CUDA).
+stacks() {
+  for runs_in_stack in 2 3 5; do
+    # shellcheck disable=SC2086
+    "$cli" bench --device "$device" $bench_steps --stack "$runs_in_stack" --json | tee -a "$out/stack-bench.jsonl"
+  done
+  local start=$EPOCHREALTIME
+  # shellcheck disable=SC2086
+  rm -rf "$runs/unstacked" && "$cli" train --preset workshop $full --stack off --device "$device" \
+    --out "$runs/unstacked" | grep -E 'done|diverged|stopped|failed'
+  echo "course side by side, unstacked, whole process: $(awk "BEGIN { print $EPOCHREALTIME - $start }") s"
+  train_seconds "$runs/unstacked"
+}
+export -f stacks
+stage stacks 90 stacks
 profile() {
   # shellcheck disable=SC2086
   "$cli" bench --device "$device" $bench_steps --profile 5 --layer-stats-every 0 --text-every 0
@@ -229,7 +248,6 @@ bench() {
 }
 export -f bench
 stage bench 35 bench
-stage compare 40 python3 bench/compare_pytorch.py --device "$device" --rounds 2 --steps 50 --cli "$cli"
 # The CPU's course table is fp32 (results.md): the same five runs here without TF32.
 course_cpu_fp32() {
   rm -rf "$runs/course-cpu" &&
