@@ -101,8 +101,10 @@ class TrainingRun {
   // only end() is left.
   bool stops_before(int step);
   double lr_at(int step) const;
-  bool records_statistics_at(int step) const;
   Batch batch_for(int step);
+  // Step `step`'s update of `batch` at `lr` through this run's own learner, its layer
+  // statistics left in `statistics` (on the device) when the step records them.
+  torch::Tensor step_alone(int step, const Batch& batch, double lr, torch::Tensor& statistics);
   // What follows a step's update: its loss (a scalar tensor on the device) and its layer
   // statistics (after_update's vector on the device; undefined when the step recorded
   // none) read together when due, then the evaluation or save it brings. False when the
@@ -269,7 +271,9 @@ double TrainingRun::lr_at(int step) const {
   return learning_rate(step - 1, config_.steps, config_.warmup_steps, config_.peak_lr);
 }
 
-bool TrainingRun::records_statistics_at(int step) const { return records_layer_stats(config_, step); }
+torch::Tensor TrainingRun::step_alone(int step, const Batch& batch, double lr, torch::Tensor& statistics) {
+  return records_layer_stats(config_, step) ? learner_.step(batch, lr, statistics) : learner_.step(batch, lr);
+}
 
 Batch TrainingRun::batch_for(int step) {
   const int row = (step - 1) % kBatchChunkSteps;
@@ -285,8 +289,7 @@ Batch TrainingRun::batch_for(int step) {
 bool TrainingRun::take_step(int step) {
   const double lr = lr_at(step);
   torch::Tensor statistics;  // left on the device, read with the loss
-  const auto loss =
-      records_statistics_at(step) ? learner_.step(batch_for(step), lr, statistics) : learner_.step(batch_for(step), lr);
+  const auto loss = step_alone(step, batch_for(step), lr, statistics);
   return after_step(step, lr, loss, statistics);
 }
 
@@ -481,7 +484,7 @@ std::vector<RunRecord> train_stacked(const std::vector<TrainConfig>& configs,
     for (std::size_t r = 0; r < count; ++r) {
       batches.push_back(runs[r]->batch_for(step));
       lrs.push_back(runs[r]->lr_at(step));
-      statistics = statistics || (training[r] && runs[r]->records_statistics_at(step));
+      statistics = statistics || (training[r] && records_layer_stats(configs[r], step));
     }
     std::vector<torch::Tensor> points(count);  // each run's statistics, on the device
     std::vector<torch::Tensor> losses(count);
@@ -490,8 +493,7 @@ std::vector<RunRecord> train_stacked(const std::vector<TrainConfig>& configs,
       // run steps alone, through its learner, on the stack's tensors.
       for (std::size_t r = 0; r < count; ++r) {
         if (!training[r]) continue;
-        losses[r] = runs[r]->records_statistics_at(step) ? runs[r]->learner().step(batches[r], lrs[r], points[r])
-                                                         : runs[r]->learner().step(batches[r], lrs[r]);
+        losses[r] = runs[r]->step_alone(step, batches[r], lrs[r], points[r]);
       }
     } else {
       const auto stacked = stack.step(batches, lrs);
