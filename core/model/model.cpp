@@ -33,9 +33,19 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   if (cache) {
     const std::int64_t first = cache_position;
     if (!cache->k.defined() || cache->k.scalar_type() != k.scalar_type()) {
+      // Zeros, not garbage: a step (cache_step) multiplies the unwritten positions' values
+      // by their zero weights, and 0 · NaN would be NaN.
       const auto shape = {batch, std::int64_t(heads), cache->capacity, width / heads};
-      cache->k = torch::empty(shape, k.options());
-      cache->v = torch::empty(shape, v.options());
+      cache->k = torch::zeros(shape, k.options());
+      cache->v = torch::zeros(shape, v.options());
+    }
+    if (cache_step.defined()) {
+      cache->k.index_copy_(2, cache_step, k);
+      cache->v.index_copy_(2, cache_step, v);
+      // The query sees every key up to its position, read on the device: (1, 1, 1, context).
+      const auto visible = torch::arange(cache->capacity, cache_step.options()).le(cache_step).view({1, 1, 1, -1});
+      auto y = at::scaled_dot_product_attention(q, cache->k, cache->v, visible, 0.0, /*is_causal=*/false);
+      return proj(y.transpose(1, 2).reshape({batch, time, width}));
     }
     cache->k.narrow(2, first, time).copy_(k);
     cache->v.narrow(2, first, time).copy_(v);
@@ -220,7 +230,7 @@ void GptImpl::init_deepnorm() {
   }
 }
 
-torch::Tensor GptImpl::forward(const torch::Tensor& ids) { return logits(ids, 0); }
+torch::Tensor GptImpl::forward(const torch::Tensor& ids) { return logits(ids, positions(ids, 0)); }
 
 torch::Tensor GptImpl::forward_at(const torch::Tensor& ids, std::vector<AttentionCache>& cache,
                                   std::int64_t first_position) {
@@ -230,32 +240,53 @@ torch::Tensor GptImpl::forward_at(const torch::Tensor& ids, std::vector<Attentio
     throw std::invalid_argument("decoding past the context");
   if (first_position > 0 && (first_position > cache.front().length || cache.front().k.size(0) != batch))
     throw std::invalid_argument("a gap after the cached positions");
-  struct Armed {  // the blocks read the cache for this call only, whatever it throws
-    torch::nn::ModuleList& blocks;
-    ~Armed() {
-      for (auto& block : *blocks) block->as<BlockImpl>()->attention->cache = nullptr;
-    }
-  } armed{blocks};
-  for (std::size_t i = 0; i < blocks->size(); ++i) {
-    auto& attention = *blocks[i]->as<BlockImpl>()->attention;
-    AttentionCache& c = cache[i];
+  for (AttentionCache& c : cache) {
     // Buffers for another batch or device are made again, by the attention's forward.
     if (c.k.defined() && (c.k.size(0) != batch || c.k.device() != ids.device())) c = {};
     c.capacity = config.context;
     if (first_position == 0) c.length = 0;
-    attention.cache = &c;
-    attention.cache_position = first_position;
   }
-  return logits(ids, first_position);
+  const auto armed = arm(cache, first_position, {});
+  return logits(ids, positions(ids, first_position));
 }
 
-torch::Tensor GptImpl::logits(const torch::Tensor& ids, std::int64_t first_position) {
-  return normlab::linear(hidden(ids, first_position), token_embedding->weight);  // output tied to the input embedding
+torch::Tensor GptImpl::forward_step(const torch::Tensor& ids, std::vector<AttentionCache>& cache,
+                                    const torch::Tensor& position) {
+  if (ids.size(1) != 1 || position.numel() != 1 || cache.size() != blocks->size() || !cache.front().k.defined() ||
+      cache.front().k.size(0) != ids.size(0) || cache.front().k.device() != ids.device())
+    throw std::invalid_argument("a step of one position after a cache that forward_at filled for its batch");
+  const auto step = position.reshape({1});
+  const auto armed = arm(cache, 0, step);
+  return logits(ids, step);
 }
 
-torch::Tensor GptImpl::hidden(const torch::Tensor& ids, std::int64_t first_position) {
-  const auto time = ids.size(1);
-  auto positions = torch::arange(first_position, first_position + time, ids.options());
+std::shared_ptr<void> GptImpl::arm(std::vector<AttentionCache>& cache, std::int64_t first_position,
+                                   const torch::Tensor& step) {
+  for (std::size_t i = 0; i < blocks->size(); ++i) {
+    auto& attention = *blocks[i]->as<BlockImpl>()->attention;
+    attention.cache = &cache[i];
+    attention.cache_position = first_position;
+    attention.cache_step = step;
+  }
+  // The blocks read the cache for this call only, whatever it throws.
+  return std::shared_ptr<void>(nullptr, [this](void*) {
+    for (auto& block : *blocks) {
+      auto& attention = *block->as<BlockImpl>()->attention;
+      attention.cache = nullptr;
+      attention.cache_step = torch::Tensor();
+    }
+  });
+}
+
+torch::Tensor GptImpl::positions(const torch::Tensor& ids, std::int64_t first_position) const {
+  return torch::arange(first_position, first_position + ids.size(1), ids.options());
+}
+
+torch::Tensor GptImpl::logits(const torch::Tensor& ids, const torch::Tensor& positions) {
+  return normlab::linear(hidden(ids, positions), token_embedding->weight);  // output tied to the input embedding
+}
+
+torch::Tensor GptImpl::hidden(const torch::Tensor& ids, const torch::Tensor& positions) {
   auto x = token_embedding(ids) + position_embedding(positions);
   if (embedding_scale.defined()) x = x * embedding_scale;
   for (auto& block : *blocks) x = block->as<BlockImpl>()->forward(x);
@@ -265,7 +296,7 @@ torch::Tensor GptImpl::hidden(const torch::Tensor& ids, std::int64_t first_posit
 
 torch::Tensor GptImpl::loss(const torch::Tensor& ids, const torch::Tensor& targets,
                             const std::function<void(const torch::Tensor& logits)>& each_chunk) {
-  return output_loss(hidden(ids, 0), token_embedding->weight, targets, each_chunk);
+  return output_loss(hidden(ids, positions(ids, 0)), token_embedding->weight, targets, each_chunk);
 }
 
 torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets) {

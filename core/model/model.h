@@ -44,6 +44,9 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
   torch::Tensor* entropy_out = nullptr;  // set while recording: the fused kernel keeps no probabilities
   AttentionCache* cache = nullptr;       // set while decoding: x's positions start at cache_position
   std::int64_t cache_position = 0;
+  // Set instead of cache_position for a one-position step (GptImpl::forward_step): the
+  // position as a (1) int64 tensor on x's device, which the host never reads.
+  torch::Tensor cache_step;
 };
 TORCH_MODULE(CausalSelfAttention);
 
@@ -124,6 +127,15 @@ struct GptImpl : torch::nn::Module {
   // starts afresh; a gap after the cached positions, or positions past the context, are
   // refused (std::invalid_argument).
   torch::Tensor forward_at(const torch::Tensor& ids, std::vector<AttentionCache>& cache, std::int64_t first_position);
+  // One position's logits, (batch, 1, vocab), for (batch, 1) ids at `position`, a (1)
+  // int64 tensor on their device that only the device reads, after the positions before
+  // it in `cache` (which forward_at filled for this batch; else std::invalid_argument).
+  // Its keys and values are written there, and the query attends to the whole context's
+  // buffers with the positions after it masked. Nothing the host does depends on the
+  // position, so a CUDA graph records the step once and replays it at every position
+  // (graphed_decode.h). The cache's `length` is then the caller's to keep.
+  torch::Tensor forward_step(const torch::Tensor& ids, std::vector<AttentionCache>& cache,
+                             const torch::Tensor& position);
   // Mean cross-entropy of the next-token predictions, nats: the output projection and the
   // loss fused (output_loss.h) unless the thread has turned that off. `each_chunk` sees
   // the logits as they are made, a few hundred positions at a time.
@@ -141,10 +153,14 @@ struct GptImpl : torch::nn::Module {
   torch::Tensor embedding_scale;
 
  private:
-  torch::Tensor logits(const torch::Tensor& ids, std::int64_t first_position);
+  // For ids at `positions`, (time) int64 on their device.
+  torch::Tensor logits(const torch::Tensor& ids, const torch::Tensor& positions);
   // The last block's output, through the final norm where there is one: what the output
   // projection (the token embedding, tied) turns into logits.
-  torch::Tensor hidden(const torch::Tensor& ids, std::int64_t first_position);
+  torch::Tensor hidden(const torch::Tensor& ids, const torch::Tensor& positions);
+  torch::Tensor positions(const torch::Tensor& ids, std::int64_t first_position) const;
+  // Points each block's attention at its cache for one call; the returned guard unpoints them.
+  std::shared_ptr<void> arm(std::vector<AttentionCache>& cache, std::int64_t first_position, const torch::Tensor& step);
   void init_deepnorm();
   void init_scaled_residual();
 };

@@ -214,5 +214,48 @@ TEST(Model, CachedDecodingGivesTheFullForwardsLogits) {
   }
 }
 
+// Issue 52: the one-position step that a CUDA graph replays reads its position on the
+// device and attends to the whole context's buffers, the later positions masked. The same
+// logits as the full forward, also after a restart over a longer sequence's buffers, whose
+// stale keys past the new prompt must stay hidden.
+TEST(Model, AStepAtAPositionOnTheDeviceGivesTheFullForwardsLogits) {
+  torch::manual_seed(6);
+  for (NormPlacement placement : {NormPlacement::Pre, NormPlacement::Post, NormPlacement::Peri}) {
+    ModelConfig m = small(placement);
+    if (placement == NormPlacement::Peri) m.qk_norm = Switch::On;
+    Gpt model(m);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const auto ids = torch::randint(64, {3, 16}, torch::kInt64);
+    const auto full = model->forward(ids);
+    std::vector<AttentionCache> cache;
+    model->forward_at(ids.narrow(1, 0, 5), cache, 0);
+    const auto buffer = cache.front().k.data_ptr();
+    for (int t = 5; t < 16; ++t) {
+      const auto step = model->forward_step(ids.narrow(1, t, 1), cache, torch::full({1}, t, torch::kInt64));
+      ASSERT_EQ(step.sizes(), (std::vector<std::int64_t>{3, 1, m.vocab}));
+      EXPECT_TRUE(torch::allclose(step.select(1, 0), full.select(1, t), 1e-5, 1e-5))
+          << to_string(placement) << " position " << t;
+    }
+    EXPECT_EQ(cache.front().k.data_ptr(), buffer) << "written in place";
+    const auto other = torch::randint(64, {3, 16}, torch::kInt64);
+    const auto other_full = model->forward(other);
+    model->forward_at(other.narrow(1, 0, 3), cache, 0);
+    for (int t = 3; t < 7; ++t) {
+      const auto step = model->forward_step(other.narrow(1, t, 1), cache, torch::full({}, t, torch::kInt64));
+      EXPECT_TRUE(torch::allclose(step.select(1, 0), other_full.select(1, t), 1e-5, 1e-5))
+          << to_string(placement) << " after a restart, position " << t;
+    }
+    const auto position = torch::full({1}, 7, torch::kInt64);
+    EXPECT_THROW(model->forward_step(other.narrow(1, 7, 2), cache, position), std::invalid_argument)
+        << "one position a step";
+    EXPECT_THROW(model->forward_step(other.narrow(0, 0, 2).narrow(1, 7, 1), cache, position), std::invalid_argument)
+        << "another batch continues nothing";
+    std::vector<AttentionCache> empty;
+    EXPECT_THROW(model->forward_step(other.narrow(1, 0, 1), empty, position), std::invalid_argument)
+        << "a step needs a filled cache";
+  }
+}
+
 }  // namespace
 }  // namespace normlab::test
