@@ -70,4 +70,18 @@ void CudaGraph::begin() { check(graph_library().begin(graph_), "capture"); }
 void CudaGraph::end() { check(graph_library().end(graph_), "capture"); }
 void CudaGraph::replay() { check(graph_library().replay(graph_), "replay"); }
 
+void CudaGraph::capture(const std::function<void()>& work) {
+  begin();
+  try {
+    work();
+  } catch (...) {
+    try {
+      end();
+    } catch (const std::exception&) {
+    }
+    throw;
+  }
+  end();
+}
+
 }  // namespace normlab

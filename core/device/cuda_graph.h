@@ -4,6 +4,7 @@
 // its CUDA library, which NormLab loads at run time (cuda_backend.h), so the class is
 // reached through libnormlab_cuda_graphs.so (cuda_graph_capture.cpp), loaded after it.
 // No torch in this header.
+#include <functional>
 #include <string>
 
 namespace normlab {
@@ -21,6 +22,9 @@ class CudaGraph {
   void begin();
   void end();
   void replay();
+  // begin(), `work`, end(): records what `work` queues without running it. When `work`
+  // throws, the capture is closed (so eager work can follow) and the error rethrown.
+  void capture(const std::function<void()>& work);
 
  private:
   void* graph_ = nullptr;

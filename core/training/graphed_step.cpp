@@ -44,17 +44,7 @@ void GraphedStep::capture(const Batch& batch, double lr, const std::vector<doubl
   lr_ = lrs ? torch::tensor(at::ArrayRef<double>(*lrs), torch::dtype(torch::kFloat32)).to(options.device())
             : torch::full({}, lr, options);
   auto graph = std::make_unique<CudaGraph>();
-  graph->begin();
-  try {
-    outputs_ = update_(batch_, lr_);
-  } catch (...) {
-    try {
-      graph->end();  // closes the stream's capture, so the eager steps that follow can run
-    } catch (const std::exception&) {
-    }
-    throw;
-  }
-  graph->end();
+  graph->capture([&] { outputs_ = update_(batch_, lr_); });
   graph_ = std::move(graph);
 }
 
