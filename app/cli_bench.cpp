@@ -102,7 +102,8 @@ int run_bench(const Options& options) {
   std::printf("device     %s, %s (LibTorch %s)\n", r.environment.device_name.c_str(), r.environment.precision.c_str(),
               r.environment.libtorch_version.c_str());
   if (r.environment.device == "cuda") {
-    std::printf("CUDA graph %s (recording steps: %s)\n", r.cuda_graph.c_str(), r.cuda_graph_recording.c_str());
+    std::printf("CUDA graph %s (recording steps: %s; text decoder: %s)\n", r.cuda_graph.c_str(),
+                r.cuda_graph_recording.c_str(), r.cuda_graph_decode.c_str());
   }
   std::printf("model      %s-norm, %d layers, d_model %d, %d heads, vocab %d: %lld parameters\n",
               to_string(config.model.norm).c_str(), config.model.layers, config.model.d_model, config.model.heads,

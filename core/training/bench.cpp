@@ -207,6 +207,7 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
   result.matmul_flop_per_s = measure_matmul_flops(device);
   result.cuda_graph = learner.cuda_graph_state();
   result.cuda_graph_recording = learner.recording_graph_state();
+  result.cuda_graph_decode = learner.decode_graph_state();
   return result;
 }
 
@@ -289,6 +290,7 @@ std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint,
                       {"precision", r.environment.precision},
                       {"cuda_graph", r.cuda_graph},
                       {"cuda_graph_recording", r.cuda_graph_recording},
+                      {"cuda_graph_decode", r.cuda_graph_decode},
                       {"libtorch", r.environment.libtorch_version},
                       {"parameters", r.parameters},
                       {"batch", config.batch_size},

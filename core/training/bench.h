@@ -29,6 +29,7 @@ struct BenchResult {
   // not asked, else why the capture failed. "eager" on the CPU.
   std::string cuda_graph = "eager";
   std::string cuda_graph_recording = "eager";  // the graph of the steps that record the layer statistics
+  std::string cuda_graph_decode = "eager";     // the graph of the text decoder's step (graphed_decode.h)
   // With profile steps asked: where they went, by kind (step_profile.h); steps 0 otherwise.
   StepProfile profile;
 };

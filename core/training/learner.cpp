@@ -125,6 +125,7 @@ Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device
       decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
       not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {
   if (cuda_graph && device.is_cuda()) {
+    graph_decoding_ = true;
     graphed_ = std::make_unique<GraphedStep>([this](const Batch& batch, const torch::Tensor& lr) {
       return std::vector<torch::Tensor>{update(batch, lr, nullptr)};
     });
@@ -151,6 +152,16 @@ std::string graph_state(const GraphedStep* graphed) {
 std::string Learner::cuda_graph_state() const { return graph_state(graphed_.get()); }
 
 std::string Learner::recording_graph_state() const { return graph_state(recording_graphed_.get()); }
+
+std::string Learner::decode_graph_state() const {
+  std::string state = "eager";
+  for (const auto& [rows, decoding] : decoding_) {
+    if (!decoding.graph || decoding.graph->state() == "eager") continue;
+    if (decoding.graph->state() != "replayed") return decoding.graph->state();  // why a capture failed
+    state = "replayed";
+  }
+  return state;
+}
 
 std::vector<torch::Tensor> Learner::state() const {
   std::vector<torch::Tensor> tensors = model_->parameters();
@@ -261,8 +272,7 @@ torch::Tensor Learner::true_token_probabilities(const torch::Tensor& ids) {
 }
 
 Decoder Learner::decoder() {
-  auto cache = std::make_shared<std::vector<AttentionCache>>();
-  auto run = [this, cache](const torch::Tensor& ids, bool fresh) {
+  auto run = [this](const torch::Tensor& ids, bool fresh) {
     torch::NoGradGuard no_grad;
     // A few rows at a time, where oneDNN's set-up per product costs more than LibTorch's
     // sgemm takes (text only: the losses keep the run's kernel).
@@ -271,14 +281,27 @@ Decoder Learner::decoder() {
       LibTorchMatmuls() { set_onednn_matmuls(false); }
       ~LibTorchMatmuls() { set_onednn_matmuls(onednn); }
     } libtorch_matmuls;
+    Decoding& decoding = decoding_[ids.size(0)];
+    std::vector<AttentionCache>& cache = decoding.cache;
+    if (graph_decoding_ && !decoding.graph) {
+      decoding.graph =
+          std::make_unique<GraphedDecode>([this, &cache](const torch::Tensor& step_ids, const torch::Tensor& position) {
+            return model_->forward_step(step_ids, cache, position);
+          });
+    }
     model_->eval();
     // Fresh, the cache's buffers are kept (a restart past the context has the same rows)
     // and written over from position 0.
-    const std::int64_t first = fresh || cache->empty() ? 0 : cache->front().length;
+    const std::int64_t first = fresh || cache.empty() ? 0 : cache.front().length;
     torch::Tensor last;
     {
       AutocastScope autocast(autocast_bf16_, ids.device().type());
-      last = model_->forward_at(ids, *cache, first).select(1, -1);
+      if (decoding.graph && first > 0 && ids.size(1) == 1) {
+        last = decoding.graph->next(ids, first, cache.front().k.data_ptr()).select(1, -1);
+        for (AttentionCache& c : cache) c.length = first + 1;  // forward_step leaves it to its caller
+      } else {
+        last = model_->forward_at(ids, cache, first).select(1, -1);
+      }
     }
     model_->train();
     return last.to(torch::kFloat32);

@@ -1,6 +1,7 @@
 #pragma once
 // A model and its optimiser on one device: the training step that the trainer and the
 // benchmark share.
+#include <map>
 #include <torch/torch.h>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "core/runs/run_record.h"
 
 #include "adamw.h"
+#include "graphed_decode.h"
 #include "graphed_step.h"
 #include "prediction_tally.h"
 #include "text_samples.h"
@@ -40,7 +42,10 @@ class Learner {
   // `predictions`, also adds the same forward passes' predictions to it.
   double evaluate(const std::vector<Batch>& batches, PredictionTally* predictions = nullptr);
   // The model continuing text (text_samples.h) as evaluate() runs it, with a cache of
-  // keys and values: (rows, vocab) float32 logits. Valid while the learner is.
+  // keys and values: (rows, vocab) float32 logits. Valid while the learner is. On a CUDA
+  // device with `cuda_graph`, a token after the cached ones replays a graph of the step
+  // (graphed_decode.h), one per number of rows, kept with its cache from one recording to
+  // the next.
   Decoder decoder();
   // For (rows, time) ids on this device, the probability the model gives each true next
   // token, ids[:, t + 1] after ids[:, ..t]: (rows, time - 1) float64 on the host.
@@ -62,6 +67,8 @@ class Learner {
   std::string cuda_graph_state() const;
   // The same for the graph of the steps that record the layer statistics.
   std::string recording_graph_state() const;
+  // The same for the decoder's step: "replayed" once any has replayed.
+  std::string decode_graph_state() const;
   Gpt& model() { return model_; }
 
  private:
@@ -81,6 +88,14 @@ class Learner {
   AdamWGroup not_decayed_;
   std::unique_ptr<GraphedStep> graphed_;            // null on the CPU or when not asked
   std::unique_ptr<GraphedStep> recording_graphed_;  // the same, for steps that record statistics
+  // The decoder's keys and values and its step's graph (null where steps are not graphed),
+  // by the number of rows decoded at once.
+  struct Decoding {
+    std::vector<AttentionCache> cache;
+    std::unique_ptr<GraphedDecode> graph;
+  };
+  std::map<std::int64_t, Decoding> decoding_;
+  bool graph_decoding_ = false;
 };
 
 // Moves a batch to `device`.

@@ -149,6 +149,30 @@ TEST_F(CudaTest, TextOnTheGpuIsTheCpusGreedyTextReadOnce) {
   }
 }
 
+// Issue 52: the decoder's step replayed as a CUDA graph (graphed_decode.h) writes the text
+// the eager decoder writes (greedy: the same logits up to the order of sums, far from
+// ties in a tiny model), over two recordings and prompts of two lengths (two row counts,
+// two graphs), and a replay past the first token is what ran.
+TEST_F(CudaTest, TheGraphedDecoderWritesTheEagerDecodersText) {
+  config_.tf32 = "off";
+  config_.model.context = 16;
+  Environment environment = describe_device("cuda", config_.threads);
+  const torch::Device device = prepare_device(config_, environment);
+  Learner eager(config_, 256, device, /*cuda_graph=*/false);
+  Learner graphed(config_, 256, device, /*cuda_graph=*/true);
+  const std::vector<std::vector<int>> prompts{{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11}, {17, 18, 19, 20, 21, 22, 23, 24}};
+  const std::vector<std::uint64_t> seeds{1, 2, 3};
+  const auto expected = continue_prompts(eager.decoder(), prompts, kContinuationTokens, 1.0, seeds, device);
+  EXPECT_EQ(graphed.decode_graph_state(), "eager") << "nothing decoded yet";
+  for (int recording = 0; recording < 2; ++recording) {
+    const auto text = continue_prompts(graphed.decoder(), prompts, kContinuationTokens, 1.0, seeds, device);
+    for (std::size_t i = 0; i < prompts.size(); ++i)
+      EXPECT_EQ(text[i].greedy, expected[i].greedy) << "prompt " << i << ", recording " << recording;
+  }
+  EXPECT_EQ(graphed.decode_graph_state(), "replayed");
+  EXPECT_EQ(eager.decode_graph_state(), "eager");
+}
+
 TEST_F(CudaTest, Tf32IsOnByDefaultOnGpusThatHaveIt) {
   config_.steps = 2;
   config_.device = "cuda";

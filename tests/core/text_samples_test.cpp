@@ -5,6 +5,7 @@
 #include <set>
 #include <torch/torch.h>
 
+#include "core/training/graphed_decode.h"
 #include "core/training/learner.h"
 
 #include "test_support.h"
@@ -226,6 +227,25 @@ TEST(TextSamplesOnDevice, TextEndsAtNonFiniteLogits) {
   EXPECT_EQ(on_device[0].greedy, (std::vector<int>{1, 1, 1}));
   EXPECT_EQ(on_device[0].greedy, on_host[0].greedy);
   EXPECT_EQ(on_device[0].sampled.size(), 3u);
+}
+
+// Issue 52: where no graph can be captured (here: no CUDA backend), the decoder's step
+// still runs, eagerly, at the position it was given, and the state says why; the capture
+// is not tried again at every token.
+TEST(GraphedDecode, WithoutAGraphEveryStepRunsEagerlyAndSaysWhy) {
+  std::vector<std::int64_t> positions;
+  GraphedDecode decode([&](const torch::Tensor& ids, const torch::Tensor& position) {
+    positions.push_back(position.item<std::int64_t>());
+    return ids.to(torch::kFloat32) * 2;
+  });
+  const int cache = 0;
+  const auto ids = torch::tensor({3, 4}, torch::kInt64).view({2, 1});
+  EXPECT_TRUE(torch::equal(decode.next(ids, 5, &cache), ids.to(torch::kFloat32) * 2));
+  EXPECT_EQ(decode.state(), "eager") << "the first step over a cache runs eagerly";
+  for (std::int64_t p = 6; p < 9; ++p)
+    EXPECT_TRUE(torch::equal(decode.next(ids, p, &cache), ids.to(torch::kFloat32) * 2));
+  EXPECT_EQ(positions, (std::vector<std::int64_t>{5, 6, 7, 8}));
+  EXPECT_NE(decode.state().find("CUDA"), std::string::npos) << decode.state();
 }
 
 }  // namespace
