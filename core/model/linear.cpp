@@ -111,6 +111,7 @@ thread_local std::unordered_map<const c10::TensorImpl*, Bf16Copy> bf16_copies;
 void set_onednn_matmuls(bool on) { use_onednn = on; }
 bool onednn_matmuls() { return use_onednn; }
 void set_bf16_matmuls(bool on) { use_bf16 = on; }
+bool bf16_matmuls() { return use_bf16; }
 
 bool cpu_has_bf16_units() {
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -20,6 +20,7 @@ bool onednn_matmuls();
 // Whether the calling thread's CPU fp32 linear layers multiply in bf16 (see above). Per
 // thread; threads start with fp32.
 void set_bf16_matmuls(bool on);
+bool bf16_matmuls();
 // Whether this CPU multiplies bf16 in hardware (AVX512-BF16 or AMX-BF16): where it does
 // not, oneDNN would emulate bf16 and gain nothing, so runs keep fp32 there.
 bool cpu_has_bf16_units();

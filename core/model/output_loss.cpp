@@ -60,6 +60,7 @@ struct FusedOutputLoss : torch::autograd::Function<FusedOutputLoss> {
 }  // namespace
 
 void set_fused_loss(bool on) { use_fused_loss = on; }
+bool fused_loss() { return use_fused_loss; }
 
 torch::Tensor output_loss(const torch::Tensor& hidden, const torch::Tensor& weight, const torch::Tensor& targets,
                           const std::function<void(const torch::Tensor& logits)>& each_chunk) {

@@ -16,6 +16,7 @@ inline constexpr std::int64_t kLossChunkPositions = 256;
 // Whether the calling thread's models use the fused loss (on) or materialise the logits
 // and call cross_entropy (off, as before version 10 of the run files). Per thread.
 void set_fused_loss(bool on);
+bool fused_loss();
 
 // Mean cross-entropy, nats, of softmax(x Wᵀ) for (..., width) hidden states x, the
 // (vocab, width) output weight W and (...) next tokens. `each_chunk`, when given, sees each

@@ -142,6 +142,7 @@ struct TrainConfig {
   std::string cpu_precision = "fp32";  // fp32 | bf16: what CPU linear layers multiply in (linear.h)
   std::string fused_loss = "on";       // on | off: the output projection and loss fused, in chunks (output_loss.h)
   int threads = 0;                     // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
+  std::string cpu_parallel = "batch";  // batch | operators: how a step's CPU threads share it (learner.h)
   int eval_interval = 100;
   int eval_batches = 16;
   int layer_stats_every = 10;             // after the first 100 steps (see layer_stats.h); 0 = off

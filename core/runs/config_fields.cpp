@@ -231,6 +231,20 @@ std::vector<ConfigField> make_fields() {
   threads.zero_text = "one per core";
   threads.shapes_result = false;
 
+  auto& parallel = menu("cpu_parallel", "cpu-parallel", "CPU threads share", "how CPU threads share a step",
+                        "how a step's CPU threads share it: batch gives each thread an equal slice of the batch to "
+                        "take forward and backward alone, the slices' gradients summed in a fixed order (where the "
+                        "threads divide the batch; the steps that record the layer statistics take it whole); "
+                        "operators divides every operator between the threads, which then wait for each other "
+                        "after each of a step's hundreds of small operators; the same arithmetic summed in "
+                        "another order, so losses differ as with another thread count; operators is what runs "
+                        "before version 11 did; no effect with one thread or on the GPU",
+                        {{"batch", "Slices of the batch"}, {"operators", "Each operator"}},
+                        [](TrainConfig& c) -> std::string& { return c.cpu_parallel; });
+  parallel.since_version = 11;
+  parallel.older_files_text = "operators";  // what every run before version 11 used
+  parallel.shapes_result = false;
+
   auto& corpus = add({"corpus", "corpus", "Corpus", "corpus",
                       "the text to train on: a corpus's name (kjv, the King James Bible; bookshelf, 59 MB of "
                       "English from Debian's packages; see normlab-cli corpora) or a UTF-8 text file; empty: kjv",

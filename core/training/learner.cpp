@@ -8,6 +8,7 @@
 
 #include "core/device/cuda_backend.h"
 #include "core/model/linear.h"
+#include "core/model/output_loss.h"
 
 #include "layer_recorder.h"
 #include "matmul_choice.h"
@@ -72,6 +73,14 @@ AdamWSettings with_decay(double weight_decay) {
 
 }  // namespace
 
+int batch_slices(const TrainConfig& config, int threads) {
+  if (config.cpu_parallel != "batch") return 1;
+  for (int slices = std::min(threads, config.batch_size); slices > 1; --slices) {
+    if (config.batch_size % slices == 0) return slices;
+  }
+  return 1;
+}
+
 Batch to_device(const Batch& batch, torch::Device device) {
   return {batch.inputs.to(device), batch.targets.to(device)};
 }
@@ -108,6 +117,8 @@ torch::Device prepare_device(const TrainConfig& config, Environment& environment
     if (bf16) precision = "CPU bf16 matmuls (oneDNN), fp32 elsewhere";
     else if (fp32_products && (onednn || !chosen.empty()))
       precision += (onednn ? ", oneDNN matmuls" : ", LibTorch matmuls") + chosen;
+    if (const int slices = batch_slices(config, environment.threads); slices > 1)
+      precision += ", batch in " + std::to_string(slices) + " slices";
     if (config.cpu_precision == "bf16" && !bf16)
       precision += config.autocast == "off" ? " (this CPU has no bf16 units)" : " (bf16 matmuls give way to autocast)";
   }
@@ -124,6 +135,7 @@ Learner::Learner(const TrainConfig& config, int vocab_size, torch::Device device
       model_(build_model(config, vocab_size, device)),
       decayed_(parameters_where(model_, /*matrices=*/true), with_decay(config.weight_decay)),
       not_decayed_(parameters_where(model_, /*matrices=*/false), with_decay(0.0)) {
+  if (device.is_cpu()) slice_count_ = batch_slices(config, torch::get_num_threads());
   if (cuda_graph && device.is_cuda()) {
     graph_decoding_ = true;
     graphed_ = std::make_unique<GraphedStep>([this](const Batch& batch, const torch::Tensor& lr) {
@@ -204,14 +216,58 @@ torch::Tensor Learner::update(const Batch& batch, const LearningRate& lr, LayerR
   decayed_.zero_grad();
   not_decayed_.zero_grad();
   torch::Tensor loss;
-  {
-    AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
-    loss = model_->loss(batch.inputs, batch.targets);
+  if (slice_count_ > 1 && !recorder && batch.inputs.size(0) % slice_count_ == 0) {
+    loss = sliced_backward(batch);
+  } else {
+    {
+      AutocastScope autocast(autocast_bf16_, batch.inputs.device().type());
+      loss = model_->loss(batch.inputs, batch.targets);
+    }
+    loss.backward();
   }
-  loss.backward();
   if (recorder) recorder->after_backward();
   apply(lr);
   return loss.detach();
+}
+
+torch::Tensor Learner::sliced_backward(const Batch& batch) {
+  if (!slices_)
+    slices_ =
+        std::make_unique<SliceWorkers>(slice_count_);  // at the first such step, not for a learner that only decodes
+  const int n = slices_->slices();
+  const auto rows = batch.inputs.size(0) / n;
+  // The calling thread's settings, for the slices' threads too.
+  const bool onednn = onednn_matmuls(), bf16 = bf16_matmuls(), fused = fused_loss();
+  const std::vector<torch::Tensor> parameters = model_->parameters();
+  std::vector<torch::Tensor> losses(static_cast<std::size_t>(n));
+  std::vector<std::vector<torch::Tensor>> gradients(static_cast<std::size_t>(n));
+  slices_->run([&](int slice) {
+    set_onednn_matmuls(onednn);
+    set_bf16_matmuls(bf16);
+    set_fused_loss(fused);
+    torch::Tensor loss;
+    {
+      AutocastScope autocast(autocast_bf16_, c10::DeviceType::CPU);
+      loss = model_->loss(batch.inputs.narrow(0, slice * rows, rows), batch.targets.narrow(0, slice * rows, rows));
+    }
+    // Returned, not accumulated into the parameters: summed below in a fixed order.
+    gradients[std::size_t(slice)] = torch::autograd::grad({loss / n}, parameters, {}, /*retain_graph=*/false,
+                                                          /*create_graph=*/false, /*allow_unused=*/true);
+    losses[std::size_t(slice)] = loss.detach();
+  });
+  slices_->run([&](int slice) {  // each thread sums every n-th parameter's gradients
+    for (std::size_t p = std::size_t(slice); p < parameters.size(); p += std::size_t(n)) {
+      torch::Tensor sum;
+      for (const auto& slice_gradients : gradients) {
+        const torch::Tensor& gradient = slice_gradients[p];
+        if (gradient.defined()) sum = sum.defined() ? sum.add_(gradient) : gradient;
+      }
+      if (sum.defined()) parameters[p].mutable_grad() = sum;
+    }
+  });
+  torch::Tensor total = losses.front();
+  for (int slice = 1; slice < n; ++slice) total = total + losses[std::size_t(slice)];
+  return total / n;
 }
 
 template <typename LearningRate>

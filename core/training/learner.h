@@ -13,6 +13,7 @@
 #include "graphed_decode.h"
 #include "graphed_step.h"
 #include "prediction_tally.h"
+#include "slice_workers.h"
 #include "text_samples.h"
 
 namespace normlab {
@@ -21,7 +22,10 @@ class LayerRecorder;
 
 class Learner {
  public:
-  // Seeds torch with config.seed before building the model, so runs repeat exactly. On a
+  // Seeds torch with config.seed before building the model, so runs repeat exactly. On the
+  // CPU with two or more threads (the calling thread's count) and --cpu-parallel batch, an
+  // update that records no statistics gives each thread an equal slice of the batch
+  // (batch_slices; slice_workers.h). On a
   // CUDA device, with `cuda_graph`, steps that record no statistics replay a CUDA graph of
   // the update (graphed_step.h) once the first few have run, and steps that record them
   // one of their own, which measures them too.
@@ -79,6 +83,10 @@ class Learner {
   template <typename LearningRate>
   void apply(const LearningRate& lr);
   void clip_gradients();
+  // Forward and backward of the batch in slices_'s slices, one a thread; leaves the mean
+  // loss's gradients in the parameters, each summed over the slices in their order, and
+  // returns the mean loss.
+  torch::Tensor sliced_backward(const Batch& batch);
 
   const double clip_grad_norm_;  // 0 = off
   const bool autocast_bf16_;
@@ -86,6 +94,8 @@ class Learner {
   // Matrices (linear weights, embeddings) decay; biases and norm gains do not, as in GPT-2.
   AdamWGroup decayed_;
   AdamWGroup not_decayed_;
+  int slice_count_ = 1;                             // batch_slices: 1 where a step takes the batch whole
+  std::unique_ptr<SliceWorkers> slices_;            // their threads, from the first step in slices
   std::unique_ptr<GraphedStep> graphed_;            // null on the CPU or when not asked
   std::unique_ptr<GraphedStep> recording_graphed_;  // the same, for steps that record statistics
   // The decoder's keys and values and its step's graph (null where steps are not graphed),
@@ -97,6 +107,10 @@ class Learner {
   std::map<std::int64_t, Decoding> decoding_;
   bool graph_decoding_ = false;
 };
+
+// How many slices a CPU update at `threads` threads takes its batch in (--cpu-parallel):
+// the most, up to one a thread, that divide the batch evenly; 1 where it takes it whole.
+int batch_slices(const TrainConfig& config, int threads);
 
 // Moves a batch to `device`.
 Batch to_device(const Batch& batch, torch::Device device);
