@@ -1144,6 +1144,32 @@ threads {ms(two[0])} ms a step with NormLab's spin of 1000 against {ms(two[1])} 
     return Block("spin-cost", [], render, timings=list(timings.values()), rounds=rounds)
 
 
+def cpu_parallel():
+    """A run at 2 threads: each thread a slice of the batch against each operator divided."""
+    shapes = (("8 × 64", "--batch 8 --context 64", 20, CPU_STEP_S), ("32 × 128", "--batch 32 --context 128", 8,
+                                                                     FULL_STEP_S))
+    timings = {(shape, way): Timing(f"normlab-cli bench --device cpu {options} --threads 2 --cpu-parallel {way} "
+                                    f"--layer-stats-every 0 --text-every 0 --bench-steps {steps} --json",
+                                    bench_s(steps + 3, step_s / TWO_THREADS), bench_json)
+               for shape, options, steps, step_s in shapes for way in ("batch", "operators")}
+    rounds = 3
+
+    def render(results, docs):
+        def step(shape, way):
+            return median_of(results, timings[shape, way], "median_ms_per_step")
+
+        rows = [[shape, ms(step(shape, "batch")), ms(step(shape, "operators")),
+                 f"{step(shape, 'operators') / step(shape, 'batch'):.2f}×"] for shape, _, _, _ in shapes]
+        table = Table(["ms a step, 2 threads", "slices of the batch (default)", "each operator divided",
+                       "slices faster by"], rows, checks=[])
+        intro = wrap(f"""One run at 2 threads, medians of {rounds} alternated rounds (`normlab-cli bench --device cpu
+--threads 2 --cpu-parallel batch|operators --layer-stats-every 0 --text-every 0`, at each shape;
+{others(results, timings.values())}):""")
+        return f"{intro}\n\n{table.markdown(results)}"
+
+    return Block("cpu-parallel", [], render, timings=list(timings.values()), rounds=rounds)
+
+
 def side_by_side_times(text):  # bench/side-by-side.sh: both wall times
     figures = {}
     for key, label in (("serial", "one after another"), ("together", "side by side")):
@@ -1269,7 +1295,7 @@ BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(),
                       "the peak learning rate"),
           designs_results(), designs_seeds(), designs_lr(), designs_depth(), dyt_probe(), dyt_recipe(), course_full(),
           course_full("bookshelf"), corpus_flip(),
-          speed_pytorch(), step_profile(), matmul_speed(), side_by_side(), spin_cost(), step_cost()]
+          speed_pytorch(), step_profile(), matmul_speed(), cpu_parallel(), side_by_side(), spin_cost(), step_cost()]
 
 
 # --- running ------------------------------------------------------------------------------
