@@ -121,6 +121,9 @@ std::string matmul_choice_key(const TrainConfig& config) {
   std::ostringstream key;
   key << cpu_model() << "|" << torch::get_num_threads() << " threads|" << config.batch_size << "x" << m.context << " d"
       << m.d_model << " L" << m.layers << " h" << m.heads << " V" << m.vocab << "|LibTorch " << libtorch_version();
+  // A step in slices of the batch multiplies smaller matrices on each thread: another
+  // entry. (Keys of whole-batch steps are as before slices existed.)
+  if (const int slices = batch_slices(config, torch::get_num_threads()); slices > 1) key << "|" << slices << " slices";
   return key.str();
 }
 

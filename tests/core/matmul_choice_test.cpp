@@ -79,8 +79,9 @@ TEST_F(MatmulChoiceTest, MeasuresOnceAndKeepsItsChoice) {
   EXPECT_EQ(again.onednn_ms, first.onednn_ms);
 }
 
-// Another shape or thread count is another entry: the faster kernel can differ.
-TEST_F(MatmulChoiceTest, EachShapeAndThreadCountHasItsOwnEntry) {
+// Another shape, thread count or way of sharing the threads is another entry: the faster
+// kernel can differ.
+TEST_F(MatmulChoiceTest, EachShapeThreadCountAndSlicingHasItsOwnEntry) {
   const std::string key = matmul_choice_key(config_);
   TrainConfig wider = config_;
   wider.model.d_model *= 2;
@@ -93,6 +94,14 @@ TEST_F(MatmulChoiceTest, EachShapeAndThreadCountHasItsOwnEntry) {
   EXPECT_NE(matmul_choice_key(config_), key);
   torch::set_num_threads(threads);
   EXPECT_EQ(matmul_choice_key(config_), key);
+  // At two threads a step in slices of the batch is another entry than one of whole batches.
+  torch::set_num_threads(2);
+  TrainConfig sliced = config_, whole = config_;
+  sliced.batch_size = whole.batch_size = 4;
+  sliced.cpu_parallel = "batch";
+  whole.cpu_parallel = "operators";
+  EXPECT_NE(matmul_choice_key(sliced), matmul_choice_key(whole));
+  torch::set_num_threads(threads);
 }
 
 TEST_F(MatmulChoiceTest, ADamagedCacheIsMeasuredOver) {
