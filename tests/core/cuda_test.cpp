@@ -26,6 +26,14 @@ class CudaTest : public CacheTest {
     if (std::getenv("NORMLAB_REQUIRE_CUDA")) FAIL() << "NORMLAB_REQUIRE_CUDA is set and no CUDA GPU was found";
     GTEST_SKIP() << "no CUDA GPU here: CPU/CUDA agreement not checked";
   }
+  // The GPU, set up on this thread with config_'s settings and TF32 off, so both sides of
+  // a comparison compute in fp32.
+  torch::Device prepare_cuda() {
+    config_.device = "cuda";
+    config_.tf32 = "off";
+    Environment environment = describe_device(config_.device, config_.threads);
+    return prepare_device(config_, environment);
+  }
   TrainConfig config_ = tiny_config(corpus_file(synthetic_corpus()));
 };
 
@@ -64,10 +72,7 @@ TEST_F(CudaTest, SameRunOnCpuAndCudaAgreesOverFiftySteps) {
 // the 1e-5 nats allowed over 20 steps. A step that records statistics in the middle runs
 // eagerly between replays and must leave the graph's tensors as the next replay expects.
 TEST_F(CudaTest, GraphedStepsGiveTheLossesOfEagerOnes) {
-  config_.device = "cuda";
-  config_.tf32 = "off";
-  Environment environment = describe_device(config_.device, config_.threads);
-  const torch::Device device = prepare_device(config_, environment);
+  const torch::Device device = prepare_cuda();
   Learner eager(config_, 256, device, /*cuda_graph=*/false);
   Learner graphed(config_, 256, device, /*cuda_graph=*/true);
   torch::manual_seed(7);
@@ -90,10 +95,7 @@ TEST_F(CudaTest, GraphedStepsGiveTheLossesOfEagerOnes) {
 // other graph) between them. Tolerance as above; the statistics are norms and means of the
 // same tensors, and the update ratio carries the learning rate's float32 form.
 TEST_F(CudaTest, GraphedRecordingStepsGiveTheStatisticsOfEagerOnes) {
-  config_.device = "cuda";
-  config_.tf32 = "off";
-  Environment environment = describe_device(config_.device, config_.threads);
-  const torch::Device device = prepare_device(config_, environment);
+  const torch::Device device = prepare_cuda();
   Learner eager(config_, 256, device, /*cuda_graph=*/false);
   Learner graphed(config_, 256, device, /*cuda_graph=*/true);
   torch::manual_seed(7);
@@ -128,10 +130,8 @@ TEST_F(CudaTest, GraphedRecordingStepsGiveTheStatisticsOfEagerOnes) {
 // CPU (fp32 both sides; a tiny model's logits are far from ties), samples that repeat for
 // their seeds, and one read from the device for prompts of two lengths.
 TEST_F(CudaTest, TextOnTheGpuIsTheCpusGreedyTextReadOnce) {
-  config_.tf32 = "off";
   config_.model.context = 16;
-  Environment environment = describe_device("cuda", config_.threads);
-  const torch::Device device = prepare_device(config_, environment);
+  const torch::Device device = prepare_cuda();
   Learner on_cpu(config_, 256, torch::kCPU);
   Learner on_gpu(config_, 256, device);
   const std::vector<std::vector<int>> prompts{{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11}, {17, 18, 19, 20, 21, 22, 23, 24}};
@@ -154,10 +154,8 @@ TEST_F(CudaTest, TextOnTheGpuIsTheCpusGreedyTextReadOnce) {
 // ties in a tiny model), over two recordings and prompts of two lengths (two row counts,
 // two graphs), and a replay past the first token is what ran.
 TEST_F(CudaTest, TheGraphedDecoderWritesTheEagerDecodersText) {
-  config_.tf32 = "off";
   config_.model.context = 16;
-  Environment environment = describe_device("cuda", config_.threads);
-  const torch::Device device = prepare_device(config_, environment);
+  const torch::Device device = prepare_cuda();
   Learner eager(config_, 256, device, /*cuda_graph=*/false);
   Learner graphed(config_, 256, device, /*cuda_graph=*/true);
   const std::vector<std::vector<int>> prompts{{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11}, {17, 18, 19, 20, 21, 22, 23, 24}};
@@ -219,10 +217,7 @@ TEST_F(CudaTest, AGraphedStepsProfileCountsItsKernels) {
 // only the order of sums differs, as in the CPU test (stacked_test.cpp); a graph that
 // read a stale rate or batch would be off by far more than 1e-4.
 TEST_F(CudaTest, StackedRunsReplayedAsOneGraphFollowTheirRunsAlone) {
-  config_.device = "cuda";
-  config_.tf32 = "off";
-  Environment environment = describe_device(config_.device, config_.threads);
-  const torch::Device device = prepare_device(config_, environment);
+  const torch::Device device = prepare_cuda();
   TrainConfig fast = config_;
   fast.peak_lr = 6e-3;
   fast.seed = 2;
