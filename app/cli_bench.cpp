@@ -46,8 +46,11 @@ namespace {
 
 void print_profile(const StepProfile& profile) {
   std::printf(
-      "profile    %d more steps under LibTorch's profiler, %.2f ms/step with it on; each operator's own time:\n",
-      profile.steps, profile.ms_per_step);
+      "profile    %d more steps under LibTorch's profiler, %.2f ms/step with it on; each operator's own time%s:\n",
+      profile.steps, profile.ms_per_step,
+      profile.threads > 1
+          ? (", per thread of the " + std::to_string(profile.threads) + " that take the batch's slices").c_str()
+          : "");
   for (const auto& kind : profile.kinds) {
     std::printf("  %-20s %8.2f ms/step %5.1f %%\n", kind.kind.c_str(), kind.ms_per_step, 100 * kind.share);
   }

@@ -331,6 +331,7 @@ std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint,
           {{"name", kernel.name}, {"ms_per_step", kernel.ms_per_step}, {"calls_per_step", kernel.calls_per_step}});
     }
     j["profile"] = {{"steps", r.profile.steps},
+                    {"threads", r.profile.threads},
                     {"ms_per_step", r.profile.ms_per_step},
                     {"kinds", kinds},
                     {"operators", operators},

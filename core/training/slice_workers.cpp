@@ -33,14 +33,17 @@ void SliceWorkers::serve(int slice) {
   unsigned long long seen = 0;
   for (;;) {
     const std::function<void(int)>* work = nullptr;
+    const at::ThreadLocalState* state = nullptr;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stopping_ || round_ != seen; });
       if (stopping_) return;
       seen = round_;
       work = work_;
+      state = state_;
     }
     try {
+      const at::ThreadLocalStateGuard caller(*state);
       (*work)(slice);
     } catch (...) {
       errors_[std::size_t(slice)] = std::current_exception();
@@ -55,9 +58,11 @@ void SliceWorkers::serve(int slice) {
 
 void SliceWorkers::run(const std::function<void(int slice)>& work) {
   for (auto& error : errors_) error = nullptr;
+  const at::ThreadLocalState state;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     work_ = &work;
+    state_ = &state;
     running_ = int(threads_.size());
     ++round_;
   }

@@ -6,6 +6,7 @@
 // other, and with the short spin every NormLab program runs with (idle_threads.cpp) the
 // waiting one has often gone to sleep and must be woken. Each thread taking half of the
 // batch through the whole forward and backward alone waits once a step instead.
+#include <ATen/ThreadLocalState.h>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -27,7 +28,9 @@ class SliceWorkers {
 
   int slices() const { return int(threads_.size()); }
   // work(i) for every slice i, each on its thread, while the caller waits; returns when all
-  // are done, rethrowing the first slice's error.
+  // are done, rethrowing the first slice's error. Each slice runs under the caller's
+  // LibTorch thread state (grad mode, autocast, an active profiler's callbacks), as
+  // LibTorch's own autograd threads do.
   void run(const std::function<void(int slice)>& work);
 
  private:
@@ -37,7 +40,8 @@ class SliceWorkers {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(int)>* work_ = nullptr;
-  unsigned long long round_ = 0;  // bumped for each run(): a worker takes each round once
+  const at::ThreadLocalState* state_ = nullptr;  // the caller's, which each slice runs under
+  unsigned long long round_ = 0;                 // bumped for each run(): a worker takes each round once
   int running_ = 0;
   int ready_ = 0;  // threads set up
   bool stopping_ = false;

@@ -1,5 +1,6 @@
 #include "step_profile.h"
 
+#include <ATen/record_function.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -194,10 +195,15 @@ StepProfile profile_steps(const std::function<void()>& step, int steps, bool gpu
     if (event.deviceType() != c10::DeviceType::CPU || event.isAsync() || event.durationNs() == 0) continue;
     by_thread[event.startThreadId()].push_back({&event, event.startNs(), event.endNs()});
   }
-  std::map<std::string, double> kind_ns;
-  std::map<std::string, std::pair<double, long long>> operator_ns;  // name -> own ns, calls
-  double covered_ns = 0;
+  // Each thread's own times by kind and by operator, and the time inside its outermost operators.
+  struct ThreadTimes {
+    std::map<std::string, double> kind_ns;
+    std::map<std::string, std::pair<double, long long>> operator_ns;  // name -> own ns, calls
+    double covered_ns = 0;
+  };
+  std::map<std::uint64_t, ThreadTimes> times;
   for (auto& [thread, intervals] : by_thread) {
+    ThreadTimes& mine = times[thread];
     std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
       return a.start != b.start ? a.start < b.start : a.end > b.end;
     });
@@ -211,14 +217,14 @@ StepProfile profile_steps(const std::function<void()>& step, int steps, bool gpu
       const double own = std::max(0.0, double(o.interval->end - o.interval->start) - o.children_ns);
       const std::string name = o.interval->event->name();
       if (!region_kind(name).empty()) {
-        kind_ns[std::string(region_kind(name))] += own;  // the region's own code
+        mine.kind_ns[std::string(region_kind(name))] += own;  // the region's own code
       } else {
-        kind_ns[std::string(operator_kind(name, o.region))] += own;
-        auto& [ns, calls] = operator_ns[name];
+        mine.kind_ns[std::string(operator_kind(name, o.region))] += own;
+        auto& [ns, calls] = mine.operator_ns[name];
         ns += own;
         ++calls;
       }
-      if (open.empty()) covered_ns += double(o.interval->end - o.interval->start);
+      if (open.empty()) mine.covered_ns += double(o.interval->end - o.interval->start);
     };
     for (const Interval& interval : intervals) {
       while (!open.empty() && open.back().interval->end <= interval.start) {
@@ -237,17 +243,50 @@ StepProfile profile_steps(const std::function<void()>& step, int steps, bool gpu
       close(done);
     }
   }
+  // On the CPU, operators on threads other than the caller's are the slices of a step that
+  // takes the batch in slices (slice_workers.h). The step then has a lane per slice, and
+  // times are per lane: the caller's own operators (the optimiser) run while every slice's
+  // thread waits, so they fill every lane. Elsewhere (one thread; a GPU, whose autograd
+  // threads only queue kernels) the threads' mean is the one lane, as before slices.
+  const std::uint64_t caller = at::RecordFunction::currentThreadId();
+  const double wall_ns = wall_ms * 1e6;
+  int slices = 0;
+  for (const auto& entry : times) slices += !gpu && entry.first != caller;
+  const int lanes = std::max(slices, 1);
+  const double caller_covered = times.count(caller) ? times.at(caller).covered_ns : 0.0;
+  std::map<std::string, double> kind_ns;
+  std::map<std::string, std::pair<double, long long>> operator_ns;  // name -> own ns, calls
+  double covered_ns = 0;
+  for (const auto& [thread, mine] : times) {
+    const double weight = slices > 0 && thread == caller ? lanes : 1;
+    for (const auto& [kind, ns] : mine.kind_ns) kind_ns[kind] += weight * ns;
+    for (const auto& [name, own] : mine.operator_ns) {
+      auto& [ns, calls] = operator_ns[name];
+      ns += weight * own.first;
+      calls += own.second;
+    }
+    covered_ns += mine.covered_ns;
+  }
+  double idle_ns = 0;
+  if (slices > 0) {
+    for (const auto& [thread, mine] : times) {
+      if (thread != caller) idle_ns += std::max(0.0, wall_ns - mine.covered_ns - caller_covered);
+    }
+  } else {
+    idle_ns = std::max(0.0, wall_ns - covered_ns / std::max<std::size_t>(1, times.size()));
+  }
   StepProfile profile;
   profile.steps = steps;
   profile.ms_per_step = wall_ms / steps;
-  kind_ns["between operators"] +=
-      std::max(0.0, wall_ms * 1e6 - covered_ns / std::max<std::size_t>(1, by_thread.size()));
+  profile.threads = lanes;
+  kind_ns["between operators"] += idle_ns;
   for (const char* kind : kProfileKinds) {
-    const double ms = kind_ns[kind] / 1e6 / steps;
+    const double ms = kind_ns[kind] / 1e6 / steps / lanes;
     profile.kinds.push_back({kind, ms, ms / profile.ms_per_step});
   }
   for (const auto& [name, own] : operator_ns) {
-    profile.operators.push_back({name, std::string(operator_kind(name)), own.first / 1e6 / steps, own.second / steps});
+    profile.operators.push_back(
+        {name, std::string(operator_kind(name)), own.first / 1e6 / steps / lanes, own.second / steps / lanes});
   }
   std::sort(profile.operators.begin(), profile.operators.end(),
             [](const ProfiledOperator& a, const ProfiledOperator& b) { return a.ms_per_step > b.ms_per_step; });

@@ -41,7 +41,10 @@ struct ProfiledKernel {
 };
 struct StepProfile {
   int steps = 0;
-  double ms_per_step = 0;                   // wall time of a profiled step, profiler on
+  double ms_per_step = 0;  // wall time of a profiled step, profiler on
+  // The threads whose operators did the step (each slice's where a step takes the batch in
+  // slices, else 1): times and calls below are per such thread.
+  int threads = 1;
   std::vector<ProfiledKind> kinds;          // every kind of kProfileKinds, in that order
   std::vector<ProfiledOperator> operators;  // by own time, most first
   // On a GPU: what the device ran a step, the kernels by time, most first. Empty on the CPU.
@@ -50,7 +53,8 @@ struct StepProfile {
   std::vector<ProfiledKernel> gpu_kernels;
 };
 
-// Runs `step` `steps` times under the profiler (CPU operators of the calling thread, and
+// Runs `step` `steps` times under the profiler (CPU operators of the calling thread and of
+// the threads it hands slices of the batch to, and
 // with `gpu` what the GPU runs; on a GPU `step` must end with a sync for the times to mean
 // the device's) and sums their time.
 StepProfile profile_steps(const std::function<void()>& step, int steps, bool gpu = false);

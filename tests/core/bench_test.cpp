@@ -88,6 +88,7 @@ TEST(Bench, AProfileSharesAStepsTimeByKind) {
   config.text_every = 0;
   const BenchResult r = benchmark(config, 1, 2, true, 5);
   ASSERT_EQ(r.profile.steps, 5);
+  EXPECT_EQ(r.profile.threads, 1);
   ASSERT_EQ(r.profile.kinds.size(), std::size(kProfileKinds));
   double total = 0;
   std::map<std::string, double> share;
@@ -111,6 +112,29 @@ TEST(Bench, AProfileSharesAStepsTimeByKind) {
   EXPECT_EQ(json["page_faults_per_step"].get<double>(), r.page_faults_per_step);
   EXPECT_TRUE(r.profile.gpu_kernels.empty()) << "a CPU step runs nothing on a GPU";
   EXPECT_EQ(json["profile"]["gpu_kernels_per_step"], 0);
+}
+
+// At two threads a step takes the batch in slices on threads of its own (slice_workers.h):
+// the profile sees their operators too, per thread, so the kinds still add up to the step.
+TEST(Bench, AProfileOfAStepInSlicesSeesEverySlicesOperators) {
+  TrainConfig config = tiny_config("unused");
+  config.layer_stats_every = 0;
+  config.text_every = 0;
+  config.threads = 2;
+  config.batch_size = 4;
+  const BenchResult r = benchmark(config, 1, 2, true, 5);
+  ASSERT_NE(r.environment.precision.find("batch in 2 slices"), std::string::npos) << r.environment.precision;
+  EXPECT_EQ(r.profile.threads, 2) << "each slice's thread, not the caller that waits";
+  double total = 0, matmuls = 0, between = 0;
+  for (const auto& kind : r.profile.kinds) {
+    total += kind.share;
+    if (kind.kind == "matmuls") matmuls = kind.share;
+    if (kind.kind == "between operators") between = kind.share;
+  }
+  EXPECT_NEAR(total, 1.0, 0.05);
+  EXPECT_GT(matmuls, 0.1) << "the slices' products are counted";
+  EXPECT_LT(between, 0.5) << "the waiting caller is not counted as time between operators";
+  torch::set_num_threads(1);  // the suite's count (torch_threads.cpp), which the bench changed
 }
 
 TEST(Bench, AnOperatorsKindIsItsNamesOrItsRegions) {
