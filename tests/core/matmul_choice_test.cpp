@@ -89,19 +89,18 @@ TEST_F(MatmulChoiceTest, EachShapeThreadCountAndSlicingHasItsOwnEntry) {
   TrainConfig longer = config_;
   longer.batch_size *= 2;
   EXPECT_NE(matmul_choice_key(longer), key);
-  const int threads = torch::get_num_threads();
-  torch::set_num_threads(threads + 1);
-  EXPECT_NE(matmul_choice_key(config_), key);
-  torch::set_num_threads(threads);
+  {
+    const TorchThreads more(torch::get_num_threads() + 1);
+    EXPECT_NE(matmul_choice_key(config_), key);
+  }
   EXPECT_EQ(matmul_choice_key(config_), key);
   // At two threads a step in slices of the batch is another entry than one of whole batches.
-  torch::set_num_threads(2);
+  const TorchThreads two(2);
   TrainConfig sliced = config_, whole = config_;
   sliced.batch_size = whole.batch_size = 4;
   sliced.cpu_parallel = "batch";
   whole.cpu_parallel = "operators";
   EXPECT_NE(matmul_choice_key(sliced), matmul_choice_key(whole));
-  torch::set_num_threads(threads);
 }
 
 TEST_F(MatmulChoiceTest, ADamagedCacheIsMeasuredOver) {

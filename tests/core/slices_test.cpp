@@ -13,13 +13,6 @@
 namespace normlab::test {
 namespace {
 
-// The suite's thread runs LibTorch at one thread (torch_threads.cpp); these tests take
-// two for a while, as a run at two threads does.
-struct TwoThreads {
-  TwoThreads() { torch::set_num_threads(2); }
-  ~TwoThreads() { torch::set_num_threads(1); }
-};
-
 TEST(BatchSlices, TheMostSlicesUpToOneAThreadThatDivideTheBatch) {
   TrainConfig config;
   config.batch_size = 8;
@@ -59,7 +52,7 @@ std::vector<Batch> random_batches(const TrainConfig& config, int count) {
 // parameters to a tolerance: AdamW's first steps move a parameter by about the rate
 // whatever the size of its gradient, so a near-zero gradient's rounding moves it far.)
 TEST(BatchSlices, AStepInSlicesIsTheWholeBatchsStep) {
-  const TwoThreads two;
+  const TorchThreads two(2);  // as a run at two threads has
   const TrainConfig whole_config = sliced_config("operators"), sliced = sliced_config("batch");
   Learner whole(whole_config, whole_config.model.vocab, torch::kCPU);
   Learner in_slices(sliced, sliced.model.vocab, torch::kCPU);
@@ -79,7 +72,7 @@ TEST(BatchSlices, AStepInSlicesIsTheWholeBatchsStep) {
 // Whichever slice's thread finishes first, the sums are made in slice order: two runs in
 // slices are the same to the last bit.
 TEST(BatchSlices, StepsInSlicesRepeatToTheLastBit) {
-  const TwoThreads two;
+  const TorchThreads two(2);  // as a run at two threads has
   const TrainConfig config = sliced_config("batch");
   Learner first(config, config.model.vocab, torch::kCPU);
   Learner second(config, config.model.vocab, torch::kCPU);
@@ -93,7 +86,7 @@ TEST(BatchSlices, StepsInSlicesRepeatToTheLastBit) {
 // Every slice runs on its own thread at one LibTorch thread, the caller's count comes back
 // afterwards, and a slice's error reaches the caller without stopping the next round.
 TEST(SliceWorkers, EachSliceRunsOnceAtOneThreadAndErrorsReachTheCaller) {
-  const TwoThreads two;
+  const TorchThreads two(2);  // as a run at two threads has
   SliceWorkers workers(3);
   ASSERT_EQ(workers.slices(), 3);
   std::atomic<int> ran{0}, at_one_thread{0};

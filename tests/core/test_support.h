@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string>
+#include <torch/torch.h>
 #include <unistd.h>
 #include <vector>
 
@@ -23,6 +24,22 @@
 namespace normlab::test {
 
 namespace fs = std::filesystem;
+
+// LibTorch's thread count on this thread, set to `threads` (0: left as it is) and put back
+// to what it was on destruction, whatever the test asserts between: the suite runs at one
+// thread (torch_threads.cpp), and a run or bench inside a test sets its own.
+class TorchThreads {
+ public:
+  explicit TorchThreads(int threads = 0) : before_(torch::get_num_threads()) {
+    if (threads > 0) torch::set_num_threads(threads);
+  }
+  ~TorchThreads() { torch::set_num_threads(before_); }
+  TorchThreads(const TorchThreads&) = delete;
+  TorchThreads& operator=(const TorchThreads&) = delete;
+
+ private:
+  const int before_;
+};
 
 // A fresh folder, removed with everything in it on destruction.
 class TempDir {
