@@ -10,7 +10,8 @@ GraphedDecode::GraphedDecode(Step step) : step_(std::move(step)) {}
 GraphedDecode::~GraphedDecode() = default;
 
 torch::Tensor GraphedDecode::next(const torch::Tensor& ids, std::int64_t position, const void* cache) {
-  const auto eager = [&] { return step_(ids, torch::full({1}, position, ids.options().dtype(torch::kInt64))); };
+  const auto position_tensor = [&] { return torch::full({1}, position, ids.options().dtype(torch::kInt64)); };
+  const auto eager = [&] { return step_(ids, position_tensor()); };
   if (!failure_.empty()) return eager();
   if (cache != cache_ || ids.size(0) != rows_) {
     graph_.reset();
@@ -25,7 +26,7 @@ torch::Tensor GraphedDecode::next(const torch::Tensor& ids, std::int64_t positio
     }
     try {
       ids_ = ids.clone();
-      position_ = torch::full({1}, position, ids.options().dtype(torch::kInt64));
+      position_ = position_tensor();
       auto graph = std::make_unique<CudaGraph>();
       graph->capture([&] { logits_ = step_(ids_, position_); });
       graph_ = std::move(graph);  // recorded, not run: the replay below runs it

@@ -231,9 +231,8 @@ torch::Tensor Learner::update(const Batch& batch, const LearningRate& lr, LayerR
 }
 
 torch::Tensor Learner::sliced_backward(const Batch& batch) {
-  if (!slices_)
-    slices_ =
-        std::make_unique<SliceWorkers>(slice_count_);  // at the first such step, not for a learner that only decodes
+  // The threads are made at the first such step, not for a learner that only decodes.
+  if (!slices_) slices_ = std::make_unique<SliceWorkers>(slice_count_);
   const int n = slices_->slices();
   const auto rows = batch.inputs.size(0) / n;
   // The calling thread's settings, for the slices' threads too.

@@ -46,10 +46,10 @@ class Learner {
   // `predictions`, also adds the same forward passes' predictions to it.
   double evaluate(const std::vector<Batch>& batches, PredictionTally* predictions = nullptr);
   // The model continuing text (text_samples.h) as evaluate() runs it, with a cache of
-  // keys and values: (rows, vocab) float32 logits. Valid while the learner is. On a CUDA
-  // device with `cuda_graph`, a token after the cached ones replays a graph of the step
-  // (graphed_decode.h), one per number of rows, kept with its cache from one recording to
-  // the next.
+  // keys and values: (rows, vocab) float32 logits. Valid while the learner is. The caches
+  // are the learner's, one per number of rows, kept from one recording to the next, so a
+  // learner's decoders are used one at a time. On a CUDA device with `cuda_graph`, a token
+  // after the cached ones replays a graph of the step (graphed_decode.h), one per cache.
   Decoder decoder();
   // For (rows, time) ids on this device, the probability the model gives each true next
   // token, ids[:, t + 1] after ids[:, ..t]: (rows, time - 1) float64 on the host.
