@@ -13,6 +13,12 @@ namespace normlab {
 void keep_freed_memory_for_reuse() {
   mallopt(M_MMAP_MAX, 0);              // large blocks from the heap, not fresh mappings
   mallopt(M_TRIM_THRESHOLD, INT_MAX);  // and never shrink the heap between steps
+  // One arena for every thread. glibc gives other threads (a sliced step's, a side-by-side
+  // run's) arenas of their own, made of 64 MB heaps that it unmaps as soon as one is wholly
+  // free, whatever the trim threshold says: at the end of every step. A 32 x 128 step at
+  // two threads in slices then faulted 28 000 pages back in (bench's page-fault line). The
+  // arena's lock is taken a few thousand times a step, each for well under a microsecond.
+  mallopt(M_ARENA_MAX, 1);
   // MKL's own allocator maps and unmaps its packing buffers at every product: 300-1000
   // minor page faults a full-scale step in the fused loss's weight gradient (bench --profile's
   // page-fault line). Its environment switch hands them to malloc, which keeps them (read
