@@ -1,9 +1,13 @@
 #include "memory.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <malloc.h>
 #include <string>
 #include <sys/resource.h>
@@ -26,7 +30,17 @@ void keep_freed_memory_for_reuse() {
   setenv("MKL_DISABLE_FAST_MM", "1", /*overwrite=*/0);
 }
 
-void hand_back_freed_memory() { malloc_trim(0); }
+bool hand_back_freed_memory() {
+  // One clock for the process: every run in it shares the one heap.
+  static std::atomic<std::int64_t> last_ns{std::numeric_limits<std::int64_t>::min() / 2};
+  const std::int64_t now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  std::int64_t last = last_ns.load();
+  const std::int64_t interval = std::int64_t(kHandBackIntervalSeconds * 1e9);
+  if (now - last < interval || !last_ns.compare_exchange_strong(last, now)) return false;
+  malloc_trim(0);
+  return true;
+}
 
 namespace {
 // A "Name:   123 kB" line of a /proc file, in bytes; 0 when absent.

@@ -8,11 +8,14 @@ namespace normlab {
 // page-faults it in again, which measured 10-15 % of a CPU step. Call once at start-up.
 void keep_freed_memory_for_reuse();
 
-// Hands the heap's free pages back to the OS. The trainer calls it after each save (at
-// most every few seconds), so what a long run outgrew or a save built and freed does not
-// stay in the process for good; the step buffers fault back in once, a small cost next
-// to seconds of steps.
-void hand_back_freed_memory();
+// Hands the heap's free pages back to the OS, at most once every kHandBackIntervalSeconds
+// in the process; true when it did. The trainer calls it after each save, so what a long
+// run outgrew or a save built and freed does not stay in the process for good. Each time,
+// every run in the process faults its step's buffers back in (a 32 x 128 step's are about
+// 120 000 pages): at every save, every 5 s for each of five runs side by side, that was a
+// sixth of their CPU time in the kernel; once a minute it is a fraction of a percent.
+inline constexpr double kHandBackIntervalSeconds = 60;
+bool hand_back_freed_memory();
 
 // The memory a run may still take, in bytes: the kernel's MemAvailable, or less where an
 // address-space limit (ulimit -v) says so; 0 when neither can be read.
