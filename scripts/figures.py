@@ -6,7 +6,8 @@
   scripts/figures.py --check [--only NAME,...]
   scripts/figures.py --only course-full --runs DIR    # that block from runs trained elsewhere
 
-Each figure sits between <!-- NAME --> and <!-- /NAME --> in the Markdown files. The script
+Each figure sits between <!-- NAME --> and <!-- /NAME --> in the Markdown files, and a block
+with an HTML form also in resources/about/NAME.html, which the window's About tab shows. The script
 trains the block's runs with `normlab-cli train` (one at a time, or --jobs at once: each
 run is at one thread, so its numbers do not depend on it), each as its block prints it,
 rewrites the block and stamps it with the machine, date and engine commit; charts are
@@ -34,6 +35,7 @@ import dataclasses
 import datetime
 import glob
 import hashlib
+import html
 import itertools
 import json
 import os
@@ -47,6 +49,7 @@ import textwrap
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ABOUT = os.path.join("resources", "about")  # HTML pieces the window's About tab shows (ui/about_view.cpp)
 # The commit stamped beside a block: the last one that changed what computes the numbers.
 ENGINE = ["core", "app", "cmake", "CMakeLists.txt"]
 # Seconds a step at one thread, 8 blocks: at the CPU scale (8 x 64 tokens) measured on
@@ -288,6 +291,7 @@ class Block:
     summaries: list = dataclasses.field(default_factory=list)
     printouts: list = dataclasses.field(default_factory=list)  # render finds each one's text and file in results
     timings: list = dataclasses.field(default_factory=list)  # render finds each one's rounds in results
+    html: object = None  # results -> HTML, for a copy of the block in the About tab (ABOUT/*.html)
     rounds: int = 1  # each round times every one of its timings once
 
     def timings_s(self):
@@ -645,7 +649,8 @@ machine with builds for a while (a stopped run resumes from its checkpoint: `nor
 
 
 def corpus_flip():
-    """The small corpus's flip as a lesson: the same pre-norm pair on KJV and the bookshelf."""
+    """The small corpus's flip as a lesson: the same pre-norm pair on KJV and the bookshelf,
+    in the docs and in the window's About tab."""
     corpora = ["kjv", "bookshelf"]
     courses = {corpus: course_full_run(corpus) for corpus in corpora}
     rows = []
@@ -655,25 +660,51 @@ def corpus_flip():
         rows.append([corpus] + cells)
     table = Table(["corpus", "held-out, 1e-3", "held-out, 6e-3", "gap, 1e-3", "gap, 6e-3"], rows, checks=[])
 
-    def render(results, docs):
-        lines = []
+    def pairs(results):
+        """Per corpus: its runs at 1e-3 and 6e-3, its training tokens in millions, its epochs."""
         for corpus in corpora:
             records = results[courses[corpus]]
             check_full_scale(records)
             slow, fast = (pick(records, course_name("pre", lr, 30, corpus)) for lr in ("1e-3", "6e-3"))
-            times = epochs(slow)
-            winner = "6e-3" if final_loss(fast) < final_loss(slow) else "1e-3"
-            lines.append(f"on {corpus} ({slow['train_tokens'] / 1e6:.2f} M training tokens, {times:.2f} epochs) "
-                         f"{winner} ends lower on held-out loss")
+            yield corpus, slow, fast, slow["train_tokens"] / 1e6, epochs(slow)
+
+    def winner(slow, fast):
+        return "6e-3" if final_loss(fast) < final_loss(slow) else "1e-3"
+
+    def render(results, docs):
+        lines = [f"on {corpus} ({tokens:.2f} M training tokens, {times:.2f} epochs) "
+                 f"{winner(slow, fast)} ends lower on held-out loss"
+                 for corpus, slow, fast, tokens, times in pairs(results)]
         return f"""Pre-norm at 1e-3 and 6e-3 at the course's full scale, on the small corpus and on
-the large one (the two `course-full` blocks' runs, in [results.md]({docs}results.md)); final
-held-out loss and the gap to the training loss, in nats:
+the large one (`--preset workshop --scale full`, each corpus's runs as in [results.md]({docs}results.md));
+final held-out loss and the gap to the training loss, in nats:
 
 {table.markdown(results)}
 
 {wrap("; ".join(lines) + ".")}"""
 
-    return Block("corpus-flip", [table], render)
+    def about(results):
+        gap = MEASURES["gap"]
+        rows, sentences = [], []
+        for corpus, slow, fast, tokens, times in pairs(results):
+            cells = [f"{final_loss(r):.2f}" for r in (slow, fast)] + [f"{gap(r):.2f}" for r in (slow, fast)]
+            rows.append(f"<tr><td>{corpus}</td><td>{tokens:.1f} M</td><td>{times:.1f}</td>"
+                        + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+            fast_wins = winner(slow, fast) == "6e-3"
+            read = f"read {times:.0f} times over" if times >= 1.5 else f"where a run reads {times:.1f} of it"
+            sentences.append(
+                f"on {corpus}, {read}, 6e-3 ends {'below' if fast_wins else 'above'} 1e-3 "
+                f"on held-out loss ({final_loss(fast):.2f} against {final_loss(slow):.2f}) with "
+                f"{'a wider' if gap(fast) > gap(slow) else 'no wider'} gap")
+        header = "".join(f"<th>{h}</th>" for h in ("corpus", "training tokens", "epochs", "held-out, 1e-3",
+                                                      "held-out, 6e-3", "gap, 1e-3", "gap, 6e-3"))
+        return ("<p>Pre-norm at 1e-3 and at 6e-3, at full size on each corpus (final losses in nats; the gap\n"
+                "is the held-out loss above the training loss):</p>\n"
+                '<table cellspacing="0" cellpadding="4" border="1" style="border-color: #c8d0da">\n'
+                f"<tr>{header}</tr>\n" + "\n".join(rows) + "\n</table>\n"
+                f"<p>{wrap('; '.join(sentences)[:1].upper() + '; '.join(sentences)[1:] + '.')}</p>")
+
+    return Block("corpus-flip", [table], render, html=about)
 
 
 def sweep_block(preset, option, values, placements, what):
@@ -1384,13 +1415,14 @@ MARKERS = "<!-- {0} -->\n(.*?)<!-- /{0} -->"
 
 
 def markdown_files(root):
-    """README.md and docs/*.md, relative to root: where blocks may live."""
+    """README.md, docs/*.md and the About tab's HTML pieces, relative to root: where blocks may live."""
     found = [os.path.relpath(p, root) for p in sorted(glob.glob(os.path.join(root, "docs", "*.md")))]
+    found += [os.path.relpath(p, root) for p in sorted(glob.glob(os.path.join(root, ABOUT, "*.html")))]
     return (["README.md"] if os.path.exists(os.path.join(root, "README.md")) else []) + found
 
 
 def files_of(root, block):
-    """The Markdown files that hold the block, wherever it has been moved to."""
+    """The files that hold the block, wherever it has been moved to."""
     opening = f"<!-- {block.name} -->\n"
     found = []
     for name in markdown_files(root):
@@ -1415,8 +1447,14 @@ def block_text(root, name, block):
 def rewrite(root, block, results):
     for name in files_of(root, block):
         text, match = block_text(root, name, block)
-        docs = "" if name.startswith("docs/") else "docs/"
-        body = f"<!-- {block.name} -->\n{block.render(results, docs)}\n\n{stamp(block)}\n<!-- /{block.name} -->"
+        if name.endswith(".html"):  # the window's About tab
+            if block.html is None:
+                raise Failure(f"{name} holds block {block.name}, which has no HTML form (Block.html)")
+            made = html.escape(stamp(block).removeprefix("<sub>").removesuffix("</sub>").replace("`", ""))
+            body = f"<!-- {block.name} -->\n{block.html(results)}\n<p class=\"muted\"><small>{made}</small></p>\n<!-- /{block.name} -->"
+        else:
+            docs = "" if name.startswith("docs/") else "docs/"
+            body = f"<!-- {block.name} -->\n{block.render(results, docs)}\n\n{stamp(block)}\n<!-- /{block.name} -->"
         with open(os.path.join(root, name), "w") as f:
             f.write(text[:match.start()] + body + text[match.end():])
         print(f"rewrote {block.name} in {name}")

@@ -1,5 +1,7 @@
 #include "about_view.h"
 
+#include <QFile>
+
 #include "core/runs/config.h"
 #include "core/runs/config_fields.h"
 #include "core/sweeps/sweep.h"
@@ -22,6 +24,14 @@ QString item(const std::string& label, const std::string& name, const std::strin
 }
 
 }  // namespace
+
+// The pieces are made by scripts/figures.py from measured runs and compiled in as resources
+// (ui/CMakeLists.txt); the HTML comments around them are invisible in the page.
+QString AboutView::measured_html(const QString& name) {
+  QFile file(QStringLiteral(":/about/%1.html").arg(name));
+  if (!file.open(QIODevice::ReadOnly)) return tr("<p>(This build lacks its measured figures: %1.)</p>").arg(name);
+  return QString::fromUtf8(file.readAll());
+}
 
 // Written from the engine's tables, so a placement, norm type, switch, statistic or sweep
 // preset added there is listed here with no change to this page (the prose above it
@@ -166,11 +176,13 @@ between them), so early in a run, while the loss falls fast, it compares the sam
 because a few held-out windows are not exactly as hard as the training text: post-norm on
 the baseline shows that floor. A full-size run reads its training text about fourteen times
 over, and then the gap grows with what the model remembers of that text rather than learns
-of the language, the faster the higher the learning rate. So rank runs by the dark curve: at
-full size on the King James text, pre-norm at 6e-3 ended lower than at 1e-3 in training loss
-(2.98 against 3.05 nats on a CPU) and higher in held-out loss (3.56 against 3.49), its gap
-0.58 against 0.44. On a GPU its training loss ended a little above 1e-3's instead; the wider
-gap and the higher held-out loss held on both.</p>
+of the language, the faster the higher the learning rate. So rank runs by the dark curve.</p>
+
+<h2>How much text a run reads</h2>
+<p>Which of two learning rates wins can turn on the size of the corpus. The <i>Corpus</i>
+setting offers the King James text and the <i>bookshelf</i>, built from Debian's text packages
+and large enough that a full-size run reads none of it twice.</p>
+%7
 
 <h2>After pre-norm</h2>
 <p>Later designs keep pre-norm's clean path or repair post-norm: <b>peri-norm</b> (sandwich)
@@ -226,7 +238,7 @@ that wins here may not win at scale, and one that stalls here may need a recipe 
 small model does not have.</p>
 %6</div>)")
               .arg(pre.toHtmlEscaped(), post.toHtmlEscaped(), lns.toHtmlEscaped(), rezero.toHtmlEscaped(),
-                   dyt.toHtmlEscaped(), choices_html()));
+                   dyt.toHtmlEscaped(), choices_html(), measured_html("corpus-flip")));
 }
 
 }  // namespace normlab::ui

@@ -13,6 +13,9 @@ class AboutView : public QTextBrowser {
   // The lists at the page's end, from kPlacements, kNormTypes, config_fields' switches,
   // layer_statistics and kSweepPresets.
   static QString choices_html();
+  // A piece of the page made from measured runs by scripts/figures.py (its block NAME in
+  // resources/about/NAME.html), so the figures the page quotes are those the docs show.
+  static QString measured_html(const QString& name);
 };
 
 }  // namespace normlab::ui

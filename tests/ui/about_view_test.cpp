@@ -1,6 +1,9 @@
 // The About tab's lists against the engine's tables.
 #include "ui/about_view.h"
 
+#include <QFile>
+#include <QRegularExpression>
+#include <QTextDocument>
 #include <gtest/gtest.h>
 #include <string>
 
@@ -37,6 +40,28 @@ TEST(AboutView, ListsEveryRowOfTheEnginesTables) {
   for (const PlacementInfo& row : kPlacements) {
     EXPECT_TRUE(page.contains(QString::fromUtf8(row.formula))) << row.name << ": its formula";
   }
+}
+
+// Issue 50: the page quoted full-scale losses in its prose, where no remade figure could
+// reach them. They now come from the corpus-flip block that scripts/figures.py writes into
+// resources/about/corpus-flip.html: the page shows that block's text as the checkout has it
+// (a build compiled from an older file fails here).
+TEST(AboutView, ShowsTheFlipAsTheFiguresScriptWroteIt) {
+  QFile source(QStringLiteral(NORMLAB_ABOUT_PIECES "/corpus-flip.html"));
+  ASSERT_TRUE(source.open(QIODevice::ReadOnly)) << "cannot read " << NORMLAB_ABOUT_PIECES;
+  const QRegularExpression block(QStringLiteral("<!-- corpus-flip -->\\n(.*)<!-- /corpus-flip -->"),
+                                 QRegularExpression::DotMatchesEverythingOption);
+  const QRegularExpressionMatch match = block.match(QString::fromUtf8(source.readAll()));
+  ASSERT_TRUE(match.hasMatch()) << "the file has no corpus-flip block";
+  QTextDocument piece;
+  piece.setHtml(match.captured(1));
+  const QString page = AboutView().toPlainText();
+  const QStringList paragraphs = piece.toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  ASSERT_GE(paragraphs.size(), 2) << "the block says next to nothing";
+  for (const QString& paragraph : paragraphs) {
+    EXPECT_TRUE(page.contains(paragraph.trimmed())) << "not on the page: " << paragraph.toStdString();
+  }
+  EXPECT_FALSE(page.contains(QStringLiteral("lacks its measured figures")));
 }
 
 }  // namespace
