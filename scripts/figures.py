@@ -576,19 +576,30 @@ def course_full(corpus="kjv"):
             return f"{'lower' if fast < slow else 'higher'} in {MEASURE_NAMES[what]} ({fast:.3f} against {slow:.3f})"
 
         # Step times from the runs' own clocks (a resumed run's clock goes on from its
-        # checkpoint's): the median is that of two runs at a time on a quiet machine, which
-        # most steps were; the sum also holds the time shared with builds.
-        step_s = statistics.median(
-            (w1 - w0) / (s1 - s0)
-            for r in records.values()
-            for (s0, w0), (s1, w1) in itertools.pairwise(zip(r["steps"]["step"], r["steps"]["wall_s"]))
-            if s1 > s0)
+        # checkpoint's), by the threads a run had: the median is that of a quiet machine, which
+        # most steps were (one-thread runs two at a time, two-thread runs alone); the sum of
+        # the wall times also holds the time shared with builds.
+        def step_times(group):
+            return statistics.median(
+                (w1 - w0) / (s1 - s0)
+                for r in group
+                for (s0, w0), (s1, w1) in itertools.pairwise(zip(r["steps"]["step"], r["steps"]["wall_s"]))
+                if s1 > s0)
+
+        by_threads = {}
+        for r in records.values():
+            by_threads.setdefault(r["config"]["threads"], []).append(r)
+        step_s = {threads: step_times(group) for threads, group in sorted(by_threads.items())}
+        # A core-hour each step-second of a one-thread run (two run at once), two of a two-thread run.
+        both_cores_h = sum(len(by_threads[t]) * 3000 * s * t / 2 for t, s in step_s.items()) / 3600
         fast_gap, slow_gap = pre_norm("gap")
         gaps = (f"with the wider gap ({fast_gap:.3f} against {slow_gap:.3f}): the higher rate learns more of the\n"
                 "training text by heart, so rank runs by their held-out loss" if fast_gap > slow_gap else
                 f"and its gap is no wider ({fast_gap:.3f} against {slow_gap:.3f})")
         wall_h = sum(r["steps"]["wall_s"][-1] for r in records.values()) / 3600
-        both_cores_h = len(records) * 3000 * step_s / 2 / 3600
+        steps_text = " and ".join(
+            f"{s:.2f} s at {t} thread{'s' * (t > 1)} ({len(by_threads[t])} run{'s' * (len(by_threads[t]) > 1)})"
+            for t, s in step_s.items()) if len(step_s) > 1 else f"{next(iter(step_s.values())):.2f} s"
         first = next(iter(records.values()))
         tokens = first["train_tokens"] / 1e6
         times = epochs(first)
@@ -599,8 +610,10 @@ def course_full(corpus="kjv"):
         on_gpu = environment["device"] == "cuda"
         command = (course.command().replace("--device cpu --threads 1", "--device cuda") if on_gpu
                    else course.command())
+        ways = {1: "one thread a run, two at a time on the 2 cores",
+                2: "two threads a run (`--threads 2`, the batch in two slices), one at a time"}
         where = (f"on one GPU ({environment['device_name']}){corpus_words}, the five runs side by side" if on_gpu
-                 else f"on the CPU{corpus_words}, one thread a run, two at a time on the 2 cores")
+                 else f"on the CPU{corpus_words}, " + " or ".join(ways.get(t, f"{t} threads a run") for t in step_s))
         text = f"""At `--scale full` {where},
 final losses in nats; the gap is the held-out loss above the training loss (3000 × 32 × 128 tokens is
 {seen}):
@@ -640,10 +653,10 @@ against {PAGE["pre 1e-3"]} at 1e-3, post-norm at {PAGE["baseline"]}, the long wa
 Cost: {slowest:.1f} s of training wall time for the slowest of the {len(records)} runs, side by side."""
         return text + f"""
 
-Cost: a median step of {step_s:.2f} s with two runs at a time, so the {len(records)} runs take about
-{both_cores_h:.1f} h of both cores; their own wall times add up to {wall_h:.1f} h, as they shared the
-machine with builds for a while (a stopped run resumes from its checkpoint: `normlab-cli train
---resume RUN.json`)."""
+Cost: a median step of {steps_text},
+so the {len(records)} runs take about {both_cores_h:.1f} h of both cores; their own wall times add up to
+{wall_h:.1f} h, as they shared the machine with builds for a while (a stopped run resumes from its
+checkpoint: `normlab-cli train --resume RUN.json`)."""
 
     return Block("course-full" if corpus == "kjv" else f"course-full-{corpus}", [table], render)
 
