@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "linear.h"
+#include "softmax_loss.h"
 
 namespace normlab {
 
@@ -33,12 +34,16 @@ struct FusedOutputLoss : torch::autograd::Function<FusedOutputLoss> {
     for_each_chunk(positions, [&](std::int64_t begin, std::int64_t end) {
       const auto rows = operands.slice(0, begin, end);
       const auto chunk_targets = targets.slice(0, begin, end).unsqueeze(1);
-      auto log_probs = torch::log_softmax(product(rows, weight), 1);
-      total.sub_(log_probs.gather(1, chunk_targets).sum());
-      // positions x d(mean loss)/d logits = softmax - one-hot, made in place of log_probs;
+      // positions x d(mean loss)/d logits = softmax - one-hot, made in place of the logits;
       // the 1/positions goes on the much smaller products
-      auto gradient = log_probs.exp_();
-      gradient.scatter_add_(1, chunk_targets, torch::full_like(chunk_targets, -1.0, gradient.options()));
+      auto gradient = product(rows, weight);
+      if (const auto losses = softmax_loss_in_place(gradient, chunk_targets.squeeze(1))) {
+        total.add_(*losses);
+      } else {  // ATen's operators: two passes with an exp each
+        gradient = torch::log_softmax(gradient, 1);
+        total.sub_(gradient.gather(1, chunk_targets).sum());
+        gradient.exp_().scatter_add_(1, chunk_targets, torch::full_like(chunk_targets, -1.0, gradient.options()));
+      }
       const auto gradient_operand = matmul_operand(gradient);
       x_gradient.slice(0, begin, end).copy_(product(gradient_operand, weight, /*transposed=*/true));
       add_weight_gradient(weight_gradient, gradient_operand, rows);

@@ -1,0 +1,35 @@
+#include "softmax_loss.h"
+
+#include <ATen/Parallel.h>
+
+namespace normlab {
+
+namespace {
+bool has_avx512() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  return has;
+}
+}  // namespace
+
+std::optional<double> softmax_loss_in_place(torch::Tensor& logits, const torch::Tensor& targets) {
+  if (!logits.device().is_cpu() || logits.scalar_type() != torch::kFloat || logits.dim() != 2 ||
+      !logits.is_contiguous() || targets.scalar_type() != torch::kLong || !has_avx512())
+    return std::nullopt;
+  const auto rows = logits.size(0), vocab = logits.size(1);
+  TORCH_CHECK(targets.numel() == rows, "softmax_loss_in_place: ", targets.numel(), " targets for ", rows, " rows");
+  const auto ids = targets.contiguous();
+  TORCH_CHECK(ids.numel() == 0 || (ids.min().item<std::int64_t>() >= 0 && ids.max().item<std::int64_t>() < vocab),
+              "softmax_loss_in_place: a target outside the vocabulary of ", vocab);
+  std::vector<double> losses(std::size_t(rows), 0.0);
+  float* data = logits.data_ptr<float>();
+  const std::int64_t* target = ids.data_ptr<std::int64_t>();
+  at::parallel_for(0, rows, 1, [&](std::int64_t first, std::int64_t last) {
+    detail::softmax_loss_rows_avx512(data, target, vocab, first, last, losses.data());
+  });
+  double sum = 0;
+  for (const double loss : losses) sum += loss;
+  return sum;
+}
+
+}  // namespace normlab

@@ -1,0 +1,24 @@
+#pragma once
+// The cross-entropy of a chunk of logits and its gradient in one pass over each row, with
+// one exp a logit: what log_softmax, then exp_ of its result, did in two (each with an exp
+// a logit), which were most of the fused loss's own time (bench --profile's "loss").
+#include <optional>
+#include <torch/torch.h>
+
+namespace normlab {
+
+// For contiguous fp32 CPU logits (positions, vocab) and their int64 targets (positions),
+// replaces each row with softmax(row) - one_hot(target), the gradient of that row's loss,
+// and returns the sum of the rows' losses, logsumexp(row) - row[target], in fp64, summed in
+// row order whatever the thread count. Returns nullopt, touching nothing, where it does not
+// apply (another device or dtype, or a CPU without AVX-512): take the ATen operators then.
+std::optional<double> softmax_loss_in_place(torch::Tensor& logits, const torch::Tensor& targets);
+
+namespace detail {
+// The AVX-512 rows [first, last): each row's loss into losses[i]. softmax_loss_avx512.cpp,
+// built for AVX-512; call only where the CPU has it.
+void softmax_loss_rows_avx512(float* logits, const std::int64_t* targets, std::int64_t vocab, std::int64_t first,
+                              std::int64_t last, double* losses);
+}  // namespace detail
+
+}  // namespace normlab
