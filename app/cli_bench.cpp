@@ -114,7 +114,8 @@ int run_bench(const Options& options) {
   std::printf("batch      %d x %d tokens\n", config.batch_size, config.model.context);
   std::printf("speed      %.2f ms/step (median of %d, after %d warm-up), %.0f tokens/s\n", r.median_ms_per_step,
               r.measured_steps, warmup, r.tokens_per_s);
-  std::printf("memory     %.0f minor page faults a step (after %d warm-up steps)\n", r.page_faults_per_step, warmup);
+  std::printf("memory     %.0f minor page faults a step (timed steps from step %d on)\n", r.page_faults_per_step,
+              r.page_faults_from_step);
   std::printf(
       "compute    %.2f GFLOP/step -> %.2f GFLOP/s = %.1f %% of this device's measured "
       "matmul rate in the run's precision (%.2f GFLOP/s)\n",

@@ -150,7 +150,8 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
   const bool statistics_on = config.layer_stats_every > 0;
   const int blocks = std::min(steps, 5);
   std::vector<double> times, recorded_times, text_times;
-  long faults = 0;
+  long faults = 0, all_faults = 0;
+  int taken = warmup, counted = 0, first_counted = 0;  // steps the learner took; timed steps whose faults count
   for (int block = 0; block < blocks; ++block) {
     const int count = steps / blocks + (block < steps % blocks ? 1 : 0);
     std::vector<Batch> batches;
@@ -162,7 +163,14 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
     for (const Batch& batch : batches) loss = learner.step(batch, config.peak_lr);
     loss.item<double>();  // read, so the block has finished
     times.push_back((now_s() - start) / count);
-    faults += minor_page_faults() - faults_before;
+    const long block_faults = minor_page_faults() - faults_before;
+    all_faults += block_faults;
+    if (taken >= kFaultsSettleSteps) {
+      if (counted == 0) first_counted = taken + 1;
+      faults += block_faults;
+      counted += count;
+    }
+    taken += count + (statistics_on ? count : 0);
     for (int i = 0; statistics_on && i < count; ++i) {
       const Batch batch = to_device(random_batch(), device);
       synchronize(device);
@@ -202,7 +210,8 @@ BenchResult benchmark(const TrainConfig& config, int warmup, int steps, bool cud
   result.measured_steps = steps;
   result.median_ms_per_step = 1e3 * median(times);
   result.tokens_per_s = tokens / median(times);
-  result.page_faults_per_step = double(faults) / steps;
+  result.page_faults_per_step = counted > 0 ? double(faults) / counted : double(all_faults) / steps;
+  result.page_faults_from_step = counted > 0 ? first_counted : warmup + 1;
   result.achieved_flop_per_s = result.model_flop_per_step / median(times);
   result.matmul_flop_per_s = measure_matmul_flops(device);
   result.cuda_graph = learner.cuda_graph_state();
@@ -299,6 +308,7 @@ std::string to_json_text(const BenchResult& r, const CheckpointCost& checkpoint,
                       {"median_ms_per_step", r.median_ms_per_step},
                       {"tokens_per_s", r.tokens_per_s},
                       {"page_faults_per_step", r.page_faults_per_step},
+                      {"page_faults_from_step", r.page_faults_from_step},
                       {"model_flop_per_s", r.achieved_flop_per_s},
                       {"matmul_flop_per_s", r.matmul_flop_per_s},
                       {"layer_stats_every", config.layer_stats_every},
