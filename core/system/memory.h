@@ -11,9 +11,9 @@ void keep_freed_memory_for_reuse();
 // Hands the heap's free pages back to the OS, at most once every kHandBackIntervalSeconds
 // in the process; true when it did. The trainer calls it after each save, so what a long
 // run outgrew or a save built and freed does not stay in the process for good. Each time,
-// every run in the process faults its step's buffers back in (a 32 x 128 step's are about
-// 120 000 pages): at every save, every 5 s for each of five runs side by side, that was a
-// sixth of their CPU time in the kernel; once a minute it is a fraction of a percent.
+// every run in the process faults its step's buffers back in: at every save, every 5 s for
+// each of five runs side by side, that was about 12 % of their CPU time in the kernel; once
+// a minute, a fraction of a percent.
 inline constexpr double kHandBackIntervalSeconds = 60;
 bool hand_back_freed_memory();
 
