@@ -1429,12 +1429,16 @@ def machine():
     return f"{names[0] if names else 'a CPU'} ({os.cpu_count()} cores)"
 
 
-def stamp(block):
+def stamp(block, html_form=False):
+    """When, where and by which engine the block was made: Markdown, or HTML for the About tab."""
     commit = git("log", "-1", "--format=%h", "--", *ENGINE)
     if git("status", "--porcelain", "--", *ENGINE):
         commit += " with uncommitted engine changes"
     day = datetime.date.today().isoformat()
-    return f"<sub>Made by `scripts/figures.py --only {block.name}` on {day}, engine at {commit}, on {machine()}.</sub>"
+    command = f"scripts/figures.py --only {block.name}"
+    if html_form:
+        return f"Made by <code>{command}</code> on {day}, engine at {commit}, on {html.escape(machine())}."
+    return f"<sub>Made by `{command}` on {day}, engine at {commit}, on {machine()}.</sub>"
 
 
 MARKERS = "<!-- {0} -->\n(.*?)<!-- /{0} -->"
@@ -1476,7 +1480,7 @@ def rewrite(root, block, results):
         if name.endswith(".html"):  # the window's About tab
             if block.html is None:
                 raise Failure(f"{name} holds block {block.name}, which has no HTML form (Block.html)")
-            made = html.escape(stamp(block).removeprefix("<sub>").removesuffix("</sub>").replace("`", ""))
+            made = stamp(block, html_form=True)
             body = f"<!-- {block.name} -->\n{block.html(results)}\n<p class=\"muted\"><small>{made}</small></p>\n<!-- /{block.name} -->"
         else:
             docs = "" if name.startswith("docs/") else "docs/"
