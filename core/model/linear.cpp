@@ -122,6 +122,16 @@ bool cpu_has_bf16_units() {
 #endif
 }
 
+bool cpu_has_avx512() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  return has;
+#else
+  return false;
+#endif
+}
+
 torch::Tensor bf16_weight(const torch::Tensor& weight) {
   torch::NoGradGuard no_grad;
   const std::uint32_t version = weight._version();

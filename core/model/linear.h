@@ -24,6 +24,9 @@ bool bf16_matmuls();
 // Whether this CPU multiplies bf16 in hardware (AVX512-BF16 or AMX-BF16): where it does
 // not, oneDNN would emulate bf16 and gain nothing, so runs keep fp32 there.
 bool cpu_has_bf16_units();
+// Whether this CPU has AVX-512 (F, BW, VL and DQ), which the kernels built for it
+// (softmax_loss_avx512.cpp, causal_attention_avx512.cpp) need.
+bool cpu_has_avx512();
 
 // The bf16 copy of `weight` that bf16 matmuls multiply with, made again only when the
 // weight has changed since (its version counter, which in-place ops and AdamWGroup bump):

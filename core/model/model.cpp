@@ -3,6 +3,8 @@
 #include <cmath>
 #include <optional>
 
+#include "causal_attention.h"
+
 namespace normlab {
 namespace F = torch::nn::functional;
 
@@ -19,10 +21,22 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(const ModelConfig& config) : he
 
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const auto batch = x.size(0), time = x.size(1), width = x.size(2);
-  // (B, T, 3C) -> three (B, heads, T, C/heads)
-  auto split = qkv(x).view({batch, time, 3, heads, width / heads}).permute({2, 0, 3, 1, 4});
-  // unbind, not three selects: backward then writes one gradient, not three zero-filled ones
-  const auto qkv_heads = split.unbind(0);
+  const auto packed = qkv(x);  // (B, T, 3C): each position's q, k and v, heads side by side
+  // (B, T, 3C) -> three (B, heads, T, C/heads) views
+  const auto split = [&](const torch::Tensor& t) {
+    // unbind, not three selects: backward then writes one gradient, not three zero-filled ones
+    return t.view({batch, time, 3, heads, width / heads}).permute({2, 0, 3, 1, 4}).unbind(0);
+  };
+  if (q_norm.is_empty() && !cache) {
+    if (auto y = fused_causal_attention(packed, heads)) {
+      if (entropy_out) {  // the probe reads what the kernel keeps to itself
+        const auto detached = split(packed.detach());
+        *entropy_out = mean_normalised_attention_entropy(detached[0], detached[1]);
+      }
+      return proj(*y);
+    }
+  }
+  const auto qkv_heads = split(packed);
   auto q = qkv_heads[0], k = qkv_heads[1];
   const auto& v = qkv_heads[2];
   if (!q_norm.is_empty()) {

@@ -2,19 +2,13 @@
 
 #include <ATen/Parallel.h>
 
-namespace normlab {
+#include "linear.h"
 
-namespace {
-bool has_avx512() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-  return has;
-}
-}  // namespace
+namespace normlab {
 
 std::optional<double> softmax_loss_in_place(torch::Tensor& logits, const torch::Tensor& targets) {
   if (!logits.device().is_cpu() || logits.scalar_type() != torch::kFloat || logits.dim() != 2 ||
-      !logits.is_contiguous() || targets.scalar_type() != torch::kLong || !has_avx512())
+      !logits.is_contiguous() || targets.scalar_type() != torch::kLong || !cpu_has_avx512())
     return std::nullopt;
   const auto rows = logits.size(0), vocab = logits.size(1);
   TORCH_CHECK(targets.numel() == rows, "softmax_loss_in_place: ", targets.numel(), " targets for ", rows, " rows");

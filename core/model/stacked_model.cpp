@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "causal_attention.h"
+
 namespace normlab {
 
 namespace {
@@ -101,9 +103,12 @@ torch::Tensor StackedModel::norm(const std::string& name, const torch::Tensor& x
 torch::Tensor StackedModel::attention(const std::string& block, const torch::Tensor& x) const {
   const auto batch = x.size(1), time = x.size(2), width = x.size(3);
   const auto heads = std::int64_t(config.heads), head_width = width / heads;
-  auto split =
-      linear(block + ".attention.qkv", x).view({runs_ * batch, time, 3, heads, head_width}).permute({2, 0, 3, 1, 4});
-  const auto qkv = split.unbind(0);
+  const auto packed = linear(block + ".attention.qkv", x);
+  if (config.qk_norm != Switch::On) {
+    if (auto y = fused_causal_attention(packed.view({runs_ * batch, time, 3 * width}), heads))
+      return linear(block + ".attention.proj", y->view({runs_, batch, time, width}));
+  }
+  const auto qkv = packed.view({runs_ * batch, time, 3, heads, head_width}).permute({2, 0, 3, 1, 4}).unbind(0);
   auto q = qkv[0], k = qkv[1];
   const auto& v = qkv[2];
   if (config.qk_norm == Switch::On) {  // per head: the gains broadcast over (R, batch, heads, time, head_width)

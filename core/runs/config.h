@@ -141,6 +141,7 @@ struct TrainConfig {
   std::string cpu_matmul = "auto";     // auto | onednn | libtorch: the kernel of fp32 linear layers on the CPU
   std::string cpu_precision = "fp32";  // fp32 | bf16: what CPU linear layers multiply in (linear.h)
   std::string fused_loss = "on";       // on | off: the output projection and loss fused, in chunks (output_loss.h)
+  std::string fused_attention = "on";  // on | off: the CPU's causal attention as one operator (causal_attention.h)
   int threads = 0;                     // CPU threads; 0 = LibTorch's default (OMP_NUM_THREADS, else one per core)
   std::string cpu_parallel = "batch";  // batch | operators: how a step's CPU threads share it (learner.h)
   int eval_interval = 100;

@@ -225,6 +225,18 @@ std::vector<ConfigField> make_fields() {
   loss.older_files_text = "off";  // earlier runs materialised the logits
   loss.shapes_result = false;
 
+  auto& attention =
+      menu("fused_attention", "fused-attention", "Fused attention", "fused attention",
+           "on an AVX-512 CPU, compute causal attention as one operator that reads the packed "
+           "q, k and v in place and recomputes the probabilities in backward: faster; the same "
+           "arithmetic summed in another order, so losses differ in their last digits; off is "
+           "ATen's scaled_dot_product_attention, what runs before version 12 used; no effect on "
+           "the GPU, under autocast or with QK-norm",
+           {{"on", "On"}, {"off", "Off"}}, [](TrainConfig& c) -> std::string& { return c.fused_attention; });
+  attention.since_version = 12;
+  attention.older_files_text = "off";  // earlier runs took ATen's attention
+  attention.shapes_result = false;
+
   auto& threads = whole("threads", "threads", "CPU threads", "threads",
                         "threads LibTorch trains with on the CPU; 0 = OMP_NUM_THREADS, else one per core",
                         S::DeviceAndData, 0, 1024, [](TrainConfig& c) -> int& { return c.threads; });

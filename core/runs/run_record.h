@@ -154,8 +154,9 @@ inline constexpr double kLostAfterSeconds = 60;
 // kernel, at what they ran with (LibTorch's), a name of the user's own as the label, and
 // the baseline from their series "unigram_loss" (versions 7 and 8 recorded it there).
 // Version 10 added the CPU precision and the fused loss (older files: fp32, unfused),
-// version 11 how CPU threads share a step (older files: each operator).
-inline constexpr int kRunSchemaVersion = 11;
+// version 11 how CPU threads share a step (older files: each operator), version 12 the
+// fused CPU attention (older files: ATen's).
+inline constexpr int kRunSchemaVersion = 12;
 
 // The run file's text, streamed: the numbers are written as they are formatted.
 void write_json_text(std::ostream& out, const RunRecord& run);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/device/cuda_backend.h"
+#include "core/model/causal_attention.h"
 #include "core/model/linear.h"
 #include "core/model/output_loss.h"
 
@@ -125,6 +126,8 @@ torch::Device prepare_device(const TrainConfig& config, Environment& environment
   if (config.autocast == "bf16") precision += ", bf16 autocast";
   set_fused_loss(config.fused_loss == "on");
   if (config.fused_loss == "off") precision += ", unfused loss";
+  set_fused_attention(config.fused_attention == "on");
+  if (config.fused_attention == "off") precision += ", ATen attention";
   environment.precision = precision;
   return environment.device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
 }
@@ -236,7 +239,7 @@ torch::Tensor Learner::sliced_backward(const Batch& batch) {
   const int n = slices_->slices();
   const auto rows = batch.inputs.size(0) / n;
   // The calling thread's settings, for the slices' threads too.
-  const bool onednn = onednn_matmuls(), bf16 = bf16_matmuls(), fused = fused_loss();
+  const bool onednn = onednn_matmuls(), bf16 = bf16_matmuls(), fused = fused_loss(), fused_heads = fused_attention();
   const std::vector<torch::Tensor> parameters = model_->parameters();
   std::vector<torch::Tensor> losses(static_cast<std::size_t>(n));
   std::vector<std::vector<torch::Tensor>> gradients(static_cast<std::size_t>(n));
@@ -244,6 +247,7 @@ torch::Tensor Learner::sliced_backward(const Batch& batch) {
     set_onednn_matmuls(onednn);
     set_bf16_matmuls(bf16);
     set_fused_loss(fused);
+    set_fused_attention(fused_heads);
     torch::Tensor loss;
     {
       AutocastScope autocast(autocast_bf16_, c10::DeviceType::CPU);

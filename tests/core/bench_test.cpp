@@ -162,8 +162,10 @@ TEST(Bench, AnOperatorsKindIsItsNamesOrItsRegions) {
   EXPECT_EQ(operator_kind("mkldnn::_linear_pointwise"), "matmuls");
   EXPECT_EQ(operator_kind("aten::_foreach_add_"), "optimiser");
   EXPECT_EQ(operator_kind("aten::exp_"), "element-wise");
-  EXPECT_EQ(operator_kind("aten::exp_", "loss"), "loss");   // inside the fused loss
-  EXPECT_EQ(operator_kind("aten::mm", "loss"), "matmuls");  // its products stay matmuls
+  EXPECT_EQ(operator_kind("aten::exp_", "loss"), "loss");              // inside the fused loss
+  EXPECT_EQ(operator_kind("aten::mm", "loss"), "matmuls");             // its products stay matmuls
+  EXPECT_EQ(operator_kind("normlab::causal_attention"), "attention");  // the fused CPU kernel
+  EXPECT_EQ(operator_kind("normlab::causal_attention_backward"), "attention");
   EXPECT_EQ(operator_kind("aten::some_new_op"), "other");
 }
 

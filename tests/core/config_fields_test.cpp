@@ -126,9 +126,9 @@ TEST(ConfigFields, SameExperimentComparesEveryFieldThatShapesTheResult) {
   }
   // Speed and bookkeeping only; the seed, the corpus and every number of the model count.
   // The CPU precision counts: bf16 is other arithmetic, not the same sum in another order.
-  EXPECT_EQ(ignored,
-            (std::set<std::string>{"device", "threads", "cpu_parallel", "cpu_matmul", "fused_loss", "layer_stats_every",
-                                   "text_every", "checkpoint_interval", "final_checkpoint", "final_weights"}));
+  EXPECT_EQ(ignored, (std::set<std::string>{"device", "threads", "cpu_parallel", "cpu_matmul", "fused_loss",
+                                            "fused_attention", "layer_stats_every", "text_every", "checkpoint_interval",
+                                            "final_checkpoint", "final_weights"}));
   TrainConfig other_lr = a;
   other_lr.peak_lr = 6e-3;
   ASSERT_NE(first_difference(a, other_lr), nullptr);

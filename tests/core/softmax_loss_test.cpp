@@ -3,15 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "core/model/linear.h"
+
 #include "test_support.h"
 
 namespace normlab {
 namespace {
-
-bool cpu_has_avx512() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-}
 
 struct Reference {
   double loss_sum;
