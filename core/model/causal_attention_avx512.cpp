@@ -120,10 +120,38 @@ void probabilities_row(float* s, std::int64_t n, std::int64_t end, float scale, 
   std::fill(s + n, s + end, 0.0f);
 }
 
-// dst (width × time) = srcᵀ for `time` rows of `width` floats `stride` apart.
-void transpose(const float* src, std::int64_t stride, std::int64_t time, std::int64_t width, float* dst) {
-  for (std::int64_t j = 0; j < time; ++j)
-    for (std::int64_t d = 0; d < width; ++d) dst[d * time + j] = src[j * stride + d];
+// dst(c, r) = src(r, c) for `rows` × `columns` floats, rows ld_src and ld_dst apart; in
+// 4 × 4 blocks of SSE registers, the edges one by one.
+void transpose(const float* src, std::int64_t ld_src, std::int64_t rows, std::int64_t columns, float* dst,
+               std::int64_t ld_dst) {
+  std::int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    std::int64_t c = 0;
+    for (; c + 4 <= columns; c += 4) {
+      const float* from = src + r * ld_src + c;
+      __m128 a = _mm_loadu_ps(from), b = _mm_loadu_ps(from + ld_src), e = _mm_loadu_ps(from + 2 * ld_src),
+             f = _mm_loadu_ps(from + 3 * ld_src);
+      _MM_TRANSPOSE4_PS(a, b, e, f);
+      float* to = dst + c * ld_dst + r;
+      _mm_storeu_ps(to, a);
+      _mm_storeu_ps(to + ld_dst, b);
+      _mm_storeu_ps(to + 2 * ld_dst, e);
+      _mm_storeu_ps(to + 3 * ld_dst, f);
+    }
+    for (; c < columns; ++c)
+      for (std::int64_t i = r; i < r + 4; ++i) dst[c * ld_dst + i] = src[i * ld_src + c];
+  }
+  for (; r < rows; ++r)
+    for (std::int64_t c = 0; c < columns; ++c) dst[c * ld_dst + r] = src[r * ld_src + c];
+}
+
+float dot(const float* a, const float* b, std::int64_t n) {
+  __m512 sum = _mm512_setzero_ps();
+  for (std::int64_t d = 0; d < n; d += kWidth) {
+    const __mmask16 m = tail_mask(n - d);
+    sum = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + d), _mm512_maskz_loadu_ps(m, b + d), sum);
+  }
+  return _mm512_reduce_add_ps(sum);
 }
 
 // Each thread's buffers, grown to the largest head it has seen and kept: no allocation
@@ -140,7 +168,7 @@ void causal_attention_head_forward(const HeadInput& in, float* y, std::int64_t y
   const std::int64_t time = in.time, width = in.width, stride = in.stride;
   float* keys_t = buffer(0, std::size_t(width * time)).data();
   float* scores = buffer(1, std::size_t(kRows * time)).data();
-  transpose(in.k, stride, time, width, keys_t);
+  transpose(in.k, stride, time, width, keys_t, time);
   for (std::int64_t i0 = 0; i0 < time; i0 += kRows) {
     const int rows = int(std::min<std::int64_t>(kRows, time - i0));
     const std::int64_t seen = i0 + rows;  // keys any query of the strip sees
@@ -170,40 +198,43 @@ void causal_attention_head_backward(const HeadInput& in, const float* y, const f
   const std::int64_t time = in.time, width = in.width, stride = in.stride;
   float* keys_t = buffer(0, std::size_t(width * time)).data();
   float* values_t = buffer(1, std::size_t(width * time)).data();
-  // p and ds hold the whole lower triangle: dK and dV sum over the queries below each key.
-  float* p = buffer(2, std::size_t(2 * time * time + kRows * time)).data();
-  float* ds = p + time * time;
-  float* dp = ds + time * time;
-  transpose(in.k, stride, time, width, keys_t);
-  transpose(in.v, stride, time, width, values_t);
+  // A strip's P, dP and dS, and the whole lower triangle of Pᵀ and dSᵀ: dK and dV sum over
+  // the queries after each key, which a key's row of the transposes holds side by side.
+  float* p = buffer(2, std::size_t(3 * kRows * time)).data();
+  float* dp = p + kRows * time;
+  float* ds = dp + kRows * time;
+  float* p_t = buffer(3, std::size_t(2 * time * time)).data();
+  float* ds_t = p_t + time * time;
+  transpose(in.k, stride, time, width, keys_t, time);
+  transpose(in.v, stride, time, width, values_t, time);
   const __m512 scale = _mm512_set1_ps(in.scale);
   for (std::int64_t i0 = 0; i0 < time; i0 += kRows) {
     const int rows = int(std::min<std::int64_t>(kRows, time - i0));
     const std::int64_t seen = i0 + rows;
-    strip(in.q + i0 * stride, stride, 1, keys_t, time, p + i0 * time, time, rows, seen, 0, width);
+    strip(in.q + i0 * stride, stride, 1, keys_t, time, p, time, rows, seen, 0, width);
     strip(dy + i0 * y_stride, y_stride, 1, values_t, time, dp, time, rows, seen, 0, width);
     for (int r = 0; r < rows; ++r) {
       const std::int64_t i = i0 + r;
-      float* row = p + i * time;
+      float* row = p + r * time;
       probabilities_row(row, i + 1, seen, in.scale, lse[i]);
-      // dS = scale · P ∘ (dP - dY·Y): softmax's backward, the dot product being Σ_j P dP
-      float dot = 0;
-      for (std::int64_t d = 0; d < width; ++d) dot += dy[i * y_stride + d] * y[i * y_stride + d];
-      const __m512 delta = _mm512_set1_ps(dot);
+      // dS = scale · P ∘ (dP - dY·Y): softmax's backward, dY·Y being Σ_j P dP
+      const __m512 delta = _mm512_set1_ps(dot(dy + i * y_stride, y + i * y_stride, width));
       for (std::int64_t j = 0; j < seen; j += kWidth) {
         const __mmask16 m = tail_mask(seen - j);
         const __m512 g = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, dp + r * time + j), delta);
-        _mm512_mask_storeu_ps(ds + i * time + j, m,
+        _mm512_mask_storeu_ps(ds + r * time + j, m,
                               _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, row + j), g), scale));
       }
     }
-    strip(ds + i0 * time, time, 1, in.k, stride, dq + i0 * d_stride, d_stride, rows, width, 0, seen);
+    strip(ds, time, 1, in.k, stride, dq + i0 * d_stride, d_stride, rows, width, 0, seen);
+    transpose(p, time, rows, seen, p_t + i0, time);
+    transpose(ds, time, rows, seen, ds_t + i0, time);
   }
   for (std::int64_t j0 = 0; j0 < time; j0 += kRows) {
     const int rows = int(std::min<std::int64_t>(kRows, time - j0));
-    // Rows j0.. of Pᵀ and dSᵀ, read in place; the queries before j0 do not see these keys.
-    strip(p + j0, 1, time, dy, y_stride, dv + j0 * d_stride, d_stride, rows, width, j0, time);
-    strip(ds + j0, 1, time, in.q, stride, dk + j0 * d_stride, d_stride, rows, width, j0, time);
+    // Keys j0.. against the queries from j0 on; the queries before them do not see them.
+    strip(p_t + j0 * time, time, 1, dy, y_stride, dv + j0 * d_stride, d_stride, rows, width, j0, time);
+    strip(ds_t + j0 * time, time, 1, in.q, stride, dk + j0 * d_stride, d_stride, rows, width, j0, time);
   }
 }
 
