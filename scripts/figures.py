@@ -34,6 +34,7 @@ import concurrent.futures
 import dataclasses
 import datetime
 import glob
+import gzip
 import hashlib
 import html
 import itertools
@@ -1358,10 +1359,12 @@ BLOCKS = [placements_table(), what_it_learned(), sample_example(), course_cpu(),
 # --- running ------------------------------------------------------------------------------
 
 def load_done(folder):
-    """The finished run records in a folder, by name."""
+    """The finished run records in a folder, by name: run files as train writes them, or
+    gzipped (NAME.json.gz, as docs/runs/ keeps the full-scale runs that took hours)."""
     records = {}
-    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
-        with open(path) as f:
+    paths = glob.glob(os.path.join(folder, "*.json")) + glob.glob(os.path.join(folder, "*.json.gz"))
+    for path in sorted(paths):
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             record = json.load(f)
         # A run that diverged has a result too: its losses up to there (Cell says where).
         if record.get("schema") == "normlab.run" and record.get("status") in ("done", "diverged"):
