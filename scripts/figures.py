@@ -1456,16 +1456,22 @@ def machine():
     return f"{names[0] if names else 'a CPU'} ({os.cpu_count()} cores)"
 
 
-def stamp(block, html_form=False):
-    """When, where and by which engine the block was made: Markdown, or HTML for the About tab."""
-    commit = git("log", "-1", "--format=%h", "--", *ENGINE)
-    if git("status", "--porcelain", "--", *ENGINE):
-        commit += " with uncommitted engine changes"
+def stamp(block, html_form=False, kept=None):
+    """When, where and by which engine the block was made: Markdown, or HTML for the About tab.
+    A block made from kept runs (--runs FOLDER) names the folders instead of this machine and
+    engine, which need not be the ones that trained them."""
     day = datetime.date.today().isoformat()
-    command = f"scripts/figures.py --only {block.name}"
+    command = f"scripts/figures.py --only {block.name}" + "".join(f" --runs {folder}" for folder in kept or [])
+    if kept:
+        where = "from the runs kept there (the engine, CPU and threads of each: docs/runs/README.md)"
+    else:
+        commit = git("log", "-1", "--format=%h", "--", *ENGINE)
+        if git("status", "--porcelain", "--", *ENGINE):
+            commit += " with uncommitted engine changes"
+        where = f"engine at {commit}, on {machine()}"
     if html_form:
-        return f"Made by <code>{command}</code> on {day}, engine at {commit}, on {html.escape(machine())}."
-    return f"<sub>Made by `{command}` on {day}, engine at {commit}, on {machine()}.</sub>"
+        return f"Made by <code>{html.escape(command)}</code> on {day}, {html.escape(where)}."
+    return f"<sub>Made by `{command}` on {day}, {where}.</sub>"
 
 
 MARKERS = "<!-- {0} -->\n(.*?)<!-- /{0} -->"
@@ -1501,17 +1507,18 @@ def block_text(root, name, block):
     return text, match
 
 
-def rewrite(root, block, results):
+def rewrite(root, block, results, kept=None):
+    """Writes the block wherever it lives; `kept`: the --runs folders its runs came from, if any."""
     for name in files_of(root, block):
         text, match = block_text(root, name, block)
         if name.endswith(".html"):  # the window's About tab
             if block.html is None:
                 raise Failure(f"{name} holds block {block.name}, which has no HTML form (Block.html)")
-            made = stamp(block, html_form=True)
+            made = stamp(block, html_form=True, kept=kept)
             body = f"<!-- {block.name} -->\n{block.html(results)}\n<p class=\"muted\"><small>{made}</small></p>\n<!-- /{block.name} -->"
         else:
             docs = "" if name.startswith("docs/") else "docs/"
-            body = f"<!-- {block.name} -->\n{block.render(results, docs)}\n\n{stamp(block)}\n<!-- /{block.name} -->"
+            body = f"<!-- {block.name} -->\n{block.render(results, docs)}\n\n{stamp(block, kept=kept)}\n<!-- /{block.name} -->"
         with open(os.path.join(root, name), "w") as f:
             f.write(text[:match.start()] + body + text[match.end():])
         print(f"rewrote {block.name} in {name}")
@@ -1757,7 +1764,9 @@ def main():
             raise Failure(f"{tools} is not an executable normlab-ui-screenshots (give --screenshots)")
         time_block(block, runner, os.path.abspath(options.python))
         draw(options.root, block, runner, tools)
-        rewrite(options.root, block, runner.results)
+        kept = [os.path.relpath(os.path.abspath(folder), options.root) for folder in options.runs or []
+                if runner.given and any(run.records() > 1 for run in block.runs())]
+        rewrite(options.root, block, runner.results, kept)
     return 0
 
 
