@@ -174,8 +174,8 @@ table is how far the dark sits above the light over the 50 steps up to the last 
 (both averaged over those steps; the dark, measured only at evaluations, read off the line
 between them), so early in a run, while the loss falls fast, it compares the same models. A model that knows only how common each token is has a gap too,
 because a few held-out windows are not exactly as hard as the training text: post-norm on
-the baseline shows that floor. A full-size run reads its training text about fourteen times
-over, and then the gap grows with what the model remembers of that text rather than learns
+the baseline shows that floor. A full-size run on the King James text reads it about fourteen
+times over, and then the gap grows with what the model remembers of that text rather than learns
 of the language, the faster the higher the learning rate. So rank runs by the dark curve.</p>
 
 <h2>How much text a run reads</h2>
