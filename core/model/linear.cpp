@@ -164,12 +164,30 @@ torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, b
   return onednn_product(input, transposed ? weight.t() : weight);
 }
 
-void add_weight_gradient(torch::Tensor& into, const torch::Tensor& gradient, const torch::Tensor& input) {
+WeightGradientSum::WeightGradientSum(const torch::Tensor& weight) : weight_(weight) {}
+
+void WeightGradientSum::add(const torch::Tensor& gradient, const torch::Tensor& input) {
   if (gradient.scalar_type() == torch::kBFloat16) {
-    into.add_(torch::mm(gradient.t(), input.to(torch::kBFloat16)));
+    if (!sum_.defined()) sum_ = torch::zeros_like(weight_, weight_.options().dtype(torch::kFloat));
+    sum_.add_(torch::mm(gradient.t(), input.to(torch::kBFloat16)));
     return;
   }
-  into.addmm_(gradient.t(), input);
+  if (takes_onednn(gradient, input, {}) && !use_bf16) {
+    auto chunk = onednn_product(input.t(), gradient.t());  // (in, out) = xᵀ g
+    transposed_ = true;
+    sum_ = sum_.defined() ? sum_.add_(chunk) : std::move(chunk);
+    return;
+  }
+  if (!sum_.defined()) sum_ = torch::zeros_like(weight_);
+  sum_.addmm_(gradient.t(), input);
+}
+
+torch::Tensor WeightGradientSum::take() {
+  if (!sum_.defined()) return torch::zeros_like(weight_, weight_.options().dtype(torch::kFloat));
+  auto sum = std::move(sum_);
+  if (!transposed_) return sum;
+  transposed_ = false;
+  return torch::empty_like(weight_, weight_.options().dtype(torch::kFloat)).copy_(sum.t());
 }
 
 torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {

@@ -38,9 +38,24 @@ torch::Tensor matmul_operand(const torch::Tensor& input);
 // x Wᵀ (x W when `transposed`) for 2-D x (fp32, or already a matmul_operand) as the calling thread's linear layers
 // compute it (oneDNN, bf16 or LibTorch), without autograd: the products of the fused loss (output_loss.h). fp32 out.
 torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, bool transposed = false);
-// into += gᵀ x, a weight's gradient from an output gradient g and the input x, in the
-// calling thread's precision; `into` is fp32.
-void add_weight_gradient(torch::Tensor& into, const torch::Tensor& gradient, const torch::Tensor& input);
+// A weight's gradient summed over chunks of positions, Σ gᵀ x from each chunk's output
+// gradient g and input x, in the calling thread's precision and kernel. With oneDNN's fp32
+// products each chunk is multiplied as its transpose, xᵀ g, kept transposed and turned once
+// at the end: oneDNN takes gᵀ (a transposed view of the chunk's large gradient) about 1.7×
+// slower than g as it lies, and LibTorch's addmm_ is MKL's slower AMD path (the fused loss's
+// weight gradient, `bench --profile`'s aten::addmm_, was 12 % of the CPU-scale step).
+class WeightGradientSum {
+ public:
+  explicit WeightGradientSum(const torch::Tensor& weight);
+  void add(const torch::Tensor& gradient, const torch::Tensor& input);
+  // The sum, fp32, shaped and laid out as the weight.
+  torch::Tensor take();
+
+ private:
+  torch::Tensor weight_;
+  torch::Tensor sum_;  // (in, out) while transposed_, else (out, in)
+  bool transposed_ = false;
+};
 
 // y = x Wᵀ + b over the last dimension of x, as torch::nn::functional::linear; `bias` may
 // be undefined.

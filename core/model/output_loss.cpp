@@ -29,7 +29,7 @@ struct FusedOutputLoss : torch::autograd::Function<FusedOutputLoss> {
     const auto positions = x.size(0);
     const auto operands = matmul_operand(x);  // x in what the products multiply in, once
     auto x_gradient = torch::empty_like(x);
-    auto weight_gradient = torch::zeros_like(weight);
+    WeightGradientSum weight_gradient(weight);
     auto total = torch::zeros({}, x.options());
     for_each_chunk(positions, [&](std::int64_t begin, std::int64_t end) {
       const auto rows = operands.slice(0, begin, end);
@@ -46,10 +46,10 @@ struct FusedOutputLoss : torch::autograd::Function<FusedOutputLoss> {
       }
       const auto gradient_operand = matmul_operand(gradient);
       x_gradient.slice(0, begin, end).copy_(product(gradient_operand, weight, /*transposed=*/true));
-      add_weight_gradient(weight_gradient, gradient_operand, rows);
+      weight_gradient.add(gradient_operand, rows);
     });
     context->saved_data["x_gradient"] = x_gradient.div_(positions);
-    context->saved_data["weight_gradient"] = weight_gradient.div_(positions);
+    context->saved_data["weight_gradient"] = weight_gradient.take().div_(positions);
     return total / positions;
   }
 

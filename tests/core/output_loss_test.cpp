@@ -59,6 +59,22 @@ TEST_F(OutputLossTest, FusedEqualsUnfusedWithinFp32Rounding) {
   EXPECT_EQ(fused.hidden_gradient.sizes(), unfused.hidden_gradient.sizes());
 }
 
+// Each CPU kernel sums the weight's gradient over the chunks its own way (oneDNN as the
+// transpose, LibTorch's addmm_ in place): both give the unfused gradient, laid out as the
+// weight, so the optimiser and the tied embedding's sum take it as they take any other.
+TEST_F(OutputLossTest, EveryKernelSumsTheWeightsGradientAsTheUnfusedLossDoes) {
+  const LossAndGradients unfused = loss_of(false);
+  for (const bool onednn : {true, false}) {
+    SCOPED_TRACE(onednn ? "oneDNN" : "LibTorch");
+    set_onednn_matmuls(onednn);
+    const LossAndGradients fused = loss_of(true);
+    EXPECT_LT(relative_difference(fused.weight_gradient, unfused.weight_gradient), 1e-5);
+    EXPECT_LT(relative_difference(fused.hidden_gradient, unfused.hidden_gradient), 1e-5);
+    EXPECT_TRUE(fused.weight_gradient.is_contiguous());
+    EXPECT_EQ(fused.weight_gradient.sizes(), unfused.weight_gradient.sizes());
+  }
+}
+
 // The gradients are made in the forward pass and scaled by the loss's own gradient.
 TEST_F(OutputLossTest, TheLossesGradientScalesTheKeptGradients) {
   torch::manual_seed(4);
