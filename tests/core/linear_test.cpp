@@ -25,13 +25,13 @@ struct Gradients {
 };
 
 // The layer's output and its three gradients for one upstream gradient, at the CPU
-// scale's shapes (batch 2 x 16 positions, 128 in, 384 out), through `layer`.
+// scale's shapes (batch 2 x 16 positions, by default 128 in, 384 out), through `layer`.
 template <typename Layer>
-Gradients through(Layer layer, bool with_bias) {
+Gradients through(Layer layer, bool with_bias, std::int64_t in = 128, std::int64_t out = 384) {
   torch::manual_seed(5);
-  auto input = torch::randn({2, 16, 128}).requires_grad_();
-  auto weight = (torch::randn({384, 128}) * 0.02).requires_grad_();
-  auto bias = with_bias ? torch::randn({384}).requires_grad_() : torch::Tensor();
+  auto input = torch::randn({2, 16, in}).requires_grad_();
+  auto weight = (torch::randn({out, in}) * 0.02).requires_grad_();
+  auto bias = with_bias ? torch::randn({out}).requires_grad_() : torch::Tensor();
   auto output = layer(input, weight, bias);
   auto node = output.grad_fn();
   while (node->name().find("View") != std::string::npos) node = node->next_edges()[0].function;  // the unflatten
@@ -56,18 +56,22 @@ const auto normlab_linear = [](const torch::Tensor& x, const torch::Tensor& w, c
   return normlab::linear(x, w, b);
 };
 
+// Both ways the weight's gradient is multiplied (gᵀ x where the output is the narrower,
+// (xᵀ g)ᵀ where the input is) give LibTorch's, laid out as the weight.
 TEST_F(LinearTest, OneDnnGivesLibTorchsProductAndGradientsInFp32) {
   ASSERT_TRUE(onednn_matmuls());
-  for (const bool with_bias : {true, false}) {
-    SCOPED_TRACE(with_bias ? "with bias" : "without bias");
-    const Gradients ours = through(normlab_linear, with_bias);
-    const Gradients reference = through(libtorch_linear, with_bias);
-    EXPECT_EQ(ours.output.sizes(), reference.output.sizes());
-    EXPECT_EQ(ours.output.scalar_type(), torch::kFloat);
-    expect_close(ours, reference);
-    EXPECT_THAT(ours.product, HasSubstr("OneDnnLinear"));
-    EXPECT_THAT(reference.product, Not(HasSubstr("OneDnnLinear")));
-  }
+  for (const auto& [in, out] : {std::pair{128, 384}, std::pair{512, 128}})
+    for (const bool with_bias : {true, false}) {
+      SCOPED_TRACE(std::to_string(in) + " in, " + std::to_string(out) + (with_bias ? " out, with bias" : " out"));
+      const Gradients ours = through(normlab_linear, with_bias, in, out);
+      const Gradients reference = through(libtorch_linear, with_bias, in, out);
+      EXPECT_TRUE(ours.weight.is_contiguous());
+      EXPECT_EQ(ours.output.sizes(), reference.output.sizes());
+      EXPECT_EQ(ours.output.scalar_type(), torch::kFloat);
+      expect_close(ours, reference);
+      EXPECT_THAT(ours.product, HasSubstr("OneDnnLinear"));
+      EXPECT_THAT(reference.product, Not(HasSubstr("OneDnnLinear")));
+    }
 }
 
 TEST_F(LinearTest, OneDnnRepeatsToTheLastDigit) {
