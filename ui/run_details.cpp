@@ -126,6 +126,11 @@ QString run_details_html(const lab::RunEntry& run) {
                          lab::qstr(r.environment.precision).toHtmlEscaped(), lab::qstr(r.environment.libtorch_version),
                          lab::qstr(r.environment.app_version)));
   }
+  if (!r.environment.engine.empty()) {
+    html += row(QObject::tr("Built from"), QObject::tr("commit %1, on %2")
+                                               .arg(lab::qstr(r.environment.engine).toHtmlEscaped(),
+                                                    lab::qstr(r.environment.cpu).toHtmlEscaped()));
+  }
   if (!r.evals.empty()) {
     const auto best = std::min_element(r.evals.begin(), r.evals.end(), [](const auto& a, const auto& b) {
       auto key = [](double v) { return std::isnan(v) ? INFINITY : v; };  // NaN is never the lowest

@@ -464,7 +464,9 @@ void write_json_text(std::ostream& out, const RunRecord& run) {
               {"device", e.device},
               {"device_name", e.device_name},
               {"threads", e.threads},
-              {"precision", e.precision}}},
+              {"precision", e.precision},
+              {"engine", e.engine},
+              {"cpu", e.cpu}}},
             {"parameters", run.parameters},
             {"train_tokens", run.train_tokens},
             {"heldout_tokens", run.heldout_tokens},
@@ -541,6 +543,9 @@ RunRecord from_json_text(const std::string& text) {
                      field<std::string>(env, "device", "environment"),
                      field<std::string>(env, "device_name", "environment"), field<int>(env, "threads", "environment")};
   if (version >= 3) run.environment.precision = field<std::string>(env, "precision", "environment");
+  // Added within version 12, as older readers skip them; a file without them reads as not knowing.
+  if (env.contains("engine")) run.environment.engine = field<std::string>(env, "engine", "environment");
+  if (env.contains("cpu")) run.environment.cpu = field<std::string>(env, "cpu", "environment");
   run.parameters = field<std::int64_t>(j, "parameters", "");
   run.train_tokens = field<std::int64_t>(j, "train_tokens", "");
   run.heldout_tokens = field<std::int64_t>(j, "heldout_tokens", "");

@@ -12,6 +12,7 @@
 #include "core/device/cuda_backend.h"
 #include "core/model/linear.h"
 #include "core/system/atomic_file.h"
+#include "core/system/host.h"
 #include "core/system/paths.h"
 
 #include "learner.h"
@@ -21,17 +22,6 @@ namespace normlab {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string cpu_model() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-  }
-  return "unknown CPU";
-}
 
 fs::path cache_file() { return cache_dir() / "cpu-matmul.json"; }
 

@@ -9,6 +9,7 @@
 
 #include "core/data/corpora.h"
 #include "core/device/cuda_backend.h"
+#include "core/system/host.h"
 #include "core/system/memory.h"
 
 #include "checkpoint.h"
@@ -48,6 +49,8 @@ Environment describe_device(const std::string& device, int threads) {
   Environment env;
   env.app_version = NORMLAB_VERSION;
   env.libtorch_version = libtorch_version();
+  env.engine = engine_commit();
+  env.cpu = cpu_model();
   // Without a driver there is no GPU to find: the backend is not even loaded.
   const bool has_cuda =
       device != "cpu" && nvidia_driver_present() && load_cuda_backend().loaded && torch::cuda::is_available();

@@ -43,7 +43,7 @@ RunRecord sample_run() {
   run.config.eval_interval = 2;
   run.config.eval_batches = 3;
   run.config.corpus_path = "/data/text with spaces.txt";
-  run.environment = {"0.1.0", "2.11.0", "cpu", "CPU, 2 threads", 2};
+  run.environment = {"0.1.0", "2.11.0", "cpu", "CPU, 2 threads", 2, "fp32", "10154e7+changes", "AMD EPYC"};
   run.parameters = 123'456;
   run.train_tokens = 90'000;
   run.heldout_tokens = 10'000;
@@ -92,6 +92,9 @@ void expect_equal(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.environment.device, b.environment.device);
   EXPECT_EQ(a.environment.device_name, b.environment.device_name);
   EXPECT_EQ(a.environment.threads, b.environment.threads);
+  EXPECT_EQ(a.environment.precision, b.environment.precision);
+  EXPECT_EQ(a.environment.engine, b.environment.engine);
+  EXPECT_EQ(a.environment.cpu, b.environment.cpu);
   EXPECT_EQ(a.parameters, b.parameters);
   EXPECT_EQ(a.train_tokens, b.train_tokens);
   EXPECT_EQ(a.heldout_tokens, b.heldout_tokens);
@@ -178,6 +181,19 @@ TEST_F(RunRecordTest, FileWithoutTheCorpusNameReadsAsUnknown) {
   const RunRecord read = from_json_text(j.dump());
   EXPECT_EQ(read.corpus_name, "");
   EXPECT_EQ(read.corpus_hash, "");
+}
+
+// Files from before runs kept their engine and CPU lack them: read as not known.
+TEST_F(RunRecordTest, FileWithoutTheEngineAndCpuReadsAsUnknown) {
+  nlohmann::json j = nlohmann::json::parse(to_json_text(sample_run()));
+  ASSERT_EQ(j["environment"]["engine"], "10154e7+changes");
+  ASSERT_EQ(j["environment"]["cpu"], "AMD EPYC");
+  j["environment"].erase("engine");
+  j["environment"].erase("cpu");
+  const RunRecord read = from_json_text(j.dump());
+  EXPECT_EQ(read.environment.engine, "");
+  EXPECT_EQ(read.environment.cpu, "");
+  EXPECT_EQ(read.environment.device_name, "CPU, 2 threads");
 }
 
 // The user's label and note are the file's, apart from its name.

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 #include <vector>
 
+#include "core/system/host.h"
 #include "core/training/learner.h"
 #include "core/training/run_data.h"
 #include "core/training/text_samples.h"
@@ -183,6 +184,8 @@ TEST_F(TrainerTest, RecordDescribesTheRun) {
   EXPECT_EQ(run.environment.app_version, NORMLAB_VERSION);
   EXPECT_EQ(run.environment.threads, 1);
   EXPECT_THAT(run.environment.device_name, HasSubstr("1 thread"));
+  EXPECT_EQ(run.environment.engine, engine_commit());  // host_test holds them to git and the CPU
+  EXPECT_EQ(run.environment.cpu, cpu_model());
   EXPECT_GT(run.train_tokens, 8 * run.heldout_tokens);
   EXPECT_GT(run.heldout_tokens, 1000);
   Gpt expected(config_.model);

@@ -53,6 +53,20 @@ TEST(RunDetails, GiveTheTrainingLossAndTheGapAtTheLastEvaluation) {
   EXPECT_FALSE(details_text(run).contains(QStringLiteral("Training\n"))) << details_text(run).toStdString();
 }
 
+// A run says which build and CPU made it where its file keeps them, and a file from before
+// they were kept shows no such row rather than an empty one.
+TEST(RunDetails, SayWhichBuildAndCpuMadeTheRun) {
+  RunRecord run = test::synthetic_run(NormPlacement::Pre, 1e-3, 30, 100);
+  run.environment.device_name = "CPU, 1 thread";
+  run.environment.engine = "10154e7";
+  run.environment.cpu = "AMD EPYC";
+  EXPECT_TRUE(details_text(run).contains(QStringLiteral("Built from\ncommit 10154e7, on AMD EPYC")))
+      << details_text(run).toStdString();
+  run.environment.engine.clear();
+  run.environment.cpu.clear();
+  EXPECT_FALSE(details_text(run).contains(QStringLiteral("Built from"))) << details_text(run).toStdString();
+}
+
 // Issue 48: under the run's name, what it is doing in one sentence, and where its evidence is.
 TEST(RunDetails, SayWhatTheRunIsDoingInASentence) {
   RunRecord run = test::synthetic_run(NormPlacement::Post, 6e-3, 30, 600, 50);
