@@ -41,7 +41,11 @@ torch::Tensor onednn_product(const torch::Tensor& input, const torch::Tensor& we
 // against 3.2 at 2048 (the qkv layer at the CPU and full scale's slices, one thread).
 torch::Tensor weight_gradient_product(const torch::Tensor& output_gradient, const torch::Tensor& input) {
   if (output_gradient.size(1) <= input.size(1)) return onednn_product(output_gradient.t(), input.t());
-  return onednn_product(input.t(), output_gradient.t()).t().contiguous();
+  // The result is allocated before the product it is copied from, which is freed at once:
+  // the other order left a hole the heap filled only after some thirty steps, with page
+  // faults meanwhile (bench's "memory" line at full scale).
+  auto gradient = torch::empty({output_gradient.size(1), input.size(1)}, input.options());
+  return gradient.copy_(onednn_product(input.t(), output_gradient.t()).t());
 }
 
 // The layer on 2-D input, with its backward through the same kernel: the input's gradient
