@@ -34,22 +34,8 @@ torch::Tensor onednn_product(const torch::Tensor& input, const torch::Tensor& we
   return onednn_linear_op()->call(input, weight, bias, "none", c10::List<std::optional<c10::Scalar>>(), std::nullopt);
 }
 
-// A weight's gradient gᵀ x from the output's gradient g and the input x, both (positions,
-// width). oneDNN takes its second operand transposed as it lies but copies a transposed
-// first one, so the narrower of g and x goes first: gᵀ x itself where g is the narrower,
-// else (xᵀ g)ᵀ, its small transpose copied. 0.6 against 0.7 ms at 512 x 384 x 128, 2.5
-// against 3.2 at 2048 (the qkv layer at the CPU and full scale's slices, one thread).
-torch::Tensor weight_gradient_product(const torch::Tensor& output_gradient, const torch::Tensor& input) {
-  if (output_gradient.size(1) <= input.size(1)) return onednn_product(output_gradient.t(), input.t());
-  // The result is allocated before the product it is copied from, which is freed at once:
-  // the other order left a hole the heap filled only after some thirty steps, with page
-  // faults meanwhile (bench's "memory" line at full scale).
-  auto gradient = torch::empty({output_gradient.size(1), input.size(1)}, input.options());
-  return gradient.copy_(onednn_product(input.t(), output_gradient.t()).t());
-}
-
 // The layer on 2-D input, with its backward through the same kernel: the input's gradient
-// is dy · W, the weight's dyᵀ · x (weight_gradient_product), the bias's the column sum.
+// is dy · W, the weight's dyᵀ · x (transposed views, no copies), the bias's the column sum.
 struct OneDnnLinear : torch::autograd::Function<OneDnnLinear> {
   static torch::Tensor forward(torch::autograd::AutogradContext* context, const torch::Tensor& input,
                                const torch::Tensor& weight, const std::optional<torch::Tensor>& bias) {
@@ -65,7 +51,7 @@ struct OneDnnLinear : torch::autograd::Function<OneDnnLinear> {
     const auto& output_gradient = output_gradients[0];
     torch::Tensor input_gradient, weight_gradient, bias_gradient;
     if (context->needs_input_grad(0)) input_gradient = onednn_product(output_gradient, weight.t());
-    if (context->needs_input_grad(1)) weight_gradient = weight_gradient_product(output_gradient, input);
+    if (context->needs_input_grad(1)) weight_gradient = onednn_product(output_gradient.t(), input.t());
     // An absent bias is no input edge, so it has no index to ask about.
     if (context->saved_data["has_bias"].toBool() && context->needs_input_grad(2))
       bias_gradient = output_gradient.sum(0);

@@ -56,8 +56,8 @@ const auto normlab_linear = [](const torch::Tensor& x, const torch::Tensor& w, c
   return normlab::linear(x, w, b);
 };
 
-// Both ways the weight's gradient is multiplied (gᵀ x where the output is the narrower,
-// (xᵀ g)ᵀ where the input is) give LibTorch's, laid out as the weight.
+// A layer wider out than in and one wider in than out give LibTorch's products and
+// gradients, the weight's laid out as the weight.
 TEST_F(LinearTest, OneDnnGivesLibTorchsProductAndGradientsInFp32) {
   ASSERT_TRUE(onednn_matmuls());
   for (const auto& [in, out] : {std::pair{128, 384}, std::pair{512, 128}})
