@@ -1,15 +1,19 @@
 # Script mode, run at every build (core/system/CMakeLists.txt): writes OUTPUT, the source of
-# normlab::engine_commit() (core/system/host.h), which returns the commit of SOURCE_DIR (short
-# hash, "+changes" when tracked files differ from it; "unknown" outside a git checkout). The
-# file is replaced only when its text changes, so an unchanged commit rebuilds nothing.
+# normlab::engine_commit() (core/system/host.h), which returns the last commit of SOURCE_DIR
+# that changed the engine, what computes a run's numbers: the paths below, the same as
+# scripts/figures.py's ENGINE stamps its blocks with (short hash, "+changes" when tracked
+# files there differ from it; "unknown" outside a git checkout). A commit of docs alone
+# leaves it as it was. The file is replaced only when its text changes, so an unchanged
+# engine rebuilds nothing.
+set(engine_paths core app cmake CMakeLists.txt)
 set(commit "unknown")
 find_package(Git QUIET)
 if(GIT_FOUND)
-  execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" rev-parse --short=7 HEAD
+  execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" log -1 --abbrev=7 --format=%h -- ${engine_paths}
                   OUTPUT_VARIABLE hash OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed ERROR_QUIET)
   if(NOT failed AND hash)
     set(commit "${hash}")
-    execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
+    execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" status --porcelain --untracked-files=no -- ${engine_paths}
                     OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed ERROR_QUIET)
     if(NOT failed AND changes)
       string(APPEND commit "+changes")

@@ -51,7 +51,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ABOUT = os.path.join("resources", "about")  # HTML pieces the window's About tab shows (ui/about_view.cpp)
-# The commit stamped beside a block: the last one that changed what computes the numbers.
+# The commit stamped beside a block: the last one that changed what computes the numbers
+# (cmake/NormLabEngineCommit.cmake stamps run files from the same paths).
 ENGINE = ["core", "app", "cmake", "CMakeLists.txt"]
 # Seconds a step at one thread, 8 blocks: at the CPU scale (8 x 64 tokens) measured on
 # this 2-core machine on 2026-12-02 while it was shared; at full scale (32 x 128) alone on

@@ -5,10 +5,11 @@
 
 namespace normlab {
 
-// The commit this build was made from, as `git rev-parse --short` gives it, with
-// "+changes" where tracked files differed from it when the build ran; "unknown" for a build
-// outside a git checkout (a source tarball). Read by CMake at every build, not only at
-// configure time, so a commit without a reconfigure still stamps the right one.
+// The engine this build was made from: the last commit that changed core/, app/, cmake/ or
+// CMakeLists.txt (what computes a run's numbers, as scripts/figures.py stamps its blocks),
+// with "+changes" where tracked files there differed from it when the build ran; "unknown"
+// for a build outside a git checkout (a source tarball). Read by CMake at every build, not
+// only at configure time, so a commit without a reconfigure still stamps the right one.
 std::string engine_commit();
 
 // The CPU's model name as /proc/cpuinfo gives it ("AMD EPYC", "Intel(R) Xeon(R) ..."), or

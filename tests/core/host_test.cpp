@@ -12,6 +12,9 @@
 namespace normlab {
 namespace {
 
+// cmake/NormLabEngineCommit.cmake's engine_paths.
+const std::string kEnginePaths = "core app cmake CMakeLists.txt";
+
 // What a command prints, its trailing newline dropped; nullopt where it fails.
 std::optional<std::string> output_of(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
@@ -24,17 +27,19 @@ std::optional<std::string> output_of(const std::string& command) {
   return text;
 }
 
-// The tests are built from the tree they test, so the build's commit is the checkout's HEAD,
-// marked where tracked files had changed; outside a checkout, "unknown".
-TEST(Host, TheEngineIsTheCommitTheBuildCameFrom) {
+// The tests are built from the tree they test, so the build's engine is the checkout's last
+// commit that changed the engine's paths, marked where tracked files there had changed;
+// outside a checkout, "unknown".
+TEST(Host, TheEngineIsTheLastCommitThatChangedIt) {
   const std::string source = NORMLAB_SOURCE_DIR;
-  const auto head = output_of("git -C '" + source + "' rev-parse --short=7 HEAD 2>/dev/null");
+  const auto head =
+      output_of("git -C '" + source + "' log -1 --abbrev=7 --format=%h -- " + kEnginePaths + " 2>/dev/null");
   if (!head) {
     EXPECT_EQ(engine_commit(), "unknown");
     return;
   }
   ASSERT_EQ(head->size(), 7u);
-  const auto changes = output_of("git -C '" + source + "' status --porcelain --untracked-files=no");
+  const auto changes = output_of("git -C '" + source + "' status --porcelain --untracked-files=no -- " + kEnginePaths);
   ASSERT_TRUE(changes.has_value());
   EXPECT_EQ(engine_commit(), *head + (changes->empty() ? "" : "+changes"));
 }
