@@ -77,8 +77,9 @@ struct Environment {
   std::string device_name;  // "CPU, 2 threads" or the GPU's name
   int threads = 0;
   std::string precision = "fp32";  // "tf32 matmuls", ", bf16 autocast" added when on
-  // The build's commit ("10154e7", "+changes" when built with uncommitted changes) and the
-  // CPU's model name (host.h); empty in files written before they were kept.
+  // The engine's commit (host.h's engine_commit(): the last commit that changed core/, app/,
+  // cmake/ or CMakeLists.txt, "+changes" when built with uncommitted changes there) and the
+  // CPU's model name (cpu_model()); empty in files written before they were kept.
   std::string engine;
   std::string cpu;
 };
