@@ -6,12 +6,17 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "tile_products.h"
+
 namespace normlab {
 
 namespace {
 
 thread_local bool use_onednn = true;
 thread_local bool use_bf16 = false;
+
+bool tiles_for(const torch::Tensor& weight);
+const TileOperand& weight_tiles(const torch::Tensor& weight, bool transposed);
 
 // oneDNN's fp32 inner product, as LibTorch registers it for its CPU inference passes
 // (mkldnn::_linear_pointwise, no post-op): out = input · weightᵀ + bias, both 2-D, any strides.
@@ -90,6 +95,41 @@ struct Bf16Linear : torch::autograd::Function<Bf16Linear> {
   }
 };
 
+// The same layer on AMX tiles (tile_products.h): x rounded to bf16 multiplies the packed Wᵀ
+// into an fp32 output that starts as the bias, so nothing is widened or added after; backward
+// multiplies the gradient rounded to bf16 with the packed W into the input's fp32 gradient.
+// The weight's and the bias's gradients are made as in Bf16Linear.
+struct TileLinear : torch::autograd::Function<TileLinear> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* context, const torch::Tensor& input,
+                               const torch::Tensor& weight, const std::optional<torch::Tensor>& bias) {
+    const auto input16 = input.to(torch::kBFloat16);
+    context->save_for_backward({input16});
+    context->saved_data["weight"] = weight;  // its packed forms are cached by its version
+    context->saved_data["has_bias"] = bias.has_value();
+    auto output = bias ? bias->expand({input.size(0), weight.size(0)}).contiguous()
+                       : torch::empty({input.size(0), weight.size(0)}, input.options());
+    tile_multiply(input16, weight_tiles(weight, /*transposed=*/true), output, /*accumulate=*/bias.has_value());
+    return output;
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* context,
+                                               torch::autograd::tensor_list output_gradients) {
+    const auto input16 = context->get_saved_variables()[0];
+    const auto weight = context->saved_data["weight"].toTensor();
+    const auto& output_gradient = output_gradients[0];
+    const auto gradient16 = output_gradient.to(torch::kBFloat16);
+    torch::Tensor input_gradient, weight_gradient, bias_gradient;
+    if (context->needs_input_grad(0)) {
+      input_gradient = torch::empty({gradient16.size(0), weight.size(1)}, output_gradient.options());
+      tile_multiply(gradient16, weight_tiles(weight, /*transposed=*/false), input_gradient, /*accumulate=*/false);
+    }
+    if (context->needs_input_grad(1)) weight_gradient = torch::mm(gradient16.t(), input16).to(torch::kFloat);
+    if (context->saved_data["has_bias"].toBool() && context->needs_input_grad(2))
+      bias_gradient = output_gradient.sum(0);
+    return {input_gradient, weight_gradient, bias_gradient};
+  }
+};
+
 bool fp32_cpu(const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat; }
 
 bool takes_onednn(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias) {
@@ -103,8 +143,47 @@ struct Bf16Copy {
   std::optional<c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>> weight;
   std::uint32_t version = 0;
   torch::Tensor copy;
+  TileOperand as_right;             // W as the right operand, K = its rows: x W (input gradients)
+  TileOperand as_right_transposed;  // Wᵀ: x Wᵀ (outputs)
 };
 thread_local std::unordered_map<const c10::TensorImpl*, Bf16Copy> bf16_copies;
+
+// The weight's entry, its bf16 copy made again (and its tile operands dropped) when the
+// weight has changed since.
+Bf16Copy& fresh_copy(const torch::Tensor& weight) {
+  torch::NoGradGuard no_grad;
+  const std::uint32_t version = weight._version();
+  auto& entry = bf16_copies[weight.unsafeGetTensorImpl()];
+  const bool same_weight = entry.weight && entry.weight->lock().get() == weight.unsafeGetTensorImpl();
+  if (!same_weight || entry.version != version) {
+    if (bf16_copies.size() > 4096) {  // drop the entries of weights that are gone
+      for (auto it = bf16_copies.begin(); it != bf16_copies.end();) {
+        it = (!it->second.weight || it->second.weight->expired()) && &it->second != &entry ? bf16_copies.erase(it)
+                                                                                           : std::next(it);
+      }
+    }
+    entry.weight.emplace(weight.getIntrusivePtr());
+    entry.version = version;
+    entry.copy = weight.detach().to(torch::kBFloat16);
+    entry.as_right = entry.as_right_transposed = TileOperand();
+  }
+  return entry;
+}
+
+// Whether the calling thread's bf16 products with this (out × in) weight go on tiles.
+bool tiles_for(const torch::Tensor& weight) {
+  return use_bf16 && tile_products() && tile_products_available() && weight.dim() == 2 &&
+         TileOperand::fits(weight.size(0), weight.size(1)) && TileOperand::fits(weight.size(1), weight.size(0));
+}
+
+// The weight packed for tile products, W (x W) or, `transposed`, Wᵀ (x Wᵀ): packed from its
+// bf16 copy once per weight update.
+const TileOperand& weight_tiles(const torch::Tensor& weight, bool transposed) {
+  auto& entry = fresh_copy(weight);
+  auto& operand = transposed ? entry.as_right_transposed : entry.as_right;
+  if (!operand.defined()) operand = TileOperand(transposed ? entry.copy.t() : entry.copy);
+  return operand;
+}
 
 }  // namespace
 
@@ -132,41 +211,46 @@ bool cpu_has_avx512() {
 #endif
 }
 
-torch::Tensor bf16_weight(const torch::Tensor& weight) {
-  torch::NoGradGuard no_grad;
-  const std::uint32_t version = weight._version();
-  auto& entry = bf16_copies[weight.unsafeGetTensorImpl()];
-  const bool same_weight = entry.weight && entry.weight->lock().get() == weight.unsafeGetTensorImpl();
-  if (!same_weight || entry.version != version) {
-    if (bf16_copies.size() > 4096) {  // drop the entries of weights that are gone
-      for (auto it = bf16_copies.begin(); it != bf16_copies.end();) {
-        it = (!it->second.weight || it->second.weight->expired()) && &it->second != &entry ? bf16_copies.erase(it)
-                                                                                           : std::next(it);
-      }
-    }
-    entry.weight.emplace(weight.getIntrusivePtr());
-    entry.version = version;
-    entry.copy = weight.detach().to(torch::kBFloat16);
-  }
-  return entry.copy;
-}
+torch::Tensor bf16_weight(const torch::Tensor& weight) { return fresh_copy(weight).copy; }
 
 torch::Tensor matmul_operand(const torch::Tensor& input) {
   return use_bf16 && takes_onednn(input, input, {}) ? input.to(torch::kBFloat16) : input;
 }
 
-torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, bool transposed) {
+torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, bool transposed,
+                      const torch::Tensor& out) {
+  torch::Tensor result;
+  if (input.scalar_type() == torch::kBFloat16 && use_bf16 && tiles_for(weight)) {
+    result = out.defined()
+                 ? out
+                 : torch::empty({input.size(0), weight.size(transposed ? 1 : 0)}, input.options().dtype(torch::kFloat));
+    tile_multiply(input, weight_tiles(weight, /*transposed=*/!transposed), result, /*accumulate=*/false);
+    return result;
+  }
   if (input.scalar_type() == torch::kBFloat16 && use_bf16) {
     const auto weight16 = bf16_weight(weight);
-    return onednn_product(input, transposed ? weight16.t() : weight16).to(torch::kFloat);
+    result = onednn_product(input, transposed ? weight16.t() : weight16).to(torch::kFloat);
+  } else if (!takes_onednn(input, weight, {})) {
+    result = torch::mm(input, transposed ? weight : weight.t());
+  } else {
+    result = onednn_product(input, transposed ? weight.t() : weight);
   }
-  if (!takes_onednn(input, weight, {})) return torch::mm(input, transposed ? weight : weight.t());
-  return onednn_product(input, transposed ? weight.t() : weight);
+  return out.defined() ? out.copy_(result) : result;
 }
 
 WeightGradientSum::WeightGradientSum(const torch::Tensor& weight) : weight_(weight) {}
 
 void WeightGradientSum::add(const torch::Tensor& gradient, const torch::Tensor& input) {
+  if (gradient.scalar_type() == torch::kBFloat16 && tiles_for(weight_) &&
+      TileOperand::fits(gradient.size(0), gradient.size(1))) {
+    // xᵀ g on tiles, the chunk's large gradient packed as the right operand, summed transposed
+    const auto left = input.to(torch::kBFloat16).t().contiguous();
+    const bool first = !sum_.defined();
+    if (first) sum_ = torch::empty({weight_.size(1), weight_.size(0)}, weight_.options().dtype(torch::kFloat));
+    tile_multiply(left, TileOperand(gradient), sum_, /*accumulate=*/!first);
+    transposed_ = true;
+    return;
+  }
   if (gradient.scalar_type() == torch::kBFloat16) {
     if (!sum_.defined()) sum_ = torch::zeros_like(weight_, weight_.options().dtype(torch::kFloat));
     sum_.add_(torch::mm(gradient.t(), input.to(torch::kBFloat16)));
@@ -195,6 +279,8 @@ torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, co
   auto sizes = input.sizes().vec();
   sizes.back() = weight.size(0);
   const auto optional_bias = bias.defined() ? std::optional(bias) : std::nullopt;
+  if (use_bf16 && tiles_for(weight))
+    return TileLinear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
   if (use_bf16) return Bf16Linear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
   return OneDnnLinear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
 }

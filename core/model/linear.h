@@ -36,8 +36,11 @@ torch::Tensor bf16_weight(const torch::Tensor& weight);
 // (cast once, for several products), else as it is.
 torch::Tensor matmul_operand(const torch::Tensor& input);
 // x Wᵀ (x W when `transposed`) for 2-D x (fp32, or already a matmul_operand) as the calling thread's linear layers
-// compute it (oneDNN, bf16 or LibTorch), without autograd: the products of the fused loss (output_loss.h). fp32 out.
-torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, bool transposed = false);
+// compute it (oneDNN, bf16 on tiles or not, or LibTorch), without autograd: the products of the fused loss
+// (output_loss.h). fp32 out, written into `out` when given (an fp32 tensor of the product's shape with unit
+// column stride, such as a slice of rows).
+torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, bool transposed = false,
+                      const torch::Tensor& out = {});
 // A weight's gradient summed over chunks of positions, Σ gᵀ x from each chunk's output
 // gradient g and input x, in the calling thread's precision and kernel. With oneDNN's fp32
 // products each chunk is multiplied as its transpose, xᵀ g, kept transposed and turned once

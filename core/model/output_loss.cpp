@@ -45,7 +45,7 @@ struct FusedOutputLoss : torch::autograd::Function<FusedOutputLoss> {
         gradient.exp_().scatter_add_(1, chunk_targets, torch::full_like(chunk_targets, -1.0, gradient.options()));
       }
       const auto gradient_operand = matmul_operand(gradient);
-      x_gradient.slice(0, begin, end).copy_(product(gradient_operand, weight, /*transposed=*/true));
+      product(gradient_operand, weight, /*transposed=*/true, x_gradient.slice(0, begin, end));
       weight_gradient.add(gradient_operand, rows);
     });
     context->saved_data["x_gradient"] = x_gradient.div_(positions);

@@ -23,7 +23,8 @@ struct KindNames {
 const std::vector<KindNames>& kind_table() {
   static const std::vector<KindNames> table = {
       {"matmuls",
-       {"mm", "addmm", "addmm_", "bmm", "baddbmm", "matmul", "linear", "_linear_pointwise", "_mkldnn*", "mkldnn_*"}},
+       {"mm", "addmm", "addmm_", "bmm", "baddbmm", "matmul", "linear", "_linear_pointwise", "_mkldnn*", "mkldnn_*",
+        "tile_products"}},
       {"attention",
        {"scaled_dot_product_attention", "_scaled_dot_product*", "_flash_attention*", "_efficient_attention*",
         "causal_attention*"}},
@@ -34,9 +35,9 @@ const std::vector<KindNames>& kind_table() {
       {"optimiser", {"_fused_adamw_", "_fused_adam_", "_foreach_*"}},
       {"embeddings", {"embedding", "embedding_backward", "embedding_dense_backward", "index_select", "index_add_"}},
       {"allocation/copies",
-       {"empty",     "empty_like", "empty_strided", "zeros",      "zeros_like", "ones",       "ones_like", "full",
-        "full_like", "fill_",      "zero_",         "copy_",      "clone",      "contiguous", "_to_copy",  "to",
-        "cat",       "stack",      "resize_",       "new_empty*", "new_zeros",  "arange"}},
+       {"empty",     "empty_like", "empty_strided", "zeros",      "zeros_like", "ones",       "ones_like",   "full",
+        "full_like", "fill_",      "zero_",         "copy_",      "clone",      "contiguous", "_to_copy",    "to",
+        "cat",       "stack",      "resize_",       "new_empty*", "new_zeros",  "arange",     "tile_operand"}},
       {"views and dispatch",
        {"view",   "_unsafe_view", "reshape", "as_strided", "transpose",      "permute",    "t",          "unbind",
         "select", "slice",        "narrow",  "expand",     "unsqueeze",      "squeeze",    "split",      "chunk",
