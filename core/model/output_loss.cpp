@@ -37,14 +37,20 @@ struct FusedOutputLoss : torch::autograd::Function<FusedOutputLoss> {
       // positions x d(mean loss)/d logits = softmax - one-hot, made in place of the logits;
       // the 1/positions goes on the much smaller products
       auto gradient = product(rows, weight);
-      if (const auto losses = softmax_loss_in_place(gradient, chunk_targets.squeeze(1))) {
+      // where the products take bf16, the loss's own pass rounds the gradient for them
+      auto rounded = rows.scalar_type() == torch::kBFloat16 ? torch::empty_like(gradient, torch::kBFloat16)
+                                                             : torch::Tensor();
+      torch::Tensor gradient_operand;
+      if (const auto losses = softmax_loss_in_place(gradient, chunk_targets.squeeze(1),
+                                                    rounded.defined() ? &rounded : nullptr)) {
         total.add_(*losses);
+        gradient_operand = rounded.defined() ? rounded : gradient;
       } else {  // ATen's operators: two passes with an exp each
         gradient = torch::log_softmax(gradient, 1);
         total.sub_(gradient.gather(1, chunk_targets).sum());
         gradient.exp_().scatter_add_(1, chunk_targets, torch::full_like(chunk_targets, -1.0, gradient.options()));
+        gradient_operand = matmul_operand(gradient);
       }
-      const auto gradient_operand = matmul_operand(gradient);
       product(gradient_operand, weight, /*transposed=*/true, x_gradient.slice(0, begin, end));
       weight_gradient.add(gradient_operand, rows);
     });

@@ -16,7 +16,7 @@ __mmask16 tail_mask(std::int64_t left) { return __mmask16((1u << left) - 1u); }
 }  // namespace
 
 void softmax_loss_rows_avx512(float* logits, const std::int64_t* targets, std::int64_t vocab, std::int64_t first,
-                              std::int64_t last, double* losses) {
+                              std::int64_t last, double* losses, at::BFloat16* rounded) {
   const std::int64_t whole = vocab - vocab % kWidth;
   const __mmask16 tail = tail_mask(vocab - whole);
   const __m512 lowest = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
@@ -45,6 +45,18 @@ void softmax_loss_rows_avx512(float* logits, const std::int64_t* targets, std::i
     losses[row] = double(top) + std::log(double(sum)) - double(target_logit);
     // 3: normalised, less one at the target: the loss's gradient with respect to the row
     const __m512 scale = _mm512_set1_ps(1.0f / sum);
+    if (rounded) {  // into bf16, rounded to nearest even as LibTorch's cast rounds
+      at::BFloat16* out = rounded + row * vocab;
+      for (std::int64_t j = 0; j < whole; j += kWidth)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j),
+                            at::vec::cvtfp32_bf16(_mm512_mul_ps(_mm512_loadu_ps(x + j), scale)));
+      if (tail) {
+        const __m256i last_part = at::vec::cvtfp32_bf16(_mm512_mul_ps(_mm512_maskz_loadu_ps(tail, x + whole), scale));
+        _mm256_mask_storeu_epi16(out + whole, tail, last_part);
+      }
+      out[targets[row]] = at::BFloat16(x[targets[row]] * (1.0f / sum) - 1.0f);
+      continue;
+    }
     for (std::int64_t j = 0; j < whole; j += kWidth)
       _mm512_storeu_ps(x + j, _mm512_mul_ps(_mm512_loadu_ps(x + j), scale));
     if (tail) _mm512_mask_storeu_ps(x + whole, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, x + whole), scale));

@@ -69,6 +69,25 @@ TEST(SoftmaxLoss, SumsTheSameWhateverTheThreadCount) {
   }
 }
 
+// The gradient rounded to bf16 in the same pass is the fp32 gradient cast, to the bit, tails
+// and targets included; the loss is the same sum.
+TEST(SoftmaxLoss, RoundsTheGradientAsACastOfItWould) {
+  torch::manual_seed(5);
+  for (const std::int64_t vocab : {8192, 37}) {
+    const auto logits = torch::randn({9, vocab}) * 8;
+    auto targets = torch::randint(vocab, {9}, torch::kLong);
+    targets[3] = vocab - 1;
+    auto fp32 = logits.clone(), in_bf16 = logits.clone();
+    auto rounded = torch::empty({9, vocab}, torch::kBFloat16);
+    const auto losses = softmax_loss_in_place(fp32, targets);
+    const auto rounded_losses = softmax_loss_in_place(in_bf16, targets, &rounded);
+    ASSERT_EQ(rounded_losses.has_value(), cpu_has_avx512());
+    if (!losses) continue;
+    EXPECT_EQ(*rounded_losses, *losses);
+    EXPECT_TRUE(rounded.equal(fp32.to(torch::kBFloat16))) << "vocab " << vocab;
+  }
+}
+
 TEST(SoftmaxLoss, LeavesWhatItDoesNotTakeToATen) {
   auto doubles = torch::randn({4, 64}, torch::kDouble);
   const auto kept = doubles.clone();
