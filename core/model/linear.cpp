@@ -97,8 +97,8 @@ struct Bf16Linear : torch::autograd::Function<Bf16Linear> {
 
 // The same layer on AMX tiles (tile_products.h): x rounded to bf16 multiplies the packed Wᵀ
 // into an fp32 output that starts as the bias, so nothing is widened or added after; backward
-// multiplies the gradient rounded to bf16 with the packed W into the input's fp32 gradient.
-// The weight's and the bias's gradients are made as in Bf16Linear.
+// multiplies the gradient rounded to bf16 with the packed W into the input's fp32 gradient,
+// and gᵀ x into the weight's. The bias's gradient is summed in fp32, as in Bf16Linear.
 struct TileLinear : torch::autograd::Function<TileLinear> {
   static torch::Tensor forward(torch::autograd::AutogradContext* context, const torch::Tensor& input,
                                const torch::Tensor& weight, const std::optional<torch::Tensor>& bias) {
@@ -123,7 +123,15 @@ struct TileLinear : torch::autograd::Function<TileLinear> {
       input_gradient = torch::empty({gradient16.size(0), weight.size(1)}, output_gradient.options());
       tile_multiply(gradient16, weight_tiles(weight, /*transposed=*/false), input_gradient, /*accumulate=*/false);
     }
-    if (context->needs_input_grad(1)) weight_gradient = torch::mm(gradient16.t(), input16).to(torch::kFloat);
+    // gᵀ x: gᵀ transposed in registers, x packed as the right operand (rows = positions)
+    if (context->needs_input_grad(1) && TileOperand::fits(input16.size(0), input16.size(1))) {
+      weight_gradient = torch::empty({weight.size(0), weight.size(1)}, output_gradient.options());
+      constexpr auto kScratch = TileOperand::Storage::kScratch;  // both used here and dropped
+      tile_multiply(transposed_bf16(gradient16, kScratch), TileOperand(input16, kScratch), weight_gradient,
+                    /*accumulate=*/false);
+    } else if (context->needs_input_grad(1)) {
+      weight_gradient = torch::mm(gradient16.t(), input16).to(torch::kFloat);
+    }
     if (context->saved_data["has_bias"].toBool() && context->needs_input_grad(2))
       bias_gradient = output_gradient.sum(0);
     return {input_gradient, weight_gradient, bias_gradient};
@@ -244,10 +252,11 @@ void WeightGradientSum::add(const torch::Tensor& gradient, const torch::Tensor& 
   if (gradient.scalar_type() == torch::kBFloat16 && tiles_for(weight_) &&
       TileOperand::fits(gradient.size(0), gradient.size(1))) {
     // xᵀ g on tiles, the chunk's large gradient packed as the right operand, summed transposed
-    const auto left = input.to(torch::kBFloat16).t().contiguous();
+    constexpr auto kScratch = TileOperand::Storage::kScratch;  // both used here and dropped
+    const auto left = transposed_bf16(input.to(torch::kBFloat16), kScratch);
     const bool first = !sum_.defined();
     if (first) sum_ = torch::empty({weight_.size(1), weight_.size(0)}, weight_.options().dtype(torch::kFloat));
-    tile_multiply(left, TileOperand(gradient), sum_, /*accumulate=*/!first);
+    tile_multiply(left, TileOperand(gradient, kScratch), sum_, /*accumulate=*/!first);
     transposed_ = true;
     return;
   }

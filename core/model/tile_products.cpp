@@ -8,6 +8,12 @@
 
 namespace normlab {
 
+namespace detail {
+// tile_products_avx512.cpp
+void transpose_bf16_avx512(const at::BFloat16* from, std::int64_t from_stride, at::BFloat16* to, std::int64_t to_stride,
+                           std::int64_t rows, std::int64_t columns);
+}  // namespace detail
+
 namespace {
 
 namespace cpublas = at::native::cpublas;
@@ -41,6 +47,19 @@ void pack_transposed_block(const at::BFloat16* m, std::int64_t row_stride, std::
   }
 }
 
+// The calling thread's scratch buffer `slot` as `elements` bf16 values: grown when too small,
+// else the same memory again.
+torch::Tensor scratch(int slot, std::int64_t elements) {
+  thread_local torch::Tensor buffers[2];
+  auto& buffer = buffers[slot];
+  if (!buffer.defined() || buffer.numel() < elements) {
+    buffer = torch::Tensor();  // the old one back before the new one
+    buffer = torch::empty({elements}, torch::TensorOptions().dtype(torch::kBFloat16));
+  }
+  return buffer.narrow(0, 0, elements);
+}
+constexpr int kOperandSlot = 0, kTransposeSlot = 1;
+
 }  // namespace
 
 bool tile_products_available() {
@@ -55,12 +74,13 @@ bool TileOperand::fits(std::int64_t rows, std::int64_t columns) {
   return rows > 0 && rows % 2 == 0 && columns > 0 && columns % 16 == 0;
 }
 
-TileOperand::TileOperand(const torch::Tensor& right) : rows_(right.size(0)), columns_(right.size(1)) {
+TileOperand::TileOperand(const torch::Tensor& right, Storage storage) : rows_(right.size(0)), columns_(right.size(1)) {
   TORCH_CHECK(right.dim() == 2 && fits(rows_, columns_), "a tile operand is K x N with K even, N a multiple of 16");
   TORCH_CHECK(right.device().is_cpu(), "tile operands are on the CPU");
   RECORD_FUNCTION("normlab::tile_operand", std::vector<c10::IValue>());
   torch::NoGradGuard no_grad;
-  data_ = torch::empty({rows_ * columns_}, right.options().dtype(torch::kBFloat16));
+  data_ = storage == Storage::kScratch ? scratch(kOperandSlot, rows_ * columns_)
+                                       : torch::empty({rows_ * columns_}, right.options().dtype(torch::kBFloat16));
   auto* out = data_.data_ptr<at::BFloat16>();
   // As it lies when its rows or (a transposed view) its columns are contiguous bf16; else a copy.
   auto source = right.scalar_type() == torch::kBFloat16 ? right : right.to(torch::kBFloat16);
@@ -105,6 +125,19 @@ void tile_multiply(const torch::Tensor& left, const TileOperand& right, const to
     }
     cpublas::brgemm_release();  // the tiles' state, so the thread's other work does not carry it
   });
+}
+
+torch::Tensor transposed_bf16(const torch::Tensor& m, TileOperand::Storage storage) {
+  TORCH_CHECK(m.dim() == 2 && m.scalar_type() == torch::kBFloat16 && m.stride(1) == 1 && m.device().is_cpu(),
+              "transposed_bf16 takes a 2-D CPU bf16 tensor with unit column stride");
+  auto out = storage == TileOperand::Storage::kScratch ? scratch(kTransposeSlot, m.numel()).view({m.size(1), m.size(0)})
+                                                       : torch::empty({m.size(1), m.size(0)}, m.options());
+  if (m.numel() == 0) return out;
+  if (!tile_products_available()) return out.copy_(m.t());  // no AVX-512 promised without AMX
+  RECORD_FUNCTION("normlab::transpose_bf16", std::vector<c10::IValue>());
+  detail::transpose_bf16_avx512(m.data_ptr<at::BFloat16>(), m.stride(0), out.data_ptr<at::BFloat16>(), out.stride(0),
+                                m.size(0), m.size(1));
+  return out;
 }
 
 }  // namespace normlab

@@ -25,9 +25,14 @@ bool tile_products();
 class TileOperand {
  public:
   TileOperand() = default;
+  // Where an operand's packed copy lives: its own tensor, or the calling thread's scratch
+  // buffer, grown as needed and kept, for an operand used at once and dropped (an activation
+  // packed for one product): a steady step then allocates nothing for it. A scratch operand
+  // is valid until the thread's next scratch operand is made.
+  enum class Storage { kOwn, kScratch };
   // `right`: K × N, bf16 or fp32 (rounded to bf16), any strides, so a transposed view is
   // packed as it is read. Needs fits(K, N).
-  explicit TileOperand(const torch::Tensor& right);
+  explicit TileOperand(const torch::Tensor& right, Storage storage = Storage::kOwn);
   // Whether a K × N operand can be packed: K even and N a multiple of 16.
   static bool fits(std::int64_t rows, std::int64_t columns);
   bool defined() const { return data_.defined(); }
@@ -44,5 +49,12 @@ class TileOperand {
 // fp32, each with unit column stride (row slices of larger tensors will do). Uses the calling
 // thread's LibTorch threads.
 void tile_multiply(const torch::Tensor& left, const TileOperand& right, const torch::Tensor& out, bool accumulate);
+
+// m (R × C, bf16, unit column stride) transposed into a new contiguous C × R tensor, 32 × 32
+// blocks at a time in registers (AVX-512, which every CPU with AMX has): the left operand of a
+// product that needs mᵀ, such as a weight's gradient gᵀ x.
+// With Storage::kScratch the result is in the calling thread's scratch buffer for transposes,
+// valid until its next scratch transpose.
+torch::Tensor transposed_bf16(const torch::Tensor& m, TileOperand::Storage storage = TileOperand::Storage::kOwn);
 
 }  // namespace normlab

@@ -41,6 +41,30 @@ TEST_F(TileProductsTest, ATransposedViewPacksAsItsContiguousCopy) {
   EXPECT_TRUE(torch::equal(TileOperand(m.t().to(torch::kFloat)).data(), from_copy.data())) << "fp32, rounded";
 }
 
+// The transpose in registers, at sizes that leave parts of its 32 x 32 blocks, from a slice.
+TEST_F(TileProductsTest, ATransposeInRegistersIsTheTranspose) {
+  torch::manual_seed(5);
+  const auto wide = torch::randn({70, 50}).to(torch::kBFloat16);
+  const auto m = wide.slice(1, 3, 48);  // 70 x 45, a row stride of 50
+  const auto t = transposed_bf16(m);
+  EXPECT_TRUE(t.is_contiguous());
+  EXPECT_TRUE(torch::equal(t, m.t()));
+}
+
+// A scratch operand reuses the thread's buffer once it is large enough, and packs as its own.
+TEST_F(TileProductsTest, ScratchOperandsReuseTheThreadsBuffer) {
+  torch::manual_seed(6);
+  const auto large = torch::randn({64, 32}), small = torch::randn({32, 16});
+  constexpr auto kScratch = TileOperand::Storage::kScratch;
+  const void* first = TileOperand(large, kScratch).data().data_ptr();
+  const TileOperand again(small, kScratch);
+  EXPECT_EQ(again.data().data_ptr(), first);
+  EXPECT_TRUE(torch::equal(again.data(), TileOperand(small).data()));
+  const auto m = torch::randn({40, 24}).to(torch::kBFloat16);
+  const auto t = transposed_bf16(m, kScratch);
+  EXPECT_EQ(transposed_bf16(m.slice(0, 0, 20), kScratch).data_ptr(), t.data_ptr());
+}
+
 TEST_F(TileProductsTest, OperandsThatDoNotFitAreRefused) {
   EXPECT_FALSE(TileOperand::fits(129, 64));  // K odd
   EXPECT_FALSE(TileOperand::fits(128, 72));  // N not a multiple of 16
@@ -80,9 +104,9 @@ LayerResult layer(bool tiles, const torch::Tensor& input, const torch::Tensor& w
   return {{output.detach(), input.grad(), weight.grad(), bias.grad()}};
 }
 
-// On tiles a layer's output and input gradient are the fp32 products of its rounded operands
-// (the inner-product path rounds them to bf16 once more); the weight's and bias's gradients
-// are made as there.
+// On tiles a layer's output and its input's and weight's gradients are the fp32 products of
+// its rounded operands (the inner-product path rounds them to bf16 once more); the bias's
+// gradient is summed as there.
 TEST_F(TileProductsTest, ALayerOnTilesMultipliesTheRoundedOperandsInFp32) {
   torch::manual_seed(3);
   auto input = torch::randn({2, 64, 128}).requires_grad_();
@@ -93,10 +117,12 @@ TEST_F(TileProductsTest, ALayerOnTilesMultipliesTheRoundedOperandsInFp32) {
   const auto inner = layer(false, input, weight, bias, upstream);
   const auto output = torch::matmul(rounded(input), rounded(weight).t()) + bias;
   const auto input_gradient = torch::matmul(rounded(upstream), rounded(weight));
+  const auto weight_gradient = torch::mm(rounded(upstream).reshape({-1, 384}).t(), rounded(input).reshape({-1, 128}));
   EXPECT_LT(relative_difference(tiles.tensors[0], output), 1e-6);
   EXPECT_LT(relative_difference(tiles.tensors[1], input_gradient), 1e-6);
+  EXPECT_LT(relative_difference(tiles.tensors[2], weight_gradient), 1e-6);
   EXPECT_GT(relative_difference(inner.tensors[0], output), 1e-4) << "the other path rounds its output";
-  EXPECT_TRUE(torch::equal(tiles.tensors[2], inner.tensors[2]));
+  EXPECT_GT(relative_difference(inner.tensors[2], weight_gradient), 1e-4) << "and its weight's gradient";
   EXPECT_TRUE(torch::equal(tiles.tensors[3], inner.tensors[3]));
 }
 
