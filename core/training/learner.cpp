@@ -9,6 +9,7 @@
 #include "core/device/cuda_backend.h"
 #include "core/model/causal_attention.h"
 #include "core/model/linear.h"
+#include "core/model/tile_products.h"
 #include "core/model/output_loss.h"
 
 #include "layer_recorder.h"
@@ -115,7 +116,9 @@ torch::Device prepare_device(const TrainConfig& config, Environment& environment
     }
     set_onednn_matmuls(onednn);
     set_bf16_matmuls(bf16);
-    if (bf16) precision = "CPU bf16 matmuls (oneDNN), fp32 elsewhere";
+    if (bf16)
+      precision = tile_products_available() ? "CPU bf16 matmuls (AMX tiles), fp32 elsewhere"
+                                            : "CPU bf16 matmuls (oneDNN), fp32 elsewhere";
     else if (fp32_products && (onednn || !chosen.empty()))
       precision += (onednn ? ", oneDNN matmuls" : ", LibTorch matmuls") + chosen;
     if (const int slices = batch_slices(config, environment.threads); slices > 1)
