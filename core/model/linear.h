@@ -11,6 +11,8 @@
 // goes to torch::nn::functional::linear.
 #include <torch/torch.h>
 
+#include <optional>
+
 namespace normlab {
 
 // Which kernel the calling thread's CPU fp32 linear layers use. Per thread, like the
@@ -71,5 +73,12 @@ class LinearImpl : public torch::nn::LinearImpl {
   torch::Tensor forward(const torch::Tensor& input) { return normlab::linear(input, weight, bias); }
 };
 TORCH_MODULE(Linear);
+
+// down(gelu(up(x))), with ATen's exact GELU, as one layer where the calling thread's bf16
+// products go on tiles (tile_products.h): GELU writes its output in bf16 for the down
+// product, and its backward writes the up product's bf16 gradient and sums the up bias's
+// gradient, each in one pass instead of three. nullopt where it does not apply (no tiles,
+// autocast, no biases): call the layers then.
+std::optional<torch::Tensor> gelu_mlp_on_tiles(const torch::Tensor& x, LinearImpl& up, LinearImpl& down);
 
 }  // namespace normlab
