@@ -3,15 +3,15 @@
 // (MKL) sgemm. Same precision (fp32 in, fp32 accumulate), different kernels: on AMD CPUs
 // MKL takes its AVX2 path while oneDNN uses AVX-512, about 2x faster on the CPU scale's
 // shapes (`normlab-cli bench --cpu-matmul onednn|libtorch` measures both).
-// With bf16 matmuls on, a CPU layer multiplies in bf16 on the CPU's bf16 units (oneDNN,
-// AVX512-BF16 or AMX) with fp32 accumulation: its input and a bf16 copy of its fp32
+// With bf16 matmuls on, a CPU layer multiplies in bf16 on the CPU's bf16 units (oneDNN's
+// inner product on AVX512-BF16; on AMX its tiles, tile_products.h) with fp32 accumulation:
+// its input and a bf16 copy of its fp32
 // weight, made once per weight update, go in; its output, and the gradients backward
 // gives, come out in fp32, so the stream, attention, norms, the loss and the optimiser's
 // master weights stay fp32. Everything else (the GPU, autocast's bf16, non-float inputs)
 // goes to torch::nn::functional::linear.
-#include <torch/torch.h>
-
 #include <optional>
+#include <torch/torch.h>
 
 namespace normlab {
 

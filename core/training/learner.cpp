@@ -9,8 +9,8 @@
 #include "core/device/cuda_backend.h"
 #include "core/model/causal_attention.h"
 #include "core/model/linear.h"
-#include "core/model/tile_products.h"
 #include "core/model/output_loss.h"
+#include "core/model/tile_products.h"
 
 #include "layer_recorder.h"
 #include "matmul_choice.h"
