@@ -10,13 +10,6 @@
 
 namespace normlab {
 
-namespace detail {
-// tile_products_avx512.cpp
-void gelu_to_bf16_avx512(const float* x, at::BFloat16* out, std::int64_t count);
-void gelu_backward_to_bf16_avx512(const float* x, const float* gradient, at::BFloat16* out, float* column_sums,
-                                  std::int64_t rows, std::int64_t columns);
-}  // namespace detail
-
 namespace {
 
 thread_local bool use_onednn = true;
@@ -142,54 +135,6 @@ struct TileLinear : torch::autograd::Function<TileLinear> {
     if (context->saved_data["has_bias"].toBool() && context->needs_input_grad(2))
       bias_gradient = output_gradient.sum(0);
     return {input_gradient, weight_gradient, bias_gradient};
-  }
-};
-
-// up, GELU and down on tiles as one autograd node (gelu_mlp_on_tiles). Forward keeps the up
-// product's fp32 output h for GELU's backward and GELU's bf16 output a for the down weight's
-// gradient; backward makes dA = g W_down, then in one pass dh = gelu'(h) dA in bf16 and the up
-// bias's gradient, then dh W_up and the two weights' gradients, as TileLinear makes them.
-struct TileGeluMlp : torch::autograd::Function<TileGeluMlp> {
-  static torch::Tensor forward(torch::autograd::AutogradContext* context, const torch::Tensor& x,
-                               const torch::Tensor& up_weight, const torch::Tensor& up_bias,
-                               const torch::Tensor& down_weight, const torch::Tensor& down_bias) {
-    const auto positions = x.size(0), hidden = up_weight.size(0);
-    const auto x16 = x.to(torch::kBFloat16);
-    auto h = up_bias.expand({positions, hidden}).contiguous();
-    tile_multiply(x16, weight_tiles(up_weight, /*transposed=*/true), h, /*accumulate=*/true);
-    auto a16 = torch::empty({positions, hidden}, x.options().dtype(torch::kBFloat16));
-    detail::gelu_to_bf16_avx512(h.data_ptr<float>(), a16.data_ptr<at::BFloat16>(), h.numel());
-    auto y = down_bias.expand({positions, down_weight.size(0)}).contiguous();
-    tile_multiply(a16, weight_tiles(down_weight, /*transposed=*/true), y, /*accumulate=*/true);
-    context->save_for_backward({x16, h, a16});
-    context->saved_data["up_weight"] = up_weight;  // their packed forms are cached by version
-    context->saved_data["down_weight"] = down_weight;
-    return y;
-  }
-
-  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* context,
-                                               torch::autograd::tensor_list output_gradients) {
-    const auto saved = context->get_saved_variables();
-    const auto &x16 = saved[0], &h = saved[1], &a16 = saved[2];
-    const auto up_weight = context->saved_data["up_weight"].toTensor();
-    const auto down_weight = context->saved_data["down_weight"].toTensor();
-    const auto& dy = output_gradients[0];
-    const auto options = dy.options();
-    constexpr auto kScratch = TileOperand::Storage::kScratch;  // each used in one product and dropped
-    const auto g16 = dy.to(torch::kBFloat16);
-    auto dA = torch::empty({h.size(0), h.size(1)}, options);
-    tile_multiply(g16, weight_tiles(down_weight, /*transposed=*/false), dA, /*accumulate=*/false);
-    auto down_weight_gradient = torch::empty({down_weight.size(0), down_weight.size(1)}, options);
-    tile_multiply(transposed_bf16(g16, kScratch), TileOperand(a16, kScratch), down_weight_gradient, false);
-    auto dh16 = torch::empty({h.size(0), h.size(1)}, options.dtype(torch::kBFloat16));
-    auto up_bias_gradient = torch::zeros({h.size(1)}, options);
-    detail::gelu_backward_to_bf16_avx512(h.data_ptr<float>(), dA.data_ptr<float>(), dh16.data_ptr<at::BFloat16>(),
-                                         up_bias_gradient.data_ptr<float>(), h.size(0), h.size(1));
-    auto x_gradient = torch::empty({x16.size(0), x16.size(1)}, options);
-    tile_multiply(dh16, weight_tiles(up_weight, /*transposed=*/false), x_gradient, /*accumulate=*/false);
-    auto up_weight_gradient = torch::empty({up_weight.size(0), up_weight.size(1)}, options);
-    tile_multiply(transposed_bf16(dh16, kScratch), TileOperand(x16, kScratch), up_weight_gradient, false);
-    return {x_gradient, up_weight_gradient, up_bias_gradient, down_weight_gradient, dy.sum(0)};
   }
 };
 
@@ -347,17 +292,6 @@ torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, co
     return TileLinear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
   if (use_bf16) return Bf16Linear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
   return OneDnnLinear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
-}
-
-std::optional<torch::Tensor> gelu_mlp_on_tiles(const torch::Tensor& x, LinearImpl& up, LinearImpl& down) {
-  if (!use_bf16 || !up.bias.defined() || !down.bias.defined() || !takes_onednn(x, up.weight, up.bias) ||
-      !takes_onednn(x, down.weight, down.bias) || !tiles_for(up.weight) || !tiles_for(down.weight))
-    return std::nullopt;
-  const auto flat = x.reshape({-1, x.size(-1)});
-  if (!TileOperand::fits(flat.size(0), flat.size(1))) return std::nullopt;  // an odd number of positions
-  auto sizes = x.sizes().vec();
-  sizes.back() = down.weight.size(0);
-  return TileGeluMlp::apply(flat, up.weight, up.bias, down.weight, down.bias).view(sizes);
 }
 
 }  // namespace normlab

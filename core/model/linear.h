@@ -5,12 +5,10 @@
 // shapes (`normlab-cli bench --cpu-matmul onednn|libtorch` measures both).
 // With bf16 matmuls on, a CPU layer multiplies in bf16 on the CPU's bf16 units (oneDNN's
 // inner product on AVX512-BF16; on AMX its tiles, tile_products.h) with fp32 accumulation:
-// its input and a bf16 copy of its fp32
-// weight, made once per weight update, go in; its output, and the gradients backward
-// gives, come out in fp32, so the stream, attention, norms, the loss and the optimiser's
-// master weights stay fp32. Everything else (the GPU, autocast's bf16, non-float inputs)
-// goes to torch::nn::functional::linear.
-#include <optional>
+// its input and a bf16 copy of its fp32 weight, made once per weight update, go in; its
+// output, and the gradients backward gives, come out in fp32, so the stream, attention,
+// norms, the loss and the optimiser's master weights stay fp32. Everything else (the GPU,
+// autocast's bf16, non-float inputs) goes to torch::nn::functional::linear.
 #include <torch/torch.h>
 
 namespace normlab {
@@ -73,12 +71,5 @@ class LinearImpl : public torch::nn::LinearImpl {
   torch::Tensor forward(const torch::Tensor& input) { return normlab::linear(input, weight, bias); }
 };
 TORCH_MODULE(Linear);
-
-// down(gelu(up(x))), with ATen's exact GELU, as one layer where the calling thread's bf16
-// products go on tiles (tile_products.h): GELU writes its output in bf16 for the down
-// product, and its backward writes the up product's bf16 gradient and sums the up bias's
-// gradient, each in one pass instead of three. nullopt where it does not apply (no tiles,
-// autocast, no biases): call the layers then.
-std::optional<torch::Tensor> gelu_mlp_on_tiles(const torch::Tensor& x, LinearImpl& up, LinearImpl& down);
 
 }  // namespace normlab
