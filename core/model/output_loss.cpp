@@ -31,18 +31,19 @@ struct FusedOutputLoss : torch::autograd::Function<FusedOutputLoss> {
     auto x_gradient = torch::empty_like(x);
     WeightGradientSum weight_gradient(weight);
     auto total = torch::zeros({}, x.options());
-    // where the products take bf16, the loss's own pass rounds the gradient for them, into
-    // one buffer for every chunk
-    const auto rounded_chunks =
-        operands.scalar_type() == torch::kBFloat16
-            ? torch::empty({std::min(positions, kLossChunkPositions), weight.size(0)}, operands.options())
-            : torch::Tensor();
+    // where the products take bf16, the logits land in one buffer for every chunk and the
+    // loss's own pass rounds their gradient for the products into another
+    const bool bf16 = operands.scalar_type() == torch::kBFloat16;
+    const auto chunk_shape = std::vector<std::int64_t>{std::min(positions, kLossChunkPositions), weight.size(0)};
+    const auto logits_chunks = bf16 ? torch::empty(chunk_shape, x.options()) : torch::Tensor();
+    const auto rounded_chunks = bf16 ? torch::empty(chunk_shape, operands.options()) : torch::Tensor();
     for_each_chunk(positions, [&](std::int64_t begin, std::int64_t end) {
       const auto rows = operands.slice(0, begin, end);
       const auto chunk_targets = targets.slice(0, begin, end).unsqueeze(1);
       // positions x d(mean loss)/d logits = softmax - one-hot, made in place of the logits;
       // the 1/positions goes on the much smaller products
-      auto gradient = product(rows, weight);
+      auto gradient =
+          product(rows, weight, /*transposed=*/false, bf16 ? logits_chunks.slice(0, 0, end - begin) : torch::Tensor());
       auto rounded = rounded_chunks.defined() ? rounded_chunks.slice(0, 0, end - begin) : torch::Tensor();
       torch::Tensor gradient_operand;
       if (const auto losses =
