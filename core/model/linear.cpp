@@ -228,7 +228,7 @@ torch::Tensor matmul_operand(const torch::Tensor& input) {
 torch::Tensor product(const torch::Tensor& input, const torch::Tensor& weight, bool transposed,
                       const torch::Tensor& out) {
   torch::Tensor result;
-  if (input.scalar_type() == torch::kBFloat16 && use_bf16 && tiles_for(weight)) {
+  if (input.scalar_type() == torch::kBFloat16 && tiles_for(weight)) {
     result = out.defined()
                  ? out
                  : torch::empty({input.size(0), weight.size(transposed ? 1 : 0)}, input.options().dtype(torch::kFloat));
@@ -288,7 +288,7 @@ torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight, co
   auto sizes = input.sizes().vec();
   sizes.back() = weight.size(0);
   const auto optional_bias = bias.defined() ? std::optional(bias) : std::nullopt;
-  if (use_bf16 && tiles_for(weight))
+  if (tiles_for(weight))
     return TileLinear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
   if (use_bf16) return Bf16Linear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
   return OneDnnLinear::apply(input.reshape({-1, input.size(-1)}), weight, optional_bias).view(sizes);
